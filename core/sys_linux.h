@@ -1,0 +1,40 @@
+// Thin, non-allocating wrappers over the Linux system calls the runtime needs.
+// Runtime-safe: no malloc, no locks, async-signal-safe unless stated otherwise.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memtrack::core::sys {
+
+// Maps `bytes` (rounded up to whole pages) of zeroed, private, read-write memory.
+// Returns nullptr on failure; never calls malloc.
+void* map_pages(size_t bytes);
+
+// Releases memory obtained from map_pages with the same `bytes`.
+void unmap_pages(void* addr, size_t bytes);
+
+// Writes the whole buffer, retrying on EINTR and short writes. Returns false on error.
+bool write_all(int fd, const char* data, size_t size);
+
+// Opens `path` for writing (created with mode 0644, truncated). Returns -1 on failure.
+int open_for_write(const char* path);
+
+void close_fd(int fd);
+
+int current_pid();
+int current_tid();
+
+// CLOCK_MONOTONIC in nanoseconds.
+uint64_t monotonic_ns();
+
+// Gives the CPU away briefly; used by spin locks after spinning.
+void yield_cpu();
+
+size_t page_size();
+
+// The saved errno of the calling thread, so hooks can keep the program's errno intact.
+int get_errno();
+void set_errno(int value);
+
+}  // namespace memtrack::core::sys

@@ -1,0 +1,26 @@
+// In-process function names for the standalone report: dladdr for exported symbols, then the
+// ELF symbol table (.symtab, else .dynsym) of the module's file for static and hidden
+// functions. Runtime-safe: files are mapped read-only with mmap; no malloc. Not thread safe:
+// used only while the report is written.
+#pragma once
+
+#include <cstdint>
+
+namespace memtrack::rt {
+
+struct SymbolInfo {
+  const char* module = nullptr;     // path of the module ("" never: the main program's path)
+  uintptr_t module_offset = 0;      // pc relative to the module's load bias
+  const char* function = nullptr;   // mangled name, or nullptr if unknown
+  uintptr_t function_offset = 0;    // pc - function start
+};
+
+// Describes the code address `pc`. Pass is_return_address for frames above the first, so the
+// lookup uses pc - 1, which lies inside the call instruction.
+SymbolInfo describe_address(uintptr_t pc, bool is_return_address);
+
+// Writes the demangled form of `name` into `out` (capacity `size`) when libstdc++'s
+// demangler is loaded in the process and `name` is a C++ symbol. Returns false otherwise.
+bool try_demangle(const char* name, char* out, uint64_t size);
+
+}  // namespace memtrack::rt

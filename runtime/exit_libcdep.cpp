@@ -1,0 +1,112 @@
+// The end of the program: the exit report from the library destructor (after the program's
+// atexit handlers and static destructors) and from _exit/_Exit, which skip both.
+// Calls libc (open, dladdr via the renderer) but never malloc.
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/leak_report.h"
+#include "runtime/report_text.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+namespace {
+
+std::atomic<bool> g_reported{false};
+
+// Expands %p to the pid; "%%" is a literal '%'.
+void expand_log_path(const char* pattern, core::TextBuffer& path) {
+  for (const char* p = pattern; *p != '\0'; ++p) {
+    if (p[0] == '%' && p[1] == 'p') {
+      path.i64(core::sys::current_pid());
+      ++p;
+    } else if (p[0] == '%' && p[1] == '%') {
+      path.chr('%');
+      ++p;
+    } else {
+      path.chr(*p);
+    }
+  }
+}
+
+int open_report_fd() {
+  if (g_flags.log_file[0] == '\0') return 2;
+  core::FixedText<core::kMaxFlagStringLength + 32> path;
+  expand_log_path(g_flags.log_file, path);
+  int fd = core::sys::open_for_write(path.data());
+  if (fd < 0) {
+    core::FixedText<512> message;
+    message.str("warning: cannot open log_file '").str(path.data()).str("' (errno ");
+    message.i64(errno).str("); writing the report to stderr");
+    diag(message.data());
+    return 2;
+  }
+  return fd;
+}
+
+void mark_runtime_internal(LeakReport& report) {
+  for (LeakGroup& group : report.groups()) {
+    group.runtime_internal = is_runtime_internal(g_stacks.get(group.stack_id));
+  }
+}
+
+}  // namespace
+
+void report_at_exit(const char* how, int status, bool have_status) {
+  if (!initialized() || !g_flags.report_at_exit) return;
+  if (g_reported.exchange(true)) return;
+  RuntimeScope scope;
+  int saved_errno = errno;
+  LeakReport report;
+  if (!report.try_collect(g_allocs, g_stacks.size())) {
+    diag("error: cannot map memory to build the leak report; no report");
+    errno = saved_errno;
+    return;
+  }
+  mark_runtime_internal(report);
+  report.sort();
+  core::FixedText<64> ending;
+  ending.str(how);
+  if (have_status) ending.str(" with status ").i64(status);
+  int fd = open_report_fd();
+  {
+    core::FdWriter out(fd);
+    write_text_report(out, report, ending.data());
+  }
+  if (fd != 2) core::sys::close_fd(fd);
+  errno = saved_errno;
+}
+
+namespace {
+
+// A vfork child shares the parent's memory: reporting there would consume the parent's
+// one report and scribble over its state, so only the process that owns the image reports.
+bool is_vfork_child() {
+  return core::sys::current_pid() != g_pid.load(std::memory_order_relaxed);
+}
+
+[[noreturn]] void exit_without_cleanup(void (*real)(int), int status) {
+  if (real != nullptr) real(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+}  // namespace
+
+__attribute__((destructor)) static void memtrack_destructor() { report_at_exit("exit", 0, false); }
+
+}  // namespace memtrack::rt
+
+namespace rt = memtrack::rt;
+
+extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  if (!rt::is_vfork_child()) rt::report_at_exit("_exit", status, true);
+  rt::exit_without_cleanup(rt::g_real.exit_now, status);
+}
+
+extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int status) {
+  if (!rt::is_vfork_child()) rt::report_at_exit("_Exit", status, true);
+  rt::exit_without_cleanup(rt::g_real.exit_now_upper, status);
+}

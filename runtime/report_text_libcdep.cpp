@@ -1,0 +1,200 @@
+// The exit report as text: summary, then leak groups with frames named by dladdr (module and
+// function+offset; file:line needs the out-of-process symbolizer). Calls libc (dladdr) but
+// never malloc; runs inside the runtime scope.
+#include "runtime/report_text.h"
+
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/elf_symbols.h"
+#include "runtime/runtime.h"
+
+#ifndef MEMTRACK_VERSION
+#define MEMTRACK_VERSION "0.0.0"
+#endif
+
+namespace memtrack::rt {
+namespace {
+
+const char* base_name(const char* path) {
+  const char* base = path;
+  for (const char* p = path; *p != '\0'; ++p) {
+    if (*p == '/') base = p + 1;
+  }
+  return base;
+}
+
+bool starts_with(const char* s, const char* prefix) {
+  while (*prefix != '\0') {
+    if (*s++ != *prefix++) return false;
+  }
+  return true;
+}
+
+bool is_dynamic_linker(const char* module) {
+  return module != nullptr && starts_with(base_name(module), "ld-linux");
+}
+
+// The C and C++ runtime libraries whose start-up code allocates memory it keeps for the
+// life of the process.
+bool is_system_runtime(const char* module) {
+  if (module == nullptr) return false;
+  const char* base = base_name(module);
+  return starts_with(base, "libc.so") || starts_with(base, "ld-linux") ||
+         starts_with(base, "libstdc++.so") || starts_with(base, "libgcc_s.so") ||
+         starts_with(base, "libm.so");
+}
+
+bool same_string(const char* a, const char* b) {
+  return a != nullptr && core::strings_equal(a, core::string_length(a), b);
+}
+
+void line_start(core::TextBuffer& line) {
+  line.clear();
+  line.str("==").i64(g_pid.load(std::memory_order_relaxed)).str("== ");
+}
+
+void emit(core::FdWriter& out, core::TextBuffer& line) {
+  line.chr('\n');
+  out.write(line);
+}
+
+void write_frames(core::FdWriter& out, core::StackView stack) {
+  core::FixedText<1024> line;
+  if (stack.frames == nullptr) {
+    line_start(line);
+    emit(out, line.str("   (no stack: memtrack ran out of memory for stacks)"));
+    return;
+  }
+  if (stack.size == 0) {
+    line_start(line);
+    emit(out, line.str("   (no frames could be unwound)"));
+    return;
+  }
+  for (uint32_t i = 0; i < stack.size; ++i) {
+    uintptr_t pc = stack.frames[i];
+    SymbolInfo info = describe_address(pc, i > 0);
+    line_start(line);
+    line.str("   #").u64(i).chr(' ').hex(pc, 16).chr(' ');
+    if (info.function != nullptr) {
+      char demangled[512];
+      bool ok = try_demangle(info.function, demangled, sizeof(demangled));
+      line.str(ok ? demangled : info.function).str("+").hex(info.function_offset);
+    } else {
+      line.str("??");
+    }
+    if (info.module != nullptr) {
+      line.str(" (").str(info.module).str("+").hex(info.module_offset).chr(')');
+    } else {
+      line.str(" (<unknown module>)");
+    }
+    emit(out, line);
+  }
+}
+
+void write_group(core::FdWriter& out, const LeakGroup& group, size_t index, size_t shown) {
+  core::FixedText<256> line;
+  line_start(line);
+  emit(out, line);
+  line_start(line);
+  line.grouped(group.bytes).str(" bytes in ").grouped(group.blocks).chr(' ');
+  line.plural(group.blocks, "block").str(group.blocks == 1 ? " is" : " are");
+  line.str(" unfreed at exit (group ").u64(index + 1).str(" of ").u64(shown).chr(')');
+  if (group.runtime_internal) line.str(" [kept by the C/C++ runtime]");
+  line.str(", allocated at:");
+  emit(out, line);
+  write_frames(out, g_stacks.get(group.stack_id));
+}
+
+void write_heap_summary(core::FdWriter& out, const char* how) {
+  core::FixedText<512> line;
+  line_start(line);
+  line.str("memtrack ").str(MEMTRACK_VERSION).str(" leak report: ").str(program_invocation_name);
+  line.str(" (pid ").i64(g_pid.load(std::memory_order_relaxed)).str(", ").str(how).chr(')');
+  emit(out, line);
+  line_start(line);
+  uint64_t allocations = g_stats.allocations.load(std::memory_order_relaxed);
+  uint64_t frees = g_stats.frees.load(std::memory_order_relaxed);
+  line.str("HEAP SUMMARY: ").grouped(allocations).chr(' ').plural(allocations, "allocation");
+  line.str(", ").grouped(frees).chr(' ').plural(frees, "free").str(", ");
+  line.grouped(g_stats.bytes_allocated.load(std::memory_order_relaxed)).str(" bytes allocated, ");
+  line.grouped(g_stats.peak_live_bytes.load(std::memory_order_relaxed)).str(" bytes peak live");
+  emit(out, line);
+}
+
+void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
+  LeakTotals leaks = report.totals(false);
+  LeakTotals internal = report.totals(true);
+  core::FixedText<512> line;
+  line_start(line);
+  emit(out, line);
+  line_start(line);
+  line.str("LEAK SUMMARY: ").grouped(leaks.bytes).str(" bytes in ").grouped(leaks.blocks);
+  line.chr(' ').plural(leaks.blocks, "block").str(" unfreed at exit, from ").grouped(leaks.groups);
+  line.str(leaks.groups == 1 ? " allocation site" : " allocation sites");
+  emit(out, line);
+  if (internal.blocks > 0) {
+    line_start(line);
+    line.str("  ").str(g_flags.show_runtime_internal ? "included above: " : "not shown: ");
+    line.grouped(internal.bytes).str(" bytes in ").grouped(internal.blocks).chr(' ');
+    line.plural(internal.blocks, "block");
+    line.str(" kept by ld.so, stdio and libstdc++ for their own use");
+    if (!g_flags.show_runtime_internal) line.str(" (show_runtime_internal=1 lists them)");
+    emit(out, line);
+  }
+  uint64_t untracked = g_stats.untracked_allocations.load(std::memory_order_relaxed);
+  if (untracked > 0) {
+    line_start(line);
+    line.str("  untracked: ").grouped(untracked).chr(' ').plural(untracked, "allocation");
+    line.str(" (").grouped(g_stats.untracked_bytes.load(std::memory_order_relaxed));
+    line.str(" bytes) made while memtrack could not map memory for its tables");
+    emit(out, line);
+  }
+}
+
+}  // namespace
+
+bool is_runtime_internal(core::StackView stack) {
+  if (stack.frames == nullptr || stack.size == 0) return false;
+  SymbolInfo top = describe_address(stack.frames[0], false);
+  if (is_dynamic_linker(top.module)) return true;                     // TLS, DTV, dlopen state
+  if (same_string(top.function, "_IO_file_doallocate")) return true;  // stdio buffers
+  for (uint32_t i = 0; i < stack.size; ++i) {
+    if (!is_system_runtime(describe_address(stack.frames[i], i > 0).module)) return false;
+  }
+  return true;  // allocated by runtime start-up code with no program frame on the stack
+}
+
+void write_text_report(core::FdWriter& out, LeakReport& report, const char* how) {
+  write_heap_summary(out, how);
+  size_t shown_total = 0;
+  for (const LeakGroup& group : report.groups()) {
+    if (!group.runtime_internal || g_flags.show_runtime_internal) ++shown_total;
+  }
+  size_t limit = g_flags.max_groups > 0 ? static_cast<size_t>(g_flags.max_groups) : shown_total;
+  size_t index = 0;
+  LeakTotals hidden;
+  for (const LeakGroup& group : report.groups()) {
+    if (group.runtime_internal && !g_flags.show_runtime_internal) continue;
+    if (index < limit) {
+      write_group(out, group, index, shown_total);
+    } else {
+      hidden.bytes += group.bytes;
+      hidden.blocks += group.blocks;
+      hidden.groups += 1;
+    }
+    ++index;
+  }
+  if (hidden.groups > 0) {
+    core::FixedText<256> line;
+    line_start(line);
+    emit(out, line);
+    line_start(line);
+    line.str("... ").grouped(hidden.groups).str(" more groups (").grouped(hidden.bytes);
+    line.str(" bytes in ").grouped(hidden.blocks).chr(' ').plural(hidden.blocks, "block");
+    line.str(") not shown; max_groups=").i64(g_flags.max_groups);
+    emit(out, line);
+  }
+  write_leak_summary(out, report);
+}
+
+}  // namespace memtrack::rt

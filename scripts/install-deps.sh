@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs, idempotently, every Debian 12 package that memtrack's build and tests need.
+# Packages already present are not touched, so a second run costs only a dpkg query.
+set -euo pipefail
+
+packages=(
+  build-essential g++ cmake make pkg-config git python3
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
+  coreutils procps    # real-program tests: ls, sort
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null; then
+    sudo=(sudo)
+  else
+    echo "install-deps: error: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
