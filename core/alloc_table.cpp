@@ -18,7 +18,9 @@ size_t AllocTable::hash_of(uintptr_t ptr) {
   return static_cast<size_t>(h ^ (h >> 32));
 }
 
-size_t AllocTable::shard_of(uintptr_t ptr) { return hash_of(ptr) >> 58; }
+size_t AllocTable::shard_of(uintptr_t ptr) {
+  return hash_of(ptr) >> 58;
+}
 
 size_t AllocTable::find_locked(const Shard& shard, uintptr_t ptr) {
   if (shard.capacity == 0) return 0;

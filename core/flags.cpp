@@ -18,8 +18,12 @@ constexpr FlagInfo kFlagTable[] = {
 #undef MEMTRACK_FLAG
 };
 
-void set_default(bool* dst, bool value) { *dst = value; }
-void set_default(int* dst, int value) { *dst = value; }
+void set_default(bool* dst, bool value) {
+  *dst = value;
+}
+void set_default(int* dst, int value) {
+  *dst = value;
+}
 void set_default(char (*dst)[kMaxFlagStringLength], const char* value) {
   size_t n = string_length(value);
   if (n >= kMaxFlagStringLength) n = kMaxFlagStringLength - 1;
@@ -79,7 +83,9 @@ const char* type_hint(const char* name, size_t name_len) {
   return "";
 }
 
-bool is_separator(char c) { return c == ':' || c == ' ' || c == '\t' || c == '\n'; }
+bool is_separator(char c) {
+  return c == ':' || c == ' ' || c == '\t' || c == '\n';
+}
 
 void warn_entry(WarningSink warn, const char* what, const char* entry, size_t entry_len,
                 const char* detail) {

@@ -94,7 +94,8 @@ uint32_t StackDepot::intern(const uintptr_t* frames, uint32_t size) {
     copy_bytes(node->frames, frames, size * sizeof(uintptr_t));
     if (!register_id_locked(node)) return kInvalidId;  // node memory is simply abandoned
   }
-  std::atomic<const Node*>& head = buckets_.load(std::memory_order_relaxed)[hash & (kBucketCount - 1)];
+  std::atomic<const Node*>& head =
+      buckets_.load(std::memory_order_relaxed)[hash & (kBucketCount - 1)];
   node->next = head.load(std::memory_order_relaxed);
   head.store(node, std::memory_order_release);
   return node->id;

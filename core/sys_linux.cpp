@@ -42,8 +42,12 @@ void close_fd(int fd) {
 }
 
 // getpid() is not cached by glibc >= 2.25, so it is correct after fork and in vfork children.
-int current_pid() { return static_cast<int>(syscall(SYS_getpid)); }
-int current_tid() { return static_cast<int>(syscall(SYS_gettid)); }
+int current_pid() {
+  return static_cast<int>(syscall(SYS_getpid));
+}
+int current_tid() {
+  return static_cast<int>(syscall(SYS_gettid));
+}
 
 uint64_t monotonic_ns() {
   timespec ts{};
@@ -51,11 +55,19 @@ uint64_t monotonic_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-void yield_cpu() { sched_yield(); }
+void yield_cpu() {
+  sched_yield();
+}
 
-size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+size_t page_size() {
+  return static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
 
-int get_errno() { return errno; }
-void set_errno(int value) { errno = value; }
+int get_errno() {
+  return errno;
+}
+void set_errno(int value) {
+  errno = value;
+}
 
 }  // namespace memtrack::core::sys

@@ -1,7 +1,7 @@
-// In-process function names for the standalone report: dladdr for exported symbols, then the
-// ELF symbol table (.symtab, else .dynsym) of the module's file for static and hidden
-// functions. Runtime-safe: files are mapped read-only with mmap; no malloc. Not thread safe:
-// used only while the report is written.
+// In-process function names for the standalone report, from the ELF symbol table (.symtab,
+// else .dynsym) of each module's file, so static and hidden functions are named too.
+// Runtime-safe: files are mapped read-only with mmap; no malloc. Not thread safe: used only
+// while the report is written.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +9,10 @@
 namespace memtrack::rt {
 
 struct SymbolInfo {
-  const char* module = nullptr;     // path of the module ("" never: the main program's path)
-  uintptr_t module_offset = 0;      // pc relative to the module's load bias
-  const char* function = nullptr;   // mangled name, or nullptr if unknown
-  uintptr_t function_offset = 0;    // pc - function start
+  const char* module = nullptr;    // path of the module ("" never: the main program's path)
+  uintptr_t module_offset = 0;     // pc relative to the module's load bias
+  const char* function = nullptr;  // mangled name, or nullptr if unknown
+  uintptr_t function_offset = 0;   // pc - function start
 };
 
 // Describes the code address `pc`. Pass is_return_address for frames above the first, so the

@@ -1,5 +1,5 @@
 // ELF symbol-table lookup for the in-process report (see elf_symbols.h). Calls libc (open,
-// fstat, mmap, dladdr1) but never malloc; every offset read from a file is bounds-checked,
+// fstat, mmap, _dl_find_object) but never malloc; every offset read from a file is bounds-checked,
 // since a module file may be truncated or replaced on disk while the program runs.
 #include "runtime/elf_symbols.h"
 
@@ -161,25 +161,20 @@ const FunctionSymbol* find_function(const ModuleSymbols& mod, uint64_t vaddr) {
 
 }  // namespace
 
+// _dl_find_object is lock-free and O(log modules); dladdr would scan every dynamic symbol of
+// the module on each call (31,000 in cc1plus), which made large reports take many seconds.
 SymbolInfo describe_address(uintptr_t pc, bool is_return_address) {
   SymbolInfo info;
   uintptr_t lookup = is_return_address && pc > 0 ? pc - 1 : pc;
-  Dl_info dl{};
-  link_map* map = nullptr;
-  if (dladdr1(reinterpret_cast<void*>(lookup), &dl, reinterpret_cast<void**>(&map),
-              RTLD_DL_LINKMAP) == 0 ||
-      map == nullptr) {
+  dl_find_object object{};
+  if (_dl_find_object(reinterpret_cast<void*>(lookup), &object) != 0 ||
+      object.dlfo_link_map == nullptr) {
     return info;
   }
-  // dladdr names the main program by argv[0], which may be relative or rewritten.
-  info.module = map->l_name == nullptr || map->l_name[0] == '\0' ? main_program_path()
-                                                                 : dl.dli_fname;
+  const link_map* map = object.dlfo_link_map;
+  info.module =
+      map->l_name == nullptr || map->l_name[0] == '\0' ? main_program_path() : map->l_name;
   info.module_offset = pc - map->l_addr;
-  if (dl.dli_sname != nullptr) {
-    info.function = dl.dli_sname;
-    info.function_offset = pc - reinterpret_cast<uintptr_t>(dl.dli_saddr);
-    return info;
-  }
   ModuleSymbols* mod = module_for(map);
   if (mod == nullptr) return info;
   const FunctionSymbol* fn = find_function(*mod, lookup - map->l_addr);

@@ -95,7 +95,9 @@ bool is_vfork_child() {
 
 }  // namespace
 
-__attribute__((destructor)) static void memtrack_destructor() { report_at_exit("exit", 0, false); }
+__attribute__((destructor)) static void memtrack_destructor() {
+  report_at_exit("exit", 0, false);
+}
 
 }  // namespace memtrack::rt
 

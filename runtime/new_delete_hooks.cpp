@@ -79,8 +79,8 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment) {
 // new_handler throws) with the runtime scope set, so the blocks it allocates through our
 // hooks are not recorded twice; the result is recorded here with the right family.
 template <typename Fn, typename... Args>
-void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size,
-                       AllocFamily family, bool aligned, Args... args) {
+void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, AllocFamily family,
+                       bool aligned, Args... args) {
   if (!rt::in_runtime() && !rt::initialized()) rt::ensure_initialized();
   Fn real = lookup(cache, RTLD_NEXT, name);
   if (real == nullptr) return nullptr;
@@ -109,7 +109,9 @@ std::atomic<AlignedNothrowNew> g_aligned_nothrow_new_array{nullptr};
 
 }  // namespace
 
-MEMTRACK_EXPORT void* operator new(size_t size) { return new_impl(size, AllocFamily::kNew, 0); }
+MEMTRACK_EXPORT void* operator new(size_t size) {
+  return new_impl(size, AllocFamily::kNew, 0);
+}
 MEMTRACK_EXPORT void* operator new[](size_t size) {
   return new_impl(size, AllocFamily::kNewArray, 0);
 }
@@ -125,8 +127,8 @@ MEMTRACK_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexc
                           tag);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_nothrow_new_array, "_ZnamRKSt9nothrow_t", size,
-                          AllocFamily::kNewArray, false, tag);
+  return nothrow_new_impl(g_nothrow_new_array, "_ZnamRKSt9nothrow_t", size, AllocFamily::kNewArray,
+                          false, tag);
 }
 MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al,
                                    const std::nothrow_t& tag) noexcept {
@@ -135,20 +137,34 @@ MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al,
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
                                      const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_aligned_nothrow_new_array, "_ZnamSt11align_val_tRKSt9nothrow_t",
-                          size, AllocFamily::kNewArray, true, al, tag);
+  return nothrow_new_impl(g_aligned_nothrow_new_array, "_ZnamSt11align_val_tRKSt9nothrow_t", size,
+                          AllocFamily::kNewArray, true, al, tag);
 }
 
-MEMTRACK_EXPORT void operator delete(void* p) noexcept { delete_impl(p); }
-MEMTRACK_EXPORT void operator delete[](void* p) noexcept { delete_impl(p); }
-MEMTRACK_EXPORT void operator delete(void* p, size_t) noexcept { delete_impl(p); }
-MEMTRACK_EXPORT void operator delete[](void* p, size_t) noexcept { delete_impl(p); }
-MEMTRACK_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept { delete_impl(p); }
+MEMTRACK_EXPORT void operator delete(void* p) noexcept {
+  delete_impl(p);
+}
+MEMTRACK_EXPORT void operator delete[](void* p) noexcept {
+  delete_impl(p);
+}
+MEMTRACK_EXPORT void operator delete(void* p, size_t) noexcept {
+  delete_impl(p);
+}
+MEMTRACK_EXPORT void operator delete[](void* p, size_t) noexcept {
+  delete_impl(p);
+}
+MEMTRACK_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
+  delete_impl(p);
+}
 MEMTRACK_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
   delete_impl(p);
 }
-MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t) noexcept { delete_impl(p); }
-MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t) noexcept { delete_impl(p); }
+MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t) noexcept {
+  delete_impl(p);
+}
+MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t) noexcept {
+  delete_impl(p);
+}
 MEMTRACK_EXPORT void operator delete(void* p, size_t, std::align_val_t) noexcept {
   delete_impl(p);
 }
@@ -158,7 +174,6 @@ MEMTRACK_EXPORT void operator delete[](void* p, size_t, std::align_val_t) noexce
 MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
   delete_impl(p);
 }
-MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t,
-                                       const std::nothrow_t&) noexcept {
+MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
   delete_impl(p);
 }

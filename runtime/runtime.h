@@ -42,7 +42,9 @@ class RuntimeScope {
   RuntimeScope& operator=(const RuntimeScope&) = delete;
 };
 
-inline bool in_runtime() { return t_in_runtime != 0; }
+inline bool in_runtime() {
+  return t_in_runtime != 0;
+}
 
 // The allocator functions the runtime forwards to, resolved with dlsym(RTLD_NEXT).
 struct RealFunctions {

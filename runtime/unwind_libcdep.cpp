@@ -34,7 +34,9 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
 
 }  // namespace
 
-bool is_runtime_address(uintptr_t pc) { return pc >= g_self_start && pc < g_self_end; }
+bool is_runtime_address(uintptr_t pc) {
+  return pc >= g_self_start && pc < g_self_end;
+}
 
 void init_unwinder() {
   dl_find_object self{};
