@@ -1,6 +1,6 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install the Debian
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
-.PHONY: all deps build demo test test-asan build-asan format clean
+.PHONY: all deps build demo test test-asan build-asan bench format clean
 
 all: build
 
@@ -15,8 +15,12 @@ demo: build
 	@echo "== running examples/leaky under libmemtrack.so =="
 	LD_PRELOAD=$(CURDIR)/build/release/runtime/libmemtrack.so build/release/examples/leaky
 
-test: build
+# The whole suite in the release build, then the unit tests again under ASan + UBSan (the
+# preload runtime and the e2e programs cannot run under ASan, so the asan preset runs only
+# the tests labelled "unit").
+test: build build-asan
 	ctest --preset release
+	ctest --preset asan
 
 build-asan: deps
 	cmake --preset asan >/dev/null
@@ -24,6 +28,10 @@ build-asan: deps
 
 test-asan: build-asan
 	ctest --preset asan
+
+bench: build
+	bench/run_overhead.sh build/release 5
+	build/release/core/memtrack_core_bench --benchmark_min_time=0.2
 
 format:
 	git ls-files '*.h' '*.cpp' '*.c' | xargs clang-format -i

@@ -1,7 +1,7 @@
 // Sharded open-addressing table of live allocations. Runtime-safe: mmap only.
 #include "core/alloc_table.h"
 
-#include "core/sys_linux.h"
+#include "core/metadata_budget.h"
 
 namespace memtrack::core {
 namespace {
@@ -34,7 +34,7 @@ size_t AllocTable::find_locked(const Shard& shard, uintptr_t ptr) {
 
 bool AllocTable::grow_locked(Shard& shard) {
   size_t new_capacity = shard.capacity == 0 ? kInitialCapacity : shard.capacity * 2;
-  auto* slots = static_cast<AllocRecord*>(sys::map_pages(new_capacity * sizeof(AllocRecord)));
+  auto* slots = static_cast<AllocRecord*>(map_metadata(new_capacity * sizeof(AllocRecord)));
   if (slots == nullptr) return false;
   size_t mask = new_capacity - 1;
   for (size_t i = 0; i < shard.capacity; ++i) {
@@ -44,7 +44,7 @@ bool AllocTable::grow_locked(Shard& shard) {
     while (slots[j].ptr != 0) j = (j + 1) & mask;
     slots[j] = rec;
   }
-  sys::unmap_pages(shard.slots, shard.capacity * sizeof(AllocRecord));
+  unmap_metadata(shard.slots, shard.capacity * sizeof(AllocRecord));
   shard.slots = slots;
   shard.capacity = new_capacity;
   return true;
@@ -138,7 +138,7 @@ void AllocTable::reset_after_fork() {
 
 void AllocTable::test_only_reset() {
   for (Shard& shard : shards_) {
-    sys::unmap_pages(shard.slots, shard.capacity * sizeof(AllocRecord));
+    unmap_metadata(shard.slots, shard.capacity * sizeof(AllocRecord));
     shard.slots = nullptr;
     shard.capacity = 0;
     shard.count = 0;

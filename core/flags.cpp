@@ -172,6 +172,7 @@ int validate_flags(Flags* flags, WarningSink warn) {
   };
   check_range(&flags->max_frames, 1, kMaxFramesLimit, "max_frames", defaults.max_frames);
   check_range(&flags->max_groups, 0, INT32_MAX, "max_groups", defaults.max_groups);
+  check_range(&flags->max_metadata_mb, 0, INT32_MAX, "max_metadata_mb", defaults.max_metadata_mb);
   return warnings;
 }
 

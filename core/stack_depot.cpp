@@ -1,7 +1,7 @@
 // Stack depot: deduplicated frames with 32-bit ids. Runtime-safe: mmap only.
 #include "core/stack_depot.h"
 
-#include "core/sys_linux.h"
+#include "core/metadata_budget.h"
 #include "core/text_buffer.h"
 
 namespace memtrack::core {
@@ -22,7 +22,7 @@ bool StackDepot::ensure_buckets() {
   if (buckets_.load(std::memory_order_relaxed) != nullptr) return true;
   size_t bytes = kBucketCount * sizeof(std::atomic<const Node*>);
   // Zeroed pages are valid null atomics; pages are only touched when a bucket is used.
-  void* mem = sys::map_pages(bytes);
+  void* mem = map_metadata(bytes);
   if (mem == nullptr) return false;
   mapped_bytes_.fetch_add(bytes, std::memory_order_relaxed);
   buckets_.store(static_cast<std::atomic<const Node*>*>(mem), std::memory_order_release);
@@ -47,7 +47,7 @@ StackDepot::Node* StackDepot::allocate_node_locked(uint32_t size) {
   bytes = (bytes + 15) & ~size_t{15};
   if (bytes > chunk_left_) {
     size_t chunk = bytes > kChunkBytes ? bytes : kChunkBytes;
-    void* mem = sys::map_pages(chunk);
+    void* mem = map_metadata(chunk);
     if (mem == nullptr) return nullptr;
     mapped_bytes_.fetch_add(chunk, std::memory_order_relaxed);
     chunk_cursor_ = static_cast<char*>(mem);
@@ -66,7 +66,7 @@ bool StackDepot::register_id_locked(Node* node) {
   const Node** entries = block.load(std::memory_order_relaxed);
   if (entries == nullptr) {
     size_t bytes = kIdBlockSize * sizeof(const Node*);
-    entries = static_cast<const Node**>(sys::map_pages(bytes));
+    entries = static_cast<const Node**>(map_metadata(bytes));
     if (entries == nullptr) return false;
     mapped_bytes_.fetch_add(bytes, std::memory_order_relaxed);
     block.store(entries, std::memory_order_release);

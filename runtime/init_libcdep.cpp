@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "core/metadata_budget.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/runtime.h"
@@ -38,6 +39,7 @@ void read_options() {
   core::set_defaults(&g_flags);
   core::parse_flags(getenv("MEMTRACK_OPTIONS"), &g_flags, flag_warning);
   core::validate_flags(&g_flags, flag_warning);
+  core::set_metadata_limit(static_cast<size_t>(g_flags.max_metadata_mb) << 20);
   if (g_flags.help) core::write_flag_help(2);
 }
 

@@ -146,7 +146,9 @@ void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
     line_start(line);
     line.str("  untracked: ").grouped(untracked).chr(' ').plural(untracked, "allocation");
     line.str(" (").grouped(g_stats.untracked_bytes.load(std::memory_order_relaxed));
-    line.str(" bytes) made while memtrack could not map memory for its tables");
+    line.str(
+        " bytes) not tracked: the allocation table was full (max_metadata_mb) or mmap "
+        "failed; their leaks cannot be reported");
     emit(out, line);
   }
 }

@@ -39,8 +39,8 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(size, std::memory_order_relaxed);
     warn_once(g_warned_table_full,
-              "warning: cannot map memory for the allocation table; further allocations are "
-              "not tracked (the report counts them as untracked)");
+              "warning: the allocation table cannot grow (max_metadata_mb reached or mmap "
+              "failed); allocations that do not fit are not tracked and the report counts them");
   }
   core::sys::set_errno(saved_errno);
 }
