@@ -88,6 +88,8 @@ void write_frames(core::FdWriter& out, core::StackView stack) {
       line.str(" (<unknown module>)");
     }
     emit(out, line);
+    // As valgrind does by default: the C start-up frames below main say nothing useful.
+    if (same_string(info.function, "main")) break;
   }
 }
 
