@@ -1,0 +1,40 @@
+// Leaks made before main: by an __attribute__((constructor)) function (222 bytes) and by the
+// constructor of a global C++ object (111 bytes). Both are the program's leaks, not the
+// runtime's, and main is not on their stacks.
+// EXPECT-LEAKED: 333 bytes in 2 blocks
+// EXPECT-GROUPS: 2
+// EXPECT-GROUP: 222 bytes in 1 block | leak_early !main
+// EXPECT-GROUP: 111 bytes in 1 block | register_plugin !main
+#include <cstdio>
+
+#include "e2e_util.h"
+
+static bool g_constructed = false;
+
+__attribute__((noinline)) void leak_early() {
+  void* p = malloc(222);
+  ESCAPE(p);
+}
+
+__attribute__((constructor)) static void early_init() {
+  leak_early();
+  g_constructed = true;
+}
+
+__attribute__((noinline)) void register_plugin() {
+  void* p = malloc(111);
+  ESCAPE(p);
+}
+
+struct PluginRegistry {
+  PluginRegistry() {
+    register_plugin();
+    ESCAPE(this);
+  }
+};
+PluginRegistry g_registry;
+
+int main() {
+  printf("constructors ran: %s\n", g_constructed ? "yes" : "no");
+  return 0;
+}

@@ -1,0 +1,176 @@
+"""Parses the leak reports libmemtrack.so prints at exit into structured data.
+
+Shared by tests/e2e/run_e2e.py and tests/real/run_real.py; standard library only. The format
+is the one runtime/report_text_libcdep.cpp writes, every line prefixed with "==PID== ".
+The parser is strict: a line inside a report that does not fit the format is an error.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+_NUM = r"(\d{1,3}(?:,\d{3})*)"  # "81,536": thousands separated by commas, nothing else
+_PREFIX = re.compile(r"^==(\d+)== (.*)$")
+_DIAG = re.compile(r"^memtrack\[\d+\]: ")
+_HEADER = re.compile(r"^memtrack (\S+) leak report: (.*) \(pid (\d+), (.+)\)$")
+_HEAP = re.compile(rf"^HEAP SUMMARY: {_NUM} allocations?, {_NUM} frees?, {_NUM} bytes "
+                   rf"allocated, {_NUM} bytes peak live$")
+_GROUP = re.compile(rf"^{_NUM} bytes in {_NUM} (block is|blocks are) unfreed at exit "
+                    r"\(group (\d+) of (\d+)\)( \[kept by the C/C\+\+ runtime\])?, allocated at:$")
+_FRAME = re.compile(r"^   #(\d+) 0x([0-9a-f]{16}) (\?\?|.+\+0x[0-9a-f]+) "
+                    r"\((<unknown module>|.+\+0x[0-9a-f]+)\)$")
+_NO_FRAMES = re.compile(r"^   \((no stack|no frames could be unwound).*\)$")
+_HIDDEN = re.compile(rf"^\.\.\. {_NUM} more groups? \({_NUM} bytes in {_NUM} blocks?\) "
+                     r"not shown; max_groups=\d+$")
+_SUMMARY = re.compile(rf"^LEAK SUMMARY: {_NUM} bytes in {_NUM} blocks? unfreed at exit, "
+                      rf"from {_NUM} allocation sites?$")
+
+
+def _int(text):
+    return int(text.replace(",", ""))
+
+
+@dataclass
+class Frame:
+    index: int
+    function: str | None  # as printed, without "+0xOFF"; None for "??"
+    module: str
+
+
+@dataclass(eq=False)  # groups compare by identity: two may print the same
+class Group:
+    bytes: int
+    blocks: int
+    runtime_internal: bool
+    number: tuple  # (i, n) from "(group i of n)"
+    frames: list = field(default_factory=list)
+
+    def describe(self):
+        names = " ".join(f.function or "??" for f in self.frames)
+        plural = "" if self.blocks == 1 else "s"
+        return f"{self.bytes} bytes in {self.blocks} block{plural} | {names}"
+
+
+@dataclass
+class Report:
+    pid: int
+    program: str
+    how: str
+    groups: list = field(default_factory=list)
+    hidden_groups: int = 0
+    leaked: tuple | None = None  # (bytes, blocks, sites) from LEAK SUMMARY; None: cut off
+    notes: list = field(default_factory=list)  # indented lines after LEAK SUMMARY
+    lines: list = field(default_factory=list)  # the raw report text, for failure output
+
+
+@dataclass
+class Output:
+    reports: list = field(default_factory=list)  # in the order their first lines appeared
+    errors: list = field(default_factory=list)  # malformed or inconsistent report text
+    diagnostics: list = field(default_factory=list)  # "memtrack[pid]: ..." lines
+    other: str = ""  # everything else (the program's own stderr)
+
+
+def parse(text):
+    """Splits `text` (stderr, or a log file) into reports, diagnostics and other output."""
+    out = Output()
+    current = {}  # pid -> the report being read from that pid
+    other = []
+    for line in text.splitlines(keepends=True):
+        m = _PREFIX.match(line.rstrip("\n"))
+        if m is None:
+            (out.diagnostics if _DIAG.match(line) else other).append(line)
+            continue
+        pid, body = int(m.group(1)), m.group(2)
+        header = _HEADER.match(body)
+        if header:
+            report = Report(pid=pid, program=header.group(2), how=header.group(4))
+            if int(header.group(3)) != pid:
+                out.errors.append(f"pid {pid}: header names pid {header.group(3)}")
+            current[pid] = report
+            out.reports.append(report)
+        elif pid not in current:
+            out.errors.append(f"pid {pid}: report line before any header: {body!r}")
+            continue
+        report = current[pid]
+        report.lines.append(line.rstrip("\n"))
+        if not header:
+            error = _parse_body_line(report, body)
+            if error:
+                out.errors.append(f"pid {pid}: {error}: {body!r}")
+    out.other = "".join(other)
+    for report in out.reports:
+        out.errors.extend(f"pid {report.pid}: {e}" for e in check_consistency(report))
+    return out
+
+
+def _parse_body_line(report, body):
+    """Adds one line to `report`; returns an error message if the line does not fit."""
+    if body == "" or _HEAP.match(body):
+        return None
+    if report.leaked is not None:
+        if body.startswith("  "):
+            report.notes.append(body.strip())
+            return None
+        return "line after LEAK SUMMARY"
+    if m := _GROUP.match(body):
+        blocks = _int(m.group(2))
+        if (blocks == 1) != (m.group(3) == "block is"):
+            return "wrong singular/plural"
+        number = (int(m.group(4)), int(m.group(5)))
+        report.groups.append(Group(_int(m.group(1)), blocks, m.group(6) is not None, number))
+        return None
+    if m := _FRAME.match(body):
+        if not report.groups:
+            return "frame outside a group"
+        function = None if m.group(3) == "??" else m.group(3).rsplit("+0x", 1)[0]
+        report.groups[-1].frames.append(Frame(int(m.group(1)), function, m.group(4)))
+        return None
+    if _NO_FRAMES.match(body) and report.groups:
+        return None
+    if m := _HIDDEN.match(body):
+        report.hidden_groups = _int(m.group(1))
+        return None
+    if m := _SUMMARY.match(body):
+        report.leaked = (_int(m.group(1)), _int(m.group(2)), _int(m.group(3)))
+        return None
+    return "unexpected line"
+
+
+def check_consistency(report):
+    """Checks that a report agrees with itself: frame numbering and summary totals."""
+    errors = []
+    if report.leaked is None:
+        return ["report has no LEAK SUMMARY line (cut off?)"]
+    total = len(report.groups) + report.hidden_groups
+    numbers = [g.number for g in report.groups]
+    if numbers != [(i + 1, total) for i in range(len(numbers))]:
+        errors.append(f"groups numbered {numbers}, expected (1, {total}), (2, {total}), ...")
+    for group in report.groups:
+        if [f.index for f in group.frames] != list(range(len(group.frames))):
+            errors.append(f"frames not numbered #0..#{len(group.frames) - 1}: {group.describe()}")
+    if report.hidden_groups == 0:
+        leaks = [g for g in report.groups if not g.runtime_internal]
+        totals = (sum(g.bytes for g in leaks), sum(g.blocks for g in leaks), len(leaks))
+        if totals != report.leaked:
+            errors.append(f"groups add up to {totals} (bytes, blocks, sites) but LEAK SUMMARY "
+                          f"says {report.leaked}")
+    return errors
+
+
+def _base_name(function):
+    """The plain name of a printed function: without gcc clone suffixes (.constprop.0,
+    .isra.0, .part.0, .cold), ABI tags, parameter list, return type or template arguments."""
+    name = re.sub(r" \[clone [^\]]*\]|\[abi:[^\]]*\]", "", function)
+    name = name.replace("(anonymous namespace)", "{anonymous}").split("(")[0]
+    name = name.split(".")[0].rsplit(" ", 1)[-1]
+    return re.sub(r"<.*>$", "", name)
+
+
+def function_is(function, name):
+    """True if the printed `function` is `name` (a plain or qualified C/C++ name)."""
+    if function is None:
+        return False
+    if function.startswith("_Z"):  # not demangled: look for the <length><name> component
+        return re.search(rf"(?<![0-9]){len(name)}{re.escape(name)}", function) is not None
+    base = _base_name(function)
+    return base == name or base.endswith("::" + name)

@@ -1,0 +1,46 @@
+// C++ allocations leaked, with the sizes operator new sees: a 44-byte object, new int[25]
+// (100 bytes), and new Tracked[4] (4 x 16 bytes plus the 8-byte array cookie the Itanium ABI
+// adds for types with a destructor: 72 bytes).
+// EXPECT-LEAKED: 216 bytes in 3 blocks
+// EXPECT-GROUPS: 3
+// EXPECT-GROUP: 44 bytes in 1 block | make_widget main
+// EXPECT-GROUP: 100 bytes in 1 block | make_ints main
+// EXPECT-GROUP: 72 bytes in 1 block | make_tracked main
+#include "e2e_util.h"
+
+struct Widget {
+  char name[40];
+  int id;
+};
+static_assert(sizeof(Widget) == 44);
+
+struct Tracked {
+  long a = 0, b = 0;
+  ~Tracked() { ESCAPE(this); }  // non-trivial: new[] stores the element count before the array
+};
+static_assert(sizeof(Tracked) == 16);
+
+__attribute__((noinline)) Widget* make_widget() {
+  Widget* w = new Widget;
+  ESCAPE(w);
+  return w;
+}
+
+__attribute__((noinline)) int* make_ints() {
+  int* ints = new int[25];
+  ESCAPE(ints);
+  return ints;
+}
+
+__attribute__((noinline)) Tracked* make_tracked() {
+  Tracked* tracked = new Tracked[4];
+  ESCAPE(tracked);
+  return tracked;
+}
+
+int main() {
+  ESCAPE(make_widget());
+  ESCAPE(make_ints());
+  ESCAPE(make_tracked());
+  return 0;
+}

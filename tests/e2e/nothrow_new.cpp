@@ -1,0 +1,29 @@
+// nothrow new of an impossible size returns nullptr instead of throwing; nothrow new of a
+// normal size is tracked like any other (the 24-byte block is leaked).
+// EXPECT-LEAKED: 24 bytes in 1 block
+// EXPECT-GROUPS: 1
+// EXPECT-GROUP: 24 bytes in 1 block | nothrow_leak main
+#include <cstdint>
+#include <new>
+
+#include "e2e_util.h"
+
+static volatile size_t g_huge = size_t{1} << 62;  // more than the address space
+
+__attribute__((noinline)) void nothrow_leak() {
+  char* p = new (std::nothrow) char[24];
+  CHECK(p != nullptr);
+  ESCAPE(p);
+}
+
+int main() {
+  char* array = new (std::nothrow) char[g_huge];
+  ESCAPE(array);
+  CHECK(array == nullptr);
+  void* object = ::operator new(g_huge, std::nothrow);
+  ESCAPE(object);
+  CHECK(object == nullptr);
+  printf("nothrow new of 4 EiB returned nullptr\n");
+  nothrow_leak();
+  return 0;
+}
