@@ -48,6 +48,12 @@ bool same_string(const char* a, const char* b) {
   return a != nullptr && core::strings_equal(a, core::string_length(a), b);
 }
 
+// main itself or a part gcc split off it (main.cold holds catch blocks).
+bool is_main(const char* function) {
+  return function != nullptr && starts_with(function, "main") &&
+         (function[4] == '\0' || function[4] == '.');
+}
+
 void line_start(core::TextBuffer& line) {
   line.clear();
   line.str("==").i64(g_pid.load(std::memory_order_relaxed)).str("== ");
@@ -89,7 +95,7 @@ void write_frames(core::FdWriter& out, core::StackView stack) {
     }
     emit(out, line);
     // As valgrind does by default: the C start-up frames below main say nothing useful.
-    if (same_string(info.function, "main")) break;
+    if (is_main(info.function)) break;
   }
 }
 
@@ -193,7 +199,10 @@ void write_text_report(core::FdWriter& out, LeakReport& report, const char* how)
     line_start(line);
     emit(out, line);
     line_start(line);
-    line.str("... ").grouped(hidden.groups).str(" more groups (").grouped(hidden.bytes);
+    line.str("... ")
+        .grouped(hidden.groups)
+        .str(hidden.groups == 1 ? " more group (" : " more groups (");
+    line.grouped(hidden.bytes);
     line.str(" bytes in ").grouped(hidden.blocks).chr(' ').plural(hidden.blocks, "block");
     line.str(") not shown; max_groups=").i64(g_flags.max_groups);
     emit(out, line);

@@ -45,7 +45,10 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   core::sys::set_errno(saved_errno);
 }
 
+// The runtime scope also covers signal handlers that interrupt us while a shard lock is held:
+// their allocation calls go straight to the real allocator instead of waiting on that lock.
 bool record_free(void* ptr, core::AllocRecord* out) {
+  RuntimeScope scope;
   if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out)) return false;
   g_stats.frees.fetch_add(1, std::memory_order_relaxed);
   g_stats.live_bytes.fetch_sub(out->size, std::memory_order_relaxed);
@@ -53,6 +56,7 @@ bool record_free(void* ptr, core::AllocRecord* out) {
 }
 
 void restore_record(const core::AllocRecord& rec) {
+  RuntimeScope scope;
   // Re-inserting a record that was just erased needs no new slot in practice; if the shard
   // shrank its free space meanwhile and mmap fails, count the block as untracked.
   if (g_allocs.try_insert(rec)) {
