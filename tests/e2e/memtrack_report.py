@@ -6,6 +6,8 @@ The parser is strict: a line inside a report that does not fit the format is an 
 """
 
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 _NUM = r"(\d{1,3}(?:,\d{3})*)"  # "81,536": thousands separated by commas, nothing else
@@ -174,3 +176,17 @@ def function_is(function, name):
         return re.search(rf"(?<![0-9]){len(name)}{re.escape(name)}", function) is not None
     base = _base_name(function)
     return base == name or base.endswith("::" + name)
+
+
+def run_process(argv, env, cwd, timeout, text):
+    """Runs argv to completion (the runners' shared launcher); returns the CompletedProcess
+    and the pid it had. Exits the test with a failure if it outlives `timeout` seconds."""
+    with subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=text,
+                          errors="replace" if text else None) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            sys.exit(f"FAIL: {' '.join(argv)[:200]} did not finish within {timeout} s")
+    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr), proc.pid

@@ -137,15 +137,7 @@ class Case:
 
 
 def run(argv, env, cwd):
-    """Runs argv to completion; returns the CompletedProcess (text) and the pid it had."""
-    with subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, errors="replace") as proc:
-        try:
-            stdout, stderr = proc.communicate(timeout=TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            sys.exit(f"FAIL: {argv[0]} did not finish within {TIMEOUT_SECONDS} s")
-    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr), proc.pid
+    return memtrack_report.run_process(argv, env, cwd, TIMEOUT_SECONDS, text=True)
 
 
 def group_matches(group, counts, names):

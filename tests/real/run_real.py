@@ -124,15 +124,7 @@ CASES = {
 
 
 def run(argv, env, cwd):
-    """Runs argv to completion; returns the CompletedProcess and the pid it had."""
-    with subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE) as proc:
-        try:
-            stdout, stderr = proc.communicate(timeout=TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            sys.exit(f"FAIL: {' '.join(argv)[:200]} did not finish within {TIMEOUT_SECONDS} s")
-    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr), proc.pid
+    return memtrack_report.run_process(argv, env, cwd, TIMEOUT_SECONDS, text=False)
 
 
 def diff(what, plain, traced):
