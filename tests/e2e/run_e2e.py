@@ -47,7 +47,6 @@ import difflib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
