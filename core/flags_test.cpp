@@ -249,7 +249,7 @@ TEST_F(FlagsTest, ValidateResetsNegativeMaxGroups) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 7u);
+  ASSERT_EQ(count, 9u);
   const struct {
     const char* name;
     FlagType type;
@@ -261,6 +261,8 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"max_groups", FlagType::kInt, "0"},
       {"show_runtime_internal", FlagType::kBool, "false"},
       {"max_metadata_mb", FlagType::kInt, "0"},
+      {"result_dir", FlagType::kString, "\"\""},
+      {"follow_exec", FlagType::kBool, "true"},
       {"help", FlagType::kBool, "false"},
   };
   for (size_t i = 0; i < count; ++i) {
@@ -297,7 +299,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 7u);
+  EXPECT_EQ(entries, 9u);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/leak_report.h"
+#include "runtime/process_info.h"
 #include "runtime/report_text.h"
+#include "runtime/result_file.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -67,6 +69,11 @@ void report_at_exit(const char* how, int status, bool have_status) {
   }
   mark_runtime_internal(report);
   report.sort();
+  if (g_flags.result_dir[0] != '\0') {
+    write_result_file(g_flags.result_dir, report);
+    errno = saved_errno;
+    return;
+  }
   core::FixedText<64> ending;
   ending.str(how);
   if (have_status) ending.str(" with status ").i64(status);
@@ -104,11 +111,13 @@ __attribute__((destructor)) static void memtrack_destructor() {
 namespace rt = memtrack::rt;
 
 extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  rt::set_exit_record(memtrack::core::result::ExitHow::kUnderscoreExit, status);
   if (!rt::is_vfork_child()) rt::report_at_exit("_exit", status, true);
   rt::exit_without_cleanup(rt::g_real.exit_now, status);
 }
 
 extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int status) {
+  rt::set_exit_record(memtrack::core::result::ExitHow::kUnderscoreExit, status);
   if (!rt::is_vfork_child()) rt::report_at_exit("_Exit", status, true);
   rt::exit_without_cleanup(rt::g_real.exit_now_upper, status);
 }

@@ -7,6 +7,7 @@
 #include "core/metadata_budget.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/process_info.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -56,6 +57,9 @@ void initialize_locked() {
   resolve(g_real.malloc_usable_size, "malloc_usable_size");
   resolve(g_real.exit_now, "_exit");
   resolve(g_real.exit_now_upper, "_Exit");
+  resolve(g_real.exit_process, "exit");
+  resolve(g_real.start_main, "__libc_start_main");
+  resolve(g_real.dlclose, "dlclose");
   // malloc last: the hooks treat a resolved malloc as "real functions are usable".
   resolve(g_real.malloc, "malloc");
   if (g_real.malloc == nullptr || g_real.free == nullptr || g_real.calloc == nullptr ||
@@ -126,6 +130,8 @@ __attribute__((constructor)) static void memtrack_constructor() {
   {
     RuntimeScope scope;
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    capture_process_info();
+    if (!g_flags.follow_exec) stop_following_exec();
   }
   core::sys::set_errno(saved_errno);
 }

@@ -60,6 +60,10 @@ struct RealFunctions {
   size_t (*malloc_usable_size)(void*);
   void (*exit_now)(int);        // _exit
   void (*exit_now_upper)(int);  // _Exit
+  void (*exit_process)(int);    // exit
+  int (*start_main)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(),
+                    void*);  // __libc_start_main
+  int (*dlclose)(void*);
 };
 extern RealFunctions g_real;
 

@@ -6,6 +6,9 @@ set -euo pipefail
 packages=(
   build-essential g++ cmake make pkg-config git python3
   libgtest-dev libgmock-dev libbenchmark-dev
+  libdw-dev libelf-dev              # symbolization (elfutils libdw)
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  clang libclang-rt-14-dev          # libFuzzer target for the result-file reader
   libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
   coreutils procps    # real-program tests: ls, sort
 )

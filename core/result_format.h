@@ -1,0 +1,54 @@
+// The binary result file a process writes at exit (format documented in docs/format.md).
+// Shared by the runtime's writer and the CLI's reader. Header-only constants and layout.
+#pragma once
+
+#include <cstdint>
+
+namespace memtrack::core::result {
+
+inline constexpr char kMagic[8] = {'M', 'E', 'M', 'T', 'R', 'A', 'C', 'K'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kHeaderSize = 16;         // magic, version, header size
+inline constexpr uint32_t kSectionHeaderSize = 16;  // type, reserved, payload size
+inline constexpr uint64_t kMaxSectionSize = uint64_t{1} << 36;
+
+enum class Section : uint32_t {
+  kProcess = 1,  // pid, ppid, exit, command line, executable
+  kStats = 2,    // counters
+  kModules = 3,  // module map
+  kStacks = 4,   // stacks referenced by leaks
+  kLeaks = 5,    // leak groups
+  kEnd = 0xffff  // checksum of everything before this section; always last
+};
+
+// ExitInfo::How as stored.
+enum class ExitHow : uint32_t { kUnknown = 0, kExit = 1, kUnderscoreExit = 2, kSignal = 3 };
+
+// The counters of the stats section, in this order. Readers ignore extra counters and
+// treat missing ones as zero, so counters can be appended without a version change.
+enum class Counter : uint32_t {
+  kAllocations,
+  kFrees,
+  kBytesAllocated,
+  kPeakLiveBytes,
+  kLiveBytes,
+  kUntrackedAllocations,
+  kUntrackedBytes,
+  kCount
+};
+
+inline constexpr uint16_t kModuleUnloaded = 1;      // module flag: dlclose'd before exit
+inline constexpr uint8_t kLeakRuntimeInternal = 1;  // leak flag
+
+// FNV-1a, 64-bit, over every byte before the end section. Catches truncation and
+// corruption; it is not meant to resist tampering.
+inline constexpr uint64_t kChecksumSeed = 0xcbf29ce484222325ull;
+inline uint64_t checksum_update(uint64_t h, const unsigned char* data, uint64_t size) {
+  for (uint64_t i = 0; i < size; ++i) {
+    h ^= data[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+}  // namespace memtrack::core::result

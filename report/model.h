@@ -1,0 +1,131 @@
+// The leak model after symbolization: processes, their summaries and leak groups with frames.
+// Shared by the result-file reader, the symbolizer, suppressions and every renderer.
+// Ordinary C++ (may allocate, may throw memtrack::Error).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memtrack {
+
+// The one exception type of the tools. what() is a complete one-line message.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace memtrack
+
+namespace memtrack::report {
+
+enum class LeakKind { kDefinite, kIndirect, kPossible, kReachable, kUnclassified };
+
+// "definite", "indirect", "possible", "reachable", "unclassified" (the JSON spelling).
+const char* kind_name(LeakKind kind);
+
+// ---- As stored in a result file (raw addresses) ----
+
+struct RawModule {
+  std::string path;
+  uint64_t load_bias = 0;  // l_addr: file vaddr + load_bias = runtime address
+  uint64_t start = 0;      // mapped range [start, end)
+  uint64_t end = 0;
+  std::vector<uint8_t> build_id;  // GNU build-id note, empty if none
+  bool unloaded = false;          // dlclose'd before the process exited
+};
+
+struct RawLeak {
+  uint32_t stack_id = 0;
+  LeakKind kind = LeakKind::kUnclassified;
+  bool runtime_internal = false;  // kept by ld.so/stdio/libstdc++ for their own use
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+};
+
+struct ExitInfo {
+  enum class How { kUnknown, kExit, kUnderscoreExit, kSignal };
+  How how = How::kUnknown;
+  int code = 0;    // exit status for kExit and kUnderscoreExit
+  int signal = 0;  // for kSignal
+};
+
+struct Stats {
+  uint64_t allocations = 0;
+  uint64_t frees = 0;
+  uint64_t bytes_allocated = 0;
+  uint64_t peak_bytes = 0;
+  uint64_t live_bytes = 0;
+  uint64_t untracked_allocations = 0;
+  uint64_t untracked_bytes = 0;
+};
+
+// One process's result file, decoded and validated.
+struct ResultFile {
+  std::string path;  // where it was read from, for messages
+  uint32_t version = 0;
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  std::vector<std::string> command;  // argv
+  std::string executable;            // /proc/self/exe at start
+  ExitInfo exit;
+  Stats stats;
+  std::vector<RawModule> modules;
+  std::map<uint32_t, std::vector<uint64_t>> stacks;  // stack id -> return addresses
+  std::vector<RawLeak> leaks;
+};
+
+// ---- After symbolization ----
+
+struct Frame {
+  uint64_t address = 0;
+  std::string module;    // path of the module, "" if unknown
+  uint64_t module_offset = 0;
+  std::string function;  // demangled; "" if unknown
+  std::string file;      // source file, "" without debug info
+  int line = 0;
+  int column = 0;
+  bool inlined = false;  // an inlined call inside the next frame's function
+};
+
+struct LeakGroup {
+  LeakKind kind = LeakKind::kUnclassified;
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  bool runtime_internal = false;
+  std::vector<Frame> stack;  // innermost first; frame 0 is the allocator's caller
+};
+
+struct Summary {
+  uint64_t allocations = 0;
+  uint64_t frees = 0;
+  uint64_t bytes_allocated = 0;
+  uint64_t peak_bytes = 0;
+  uint64_t leaked_bytes = 0;      // unsuppressed groups, excluding runtime-internal ones
+  uint64_t leaked_blocks = 0;
+  uint64_t suppressed_bytes = 0;  // matched by a suppression
+  uint64_t suppressed_blocks = 0;
+  uint64_t runtime_internal_bytes = 0;
+  uint64_t runtime_internal_blocks = 0;
+  uint64_t untracked_allocations = 0;
+  uint64_t untracked_bytes = 0;
+};
+
+struct ProcessReport {
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  std::vector<std::string> command;
+  ExitInfo exit;
+  Summary summary;
+  std::vector<LeakGroup> leaks;       // reported groups, sorted by bytes (largest first)
+  std::vector<LeakGroup> suppressed;  // groups matched by a suppression
+  std::vector<std::string> notes;     // e.g. "no debug info for /lib/.../libc.so.6"
+};
+
+struct Report {
+  std::vector<ProcessReport> processes;  // in pid order of appearance
+};
+
+}  // namespace memtrack::report

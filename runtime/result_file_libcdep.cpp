@@ -1,0 +1,143 @@
+// The result file: process, stats, modules, stacks and leak groups. Calls libc (open,
+// rename, getppid) but never malloc.
+#include "runtime/result_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/result_writer.h"
+#include "core/sys_linux.h"
+#include "runtime/modules.h"
+#include "runtime/process_info.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+namespace {
+
+namespace result = core::result;
+
+void write_process(core::ResultWriter& w) {
+  size_t command_size = 0;
+  const char* command = command_line(&command_size);
+  const char* exe = executable_path();
+  size_t exe_size = core::string_length(exe);
+  w.begin_section(result::Section::kProcess, 4 * 6 + command_size + exe_size);
+  ExitRecord exit = exit_record();
+  w.put_u32(static_cast<uint32_t>(core::sys::current_pid()));
+  w.put_u32(static_cast<uint32_t>(getppid()));
+  w.put_u32(static_cast<uint32_t>(exit.how));
+  w.put_i32(exit.status);
+  w.put_u32(static_cast<uint32_t>(command_size));
+  w.put_bytes(command, command_size);
+  w.put_u32(static_cast<uint32_t>(exe_size));
+  w.put_bytes(exe, exe_size);
+}
+
+void write_stats(core::ResultWriter& w) {
+  constexpr auto kCount = static_cast<uint32_t>(result::Counter::kCount);
+  uint64_t values[kCount] = {};
+  values[static_cast<int>(result::Counter::kAllocations)] = g_stats.allocations.load();
+  values[static_cast<int>(result::Counter::kFrees)] = g_stats.frees.load();
+  values[static_cast<int>(result::Counter::kBytesAllocated)] = g_stats.bytes_allocated.load();
+  values[static_cast<int>(result::Counter::kPeakLiveBytes)] = g_stats.peak_live_bytes.load();
+  values[static_cast<int>(result::Counter::kLiveBytes)] = g_stats.live_bytes.load();
+  values[static_cast<int>(result::Counter::kUntrackedAllocations)] =
+      g_stats.untracked_allocations.load();
+  values[static_cast<int>(result::Counter::kUntrackedBytes)] = g_stats.untracked_bytes.load();
+  w.begin_section(result::Section::kStats, 4 + 8 * kCount);
+  w.put_u32(kCount);
+  for (uint64_t v : values) w.put_u64(v);
+}
+
+void write_modules(core::ResultWriter& w, core::MmapArray<ModuleRecord>& modules) {
+  uint64_t size = 4;
+  for (const ModuleRecord& m : modules)
+    size += 8 * 3 + 2 + 2 + 4 + m.build_id_size + core::string_length(m.path);
+  w.begin_section(result::Section::kModules, size);
+  w.put_u32(static_cast<uint32_t>(modules.size()));
+  for (const ModuleRecord& m : modules) {
+    size_t path_size = core::string_length(m.path);
+    w.put_u64(m.load_bias);
+    w.put_u64(m.start);
+    w.put_u64(m.end);
+    w.put_u16(m.build_id_size);
+    w.put_u16(m.flags);
+    w.put_u32(static_cast<uint32_t>(path_size));
+    w.put_bytes(m.build_id, m.build_id_size);
+    w.put_bytes(m.path, path_size);
+  }
+}
+
+// Only the stacks that leak groups refer to; each group has its own stack id.
+void write_stacks(core::ResultWriter& w, LeakReport& report) {
+  uint64_t size = 4;
+  for (const LeakGroup& g : report.groups()) size += 8 + 8 * g_stacks.get(g.stack_id).size;
+  w.begin_section(result::Section::kStacks, size);
+  w.put_u32(static_cast<uint32_t>(report.groups().size()));
+  for (const LeakGroup& g : report.groups()) {
+    core::StackView stack = g_stacks.get(g.stack_id);
+    w.put_u32(g.stack_id);
+    w.put_u32(stack.size);
+    for (uint32_t i = 0; i < stack.size; ++i) w.put_u64(stack.frames[i]);
+  }
+}
+
+void write_leaks(core::ResultWriter& w, LeakReport& report) {
+  constexpr uint8_t kUnclassified = 4;  // report::LeakKind::kUnclassified
+  w.begin_section(result::Section::kLeaks, 4 + 24 * report.groups().size());
+  w.put_u32(static_cast<uint32_t>(report.groups().size()));
+  for (const LeakGroup& g : report.groups()) {
+    w.put_u32(g.stack_id);
+    w.put_u8(kUnclassified);
+    w.put_u8(g.runtime_internal ? result::kLeakRuntimeInternal : 0);
+    w.put_u16(0);
+    w.put_u64(g.bytes);
+    w.put_u64(g.blocks);
+  }
+}
+
+void fail(const char* what, const char* path) {
+  core::FixedText<640> message;
+  message.str("error: cannot ").str(what).str(" result file ").str(path).str(" (errno ");
+  message.i64(errno).str("); no report for this process");
+  diag(message.data());
+}
+
+}  // namespace
+
+bool write_result_file(const char* result_dir, LeakReport& report) {
+  core::MmapArray<ModuleRecord> modules;
+  if (!collect_modules(modules)) diag("warning: module map incomplete (out of memory)");
+  int pid = core::sys::current_pid();
+  core::FixedText<core::kMaxFlagStringLength + 64> temp;
+  core::FixedText<core::kMaxFlagStringLength + 64> final_path;
+  temp.str(result_dir).str("/.memtrack.").i64(pid).str(".tmp");
+  final_path.str(result_dir).str("/memtrack.").i64(pid).str(".mtr");
+  int fd = open(temp.data(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    fail("create", temp.data());
+    return false;
+  }
+  bool ok;
+  {
+    core::ResultWriter w(fd);
+    w.write_header();
+    write_process(w);
+    write_stats(w);
+    write_modules(w, modules);
+    write_stacks(w, report);
+    write_leaks(w, report);
+    ok = w.finish();
+  }
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(temp.data(), final_path.data()) != 0) {
+    fail("write", final_path.data());
+    unlink(temp.data());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace memtrack::rt

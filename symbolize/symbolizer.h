@@ -1,0 +1,41 @@
+// Addresses -> frames (function, file, line, column, inlined chain) with elfutils libdw,
+// out of process, from the module map a result file recorded. Input is untrusted (ELF and
+// DWARF on disk may be anything): bad debug info degrades to "??" frames plus a note.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "report/model.h"
+
+namespace memtrack::symbolize {
+
+// One per process (module map). Not thread safe.
+class Symbolizer {
+ public:
+  explicit Symbolizer(const std::vector<report::RawModule>& modules);
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // The frames for one code address, innermost first: the inlined calls (inlined = true)
+  // followed by the function that contains them. Return addresses (every frame but the
+  // first of a stack) are looked up at address - 1, inside the call instruction. Results
+  // are cached: each unique address is symbolized once.
+  const std::vector<report::Frame>& symbolize(uint64_t address, bool is_return_address);
+
+  // Things the user should know, once each: modules without debug info, files that are
+  // missing or whose build-id differs from the one recorded at run time.
+  const std::vector<std::string>& notes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Demangles a C++ symbol name; returns it unchanged if it is not a mangled C++ name.
+std::string demangle(const std::string& name);
+
+}  // namespace memtrack::symbolize
