@@ -1,0 +1,81 @@
+// ResultFile -> ProcessReport (see build_report.h). No I/O, no global state.
+#include "report/build_report.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace memtrack::report {
+
+namespace {
+
+std::vector<Frame> symbolize_stack(const ResultFile& file, uint32_t stack_id,
+                                   const SymbolizeFn& symbolize) {
+  std::vector<Frame> stack;
+  auto it = file.stacks.find(stack_id);
+  if (it == file.stacks.end()) return stack;
+  const std::vector<uint64_t>& addresses = it->second;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    // Copy at once: the symbolizer's reference may not survive its next call.
+    const std::vector<Frame>& frames = symbolize(addresses[i], i > 0);
+    stack.insert(stack.end(), frames.begin(), frames.end());
+  }
+  return stack;
+}
+
+uint64_t sort_address(const LeakGroup& group) {
+  return group.stack.empty() ? std::numeric_limits<uint64_t>::max() : group.stack[0].address;
+}
+
+}  // namespace
+
+bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
+  if (a.bytes != b.bytes) return a.bytes > b.bytes;
+  if (a.blocks != b.blocks) return a.blocks > b.blocks;
+  return sort_address(a) < sort_address(b);
+}
+
+ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
+                                   const std::vector<std::string>& symbolizer_notes,
+                                   const Suppressions& suppressions) {
+  ProcessReport report;
+  report.pid = file.pid;
+  report.ppid = file.ppid;
+  report.command = file.command;
+  report.exit = file.exit;
+  report.notes = symbolizer_notes;
+
+  Summary& summary = report.summary;
+  summary.allocations = file.stats.allocations;
+  summary.frees = file.stats.frees;
+  summary.bytes_allocated = file.stats.bytes_allocated;
+  summary.peak_bytes = file.stats.peak_bytes;
+  summary.untracked_allocations = file.stats.untracked_allocations;
+  summary.untracked_bytes = file.stats.untracked_bytes;
+
+  for (const RawLeak& raw : file.leaks) {
+    if (raw.runtime_internal) {
+      summary.runtime_internal_bytes += raw.bytes;
+      summary.runtime_internal_blocks += raw.blocks;
+      continue;
+    }
+    LeakGroup group;
+    group.kind = raw.kind;
+    group.bytes = raw.bytes;
+    group.blocks = raw.blocks;
+    group.stack = symbolize_stack(file, raw.stack_id, symbolize);
+    if (suppressions.matches(group)) {
+      summary.suppressed_bytes += group.bytes;
+      summary.suppressed_blocks += group.blocks;
+      report.suppressed.push_back(std::move(group));
+    } else {
+      summary.leaked_bytes += group.bytes;
+      summary.leaked_blocks += group.blocks;
+      report.leaks.push_back(std::move(group));
+    }
+  }
+  std::stable_sort(report.leaks.begin(), report.leaks.end(), leak_group_before);
+  std::stable_sort(report.suppressed.begin(), report.suppressed.end(), leak_group_before);
+  return report;
+}
+
+}  // namespace memtrack::report

@@ -1,0 +1,42 @@
+// Turns one decoded result file into a ProcessReport: symbolizes each leak's stack, sets
+// runtime-internal blocks aside, applies suppressions, sorts and totals. No I/O.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "report/model.h"
+#include "report/suppressions.h"
+
+namespace memtrack::report {
+
+// The frames for one code address, innermost first (inlined calls, then their function).
+// is_return_address is true for every address of a stack but the first. The returned
+// reference only needs to stay valid until the next call. Wrap
+// symbolize::Symbolizer::symbolize with an explicit return type, or the lambda returns a
+// copy and the std::function a dangling reference:
+//   [&](uint64_t a, bool r) -> const std::vector<Frame>& { return symbolizer.symbolize(a, r); }
+using SymbolizeFn =
+    std::function<const std::vector<Frame>&(uint64_t address, bool is_return_address)>;
+
+// For each RawLeak of `file`:
+//   - runtime_internal leaks are only counted (summary.runtime_internal_*), never
+//     symbolized or listed;
+//   - the others get stack = symbolize(a0, false) + symbolize(a1, true) + ... over the
+//     addresses of file.stacks[stack_id] (an unknown stack id gives an empty stack);
+//   - groups matched by `suppressions` go to `suppressed` (summary.suppressed_*), the rest to
+//     `leaks` (summary.leaked_*).
+// Both lists are sorted by bytes, then blocks (largest first), then by the first frame's
+// address (groups with an empty stack last), ties kept in file order: deterministic.
+// allocations, frees, bytes_allocated, peak_bytes and untracked_* come from file.stats;
+// pid, ppid, command and exit are copied; notes = symbolizer_notes.
+ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
+                                   const std::vector<std::string>& symbolizer_notes,
+                                   const Suppressions& suppressions);
+
+// The order build_process_report sorts groups in: true if a is listed before b.
+bool leak_group_before(const LeakGroup& a, const LeakGroup& b);
+
+}  // namespace memtrack::report

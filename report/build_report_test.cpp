@@ -1,0 +1,217 @@
+// Tests for build_process_report with a fake symbolizer: stack expansion (inlined frames),
+// runtime-internal blocks, suppressions, ordering and totals.
+#include "report/build_report.h"
+
+#include <map>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+#include "report/test_fixtures.h"
+
+namespace memtrack::report {
+namespace {
+
+using testing::debug_frame;
+using testing::symbol_frame;
+
+// Addresses -> frames; unknown addresses give one "??" frame, as the real symbolizer does.
+class FakeSymbolizer {
+ public:
+  void add(uint64_t address, std::vector<Frame> frames) { frames_[address] = std::move(frames); }
+
+  SymbolizeFn fn() {
+    return [this](uint64_t address, bool is_return_address) -> const std::vector<Frame>& {
+      calls_.emplace_back(address, is_return_address);
+      auto it = frames_.find(address);
+      if (it != frames_.end()) return it->second;
+      unknown_ = {Frame{}};
+      unknown_[0].address = address;
+      return unknown_;
+    };
+  }
+  const std::vector<std::pair<uint64_t, bool>>& calls() const { return calls_; }
+
+ private:
+  std::map<uint64_t, std::vector<Frame>> frames_;
+  std::vector<Frame> unknown_;
+  std::vector<std::pair<uint64_t, bool>> calls_;
+};
+
+RawLeak raw(uint32_t stack_id, uint64_t bytes, uint64_t blocks, bool internal = false,
+            LeakKind kind = LeakKind::kUnclassified) {
+  RawLeak r;
+  r.stack_id = stack_id;
+  r.bytes = bytes;
+  r.blocks = blocks;
+  r.runtime_internal = internal;
+  r.kind = kind;
+  return r;
+}
+
+ResultFile base_file() {
+  ResultFile f;
+  f.path = "/tmp/memtrack.42";
+  f.pid = 42;
+  f.ppid = 7;
+  f.command = {"./prog", "-x"};
+  f.exit.how = ExitInfo::How::kSignal;
+  f.exit.signal = 6;
+  f.stats.allocations = 100;
+  f.stats.frees = 90;
+  f.stats.bytes_allocated = 5000;
+  f.stats.peak_bytes = 3000;
+  f.stats.live_bytes = 999;
+  f.stats.untracked_allocations = 3;
+  f.stats.untracked_bytes = 30;
+  return f;
+}
+
+std::vector<uint64_t> first_addresses(const std::vector<LeakGroup>& groups) {
+  std::vector<uint64_t> out;
+  for (const LeakGroup& g : groups) out.push_back(g.stack.empty() ? 0 : g.stack[0].address);
+  return out;
+}
+
+TEST(BuildReport, ExpandsInlinedFramesAndMarksReturnAddresses) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100, 0x200, 0x300};
+  file.leaks = {raw(1, 64, 2, false, LeakKind::kDefinite)};
+  FakeSymbolizer sym;
+  sym.add(0x100, {debug_frame(0x100, "alloc_here", "a.c", 1, 2)});
+  sym.add(0x200, {debug_frame(0x200, "inner", "a.c", 5, 0, true),
+                  debug_frame(0x200, "outer", "a.c", 9, 3)});
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+
+  EXPECT_EQ(sym.calls(),
+            (std::vector<std::pair<uint64_t, bool>>{{0x100, false}, {0x200, true}, {0x300, true}}));
+  ASSERT_EQ(p.leaks.size(), 1u);
+  const LeakGroup& g = p.leaks[0];
+  EXPECT_EQ(g.kind, LeakKind::kDefinite);
+  EXPECT_EQ(g.bytes, 64u);
+  EXPECT_EQ(g.blocks, 2u);
+  EXPECT_FALSE(g.runtime_internal);
+  ASSERT_EQ(g.stack.size(), 4u);
+  EXPECT_EQ(g.stack[0].function, "alloc_here");
+  EXPECT_EQ(g.stack[1].function, "inner");
+  EXPECT_TRUE(g.stack[1].inlined);
+  EXPECT_EQ(g.stack[2].function, "outer");
+  EXPECT_FALSE(g.stack[2].inlined);
+  EXPECT_EQ(g.stack[3].function, "");
+  EXPECT_EQ(g.stack[3].address, 0x300u);
+}
+
+TEST(BuildReport, MissingStackIdGivesEmptyStack) {
+  ResultFile file = base_file();
+  file.leaks = {raw(77, 10, 1)};
+  FakeSymbolizer sym;
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+  ASSERT_EQ(p.leaks.size(), 1u);
+  EXPECT_TRUE(p.leaks[0].stack.empty());
+  EXPECT_TRUE(sym.calls().empty());
+}
+
+TEST(BuildReport, RuntimeInternalIsCountedNotListedNorSymbolized) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100};
+  file.stacks[2] = {0x200};
+  file.leaks = {raw(1, 288, 1, true), raw(2, 16, 1), raw(1, 12, 2, true)};
+  FakeSymbolizer sym;
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+  EXPECT_EQ(sym.calls(), (std::vector<std::pair<uint64_t, bool>>{{0x200, false}}));
+  ASSERT_EQ(p.leaks.size(), 1u);
+  EXPECT_EQ(p.leaks[0].bytes, 16u);
+  EXPECT_TRUE(p.suppressed.empty());
+  EXPECT_EQ(p.summary.runtime_internal_bytes, 300u);
+  EXPECT_EQ(p.summary.runtime_internal_blocks, 3u);
+  EXPECT_EQ(p.summary.leaked_bytes, 16u);
+  EXPECT_EQ(p.summary.leaked_blocks, 1u);
+}
+
+TEST(BuildReport, SuppressedGroupsAreMovedAndTotalled) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100, 0x900};
+  file.stacks[2] = {0x200, 0x900};
+  file.stacks[3] = {0x300};
+  file.leaks = {raw(1, 10, 1), raw(2, 20, 2), raw(3, 40, 4), raw(2, 25, 1)};
+  FakeSymbolizer sym;
+  sym.add(0x100, {symbol_frame(0x100, "/usr/lib/libvendor.so.1", 0x100, "vendor_alloc")});
+  sym.add(0x200, {debug_frame(0x200, "mine", "m.c", 1, 1)});
+  sym.add(0x300, {debug_frame(0x300, "mine_too", "m.c", 2, 1)});
+  sym.add(0x900, {debug_frame(0x900, "main", "m.c", 3, 1)});
+  Suppressions supp = Suppressions::parse("leak:^libvendor.so.1$\nleak:^mine$", "s");
+  ProcessReport p = build_process_report(file, sym.fn(), {}, supp);
+
+  ASSERT_EQ(p.leaks.size(), 1u);
+  EXPECT_EQ(p.leaks[0].stack[0].function, "mine_too");
+  ASSERT_EQ(p.suppressed.size(), 3u);
+  EXPECT_EQ(p.suppressed[0].bytes, 25u);  // sorted like leaks
+  EXPECT_EQ(p.suppressed[1].bytes, 20u);
+  EXPECT_EQ(p.suppressed[2].bytes, 10u);
+  EXPECT_EQ(p.summary.suppressed_bytes, 55u);
+  EXPECT_EQ(p.summary.suppressed_blocks, 4u);
+  EXPECT_EQ(p.summary.leaked_bytes, 40u);
+  EXPECT_EQ(p.summary.leaked_blocks, 4u);
+}
+
+TEST(BuildReport, SortsByBytesThenBlocksThenFirstAddress) {
+  ResultFile file = base_file();
+  for (uint32_t id = 1; id <= 6; ++id) file.stacks[id] = {0x1000u * (7 - id)};
+  file.leaks = {
+      raw(1, 100, 1),   // 0x6000
+      raw(2, 100, 1),   // 0x5000: same size, lower address first
+      raw(3, 100, 5),   // 0x4000: more blocks first
+      raw(4, 500, 1),   // 0x3000: most bytes first
+      raw(99, 100, 1),  // no stack: after the equal groups with stacks
+      raw(5, 1, 1),     // 0x2000
+  };
+  FakeSymbolizer sym;
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+  EXPECT_EQ(first_addresses(p.leaks),
+            (std::vector<uint64_t>{0x3000, 0x4000, 0x5000, 0x6000, 0, 0x2000}));
+  EXPECT_EQ(p.leaks[4].bytes, 100u);
+  EXPECT_TRUE(p.leaks[4].stack.empty());
+}
+
+TEST(BuildReport, CopiesProcessFieldsStatsAndNotes) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100};
+  file.leaks = {raw(1, 7, 1), raw(1, 9, 3)};
+  FakeSymbolizer sym;
+  std::vector<std::string> notes = {"no debug info for /lib/libc.so.6", "second"};
+  ProcessReport p = build_process_report(file, sym.fn(), notes, Suppressions{});
+  EXPECT_EQ(p.pid, 42u);
+  EXPECT_EQ(p.ppid, 7u);
+  EXPECT_EQ(p.command, (std::vector<std::string>{"./prog", "-x"}));
+  EXPECT_EQ(p.exit.how, ExitInfo::How::kSignal);
+  EXPECT_EQ(p.exit.signal, 6);
+  EXPECT_EQ(p.notes, notes);
+  const Summary& s = p.summary;
+  EXPECT_EQ(s.allocations, 100u);
+  EXPECT_EQ(s.frees, 90u);
+  EXPECT_EQ(s.bytes_allocated, 5000u);
+  EXPECT_EQ(s.peak_bytes, 3000u);
+  EXPECT_EQ(s.untracked_allocations, 3u);
+  EXPECT_EQ(s.untracked_bytes, 30u);
+  EXPECT_EQ(s.leaked_bytes, 16u);
+  EXPECT_EQ(s.leaked_blocks, 4u);
+  EXPECT_EQ(s.suppressed_bytes, 0u);
+  EXPECT_EQ(s.suppressed_blocks, 0u);
+  EXPECT_EQ(s.runtime_internal_bytes, 0u);
+  EXPECT_EQ(s.runtime_internal_blocks, 0u);
+  ASSERT_EQ(p.leaks.size(), 2u);
+  EXPECT_EQ(p.leaks[0].bytes, 9u);
+}
+
+TEST(BuildReport, EmptyFile) {
+  ResultFile file;
+  FakeSymbolizer sym;
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+  EXPECT_TRUE(p.leaks.empty());
+  EXPECT_TRUE(p.suppressed.empty());
+  EXPECT_EQ(p.exit.how, ExitInfo::How::kUnknown);
+  EXPECT_EQ(p.summary.leaked_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace memtrack::report

@@ -1,0 +1,30 @@
+// The machine-readable report: JSON, schema documented in docs/json-schema.md (version
+// kJsonSchemaVersion; bump it when a field changes meaning or disappears). No I/O but the
+// given stream.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/model.h"
+
+namespace memtrack::report {
+
+inline constexpr int kJsonSchemaVersion = 1;
+
+// {"memtrack": {"version": version, "schema": 1}, "processes": [...]}. Keys keep the
+// documented order. Addresses and offsets are "0x..." strings (JSON numbers lose 64-bit
+// precision). Every group carries its suggested suppression ("" if none is possible).
+// Stacks are complete: frames below main are kept.
+nlohmann::ordered_json to_json(const Report& report, const std::string& version);
+
+// One element of "processes".
+nlohmann::ordered_json process_to_json(const ProcessReport& process);
+
+// to_json(...) indented by 2 spaces plus a final newline. Invalid UTF-8 in names (ELF and
+// DWARF strings are untrusted) is written as U+FFFD instead of throwing.
+void render_json(const Report& report, std::ostream& out, const std::string& version);
+
+}  // namespace memtrack::report

@@ -1,0 +1,238 @@
+// Tests for the JSON report: a golden document, every field checked against the table in
+// docs/json-schema.md (presence and type, in both directions), and the exit shapes.
+#include "report/json_renderer.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/test_fixtures.h"
+
+namespace memtrack::report {
+namespace {
+
+using nlohmann::ordered_json;
+using testing::sample_process;
+using testing::sample_report;
+
+// ---- The field table of docs/json-schema.md ----
+
+struct FieldSpec {
+  std::string type;  // object, array, string, hex string, integer, boolean
+  bool optional = false;
+};
+
+std::map<std::string, FieldSpec> load_documented_fields() {
+  std::ifstream in(std::string(MEMTRACK_SOURCE_DIR) + "/docs/json-schema.md");
+  EXPECT_TRUE(in) << "cannot read docs/json-schema.md";
+  std::map<std::string, FieldSpec> fields;
+  const std::regex row(R"(^\| `([^`]+)` \| ([a-z ]+?)(, optional)? \|)");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    fields[m[1]] = FieldSpec{m[2], m[3].matched};
+  }
+  return fields;
+}
+
+bool has_type(const ordered_json& v, const std::string& type) {
+  if (type == "object") return v.is_object();
+  if (type == "array") return v.is_array();
+  if (type == "string") return v.is_string();
+  if (type == "boolean") return v.is_boolean();
+  if (type == "integer") return v.is_number_unsigned() || (v.is_number_integer() && v >= 0);
+  if (type == "hex string") {
+    return v.is_string() && std::regex_match(v.get<std::string>(), std::regex("0x[0-9a-f]+"));
+  }
+  ADD_FAILURE() << "undocumented type " << type;
+  return false;
+}
+
+// Walks a document and records every problem; `seen` collects the documented paths met.
+class SchemaChecker {
+ public:
+  explicit SchemaChecker(std::map<std::string, FieldSpec> fields) : fields_(std::move(fields)) {}
+
+  void check(const ordered_json& value) { walk(value, ""); }
+  const std::vector<std::string>& errors() const { return errors_; }
+  std::vector<std::string> never_seen() const {
+    std::vector<std::string> out;
+    for (const auto& [path, spec] : fields_) {
+      if (!seen_.count(path)) out.push_back(path);
+    }
+    return out;
+  }
+
+ private:
+  // The elements of suppressed[] are documented once, as leaks[].
+  static std::string documented_path(std::string path) {
+    const std::string from = "processes[].suppressed[]", to = "processes[].leaks[]";
+    if (path.starts_with(from)) path.replace(0, from.size(), to);
+    return path;
+  }
+
+  void check_field(const ordered_json& value, const std::string& path) {
+    auto it = fields_.find(documented_path(path));
+    if (it == fields_.end()) {
+      errors_.push_back("undocumented field " + path);
+      return;
+    }
+    seen_.insert(it->first);
+    if (!has_type(value, it->second.type)) {
+      errors_.push_back(path + " is not of type " + it->second.type + ": " + value.dump());
+    }
+  }
+
+  void check_required(const ordered_json& object, const std::string& path) {
+    std::string prefix = documented_path(path) + (path.empty() ? "" : ".");
+    for (const auto& [field, spec] : fields_) {
+      if (spec.optional || !field.starts_with(prefix)) continue;
+      std::string key = field.substr(prefix.size());
+      if (key.find_first_of(".[") != std::string::npos) continue;  // deeper level
+      if (!object.contains(key)) errors_.push_back("missing field " + prefix + key);
+    }
+  }
+
+  void walk(const ordered_json& value, const std::string& path) {
+    if (value.is_object()) {
+      check_required(value, path);
+      for (const auto& [key, child] : value.items()) {
+        std::string child_path = path.empty() ? key : path + "." + key;
+        check_field(child, child_path);
+        walk(child, child_path);
+      }
+    } else if (value.is_array()) {
+      for (const ordered_json& element : value) {
+        std::string element_path = path + "[]";
+        // Elements that are objects are described by their fields' rows.
+        if (!element.is_object()) check_field(element, element_path);
+        walk(element, element_path);
+      }
+    }
+  }
+
+  std::map<std::string, FieldSpec> fields_;
+  std::set<std::string> seen_;
+  std::vector<std::string> errors_;
+};
+
+// Processes covering all four exit shapes, a suppressed group and every optional field.
+Report schema_coverage_report() {
+  Report r = sample_report();
+  ProcessReport p = sample_process();
+  p.exit.how = ExitInfo::How::kUnderscoreExit;
+  p.exit.code = 3;
+  r.processes.push_back(p);
+  p.exit.how = ExitInfo::How::kSignal;
+  p.exit.signal = 11;
+  r.processes.push_back(p);
+  p.exit.how = ExitInfo::How::kUnknown;
+  r.processes.push_back(p);
+  return r;
+}
+
+TEST(JsonSchemaDoc, TableIsReadable) {
+  std::map<std::string, FieldSpec> fields = load_documented_fields();
+  EXPECT_EQ(fields.size(), 43u);
+  EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
+  EXPECT_TRUE(fields["processes[].exit.code"].optional);
+  EXPECT_FALSE(fields["processes[].pid"].optional);
+}
+
+TEST(JsonSchemaDoc, OutputMatchesDocumentedFieldsBothWays) {
+  SchemaChecker checker(load_documented_fields());
+  checker.check(to_json(schema_coverage_report(), "0.1.0"));
+  EXPECT_EQ(checker.errors(), std::vector<std::string>{});
+  EXPECT_EQ(checker.never_seen(), std::vector<std::string>{});
+}
+
+TEST(JsonSchemaDoc, CheckerFindsUndocumentedMissingAndMistypedFields) {
+  ordered_json doc = to_json(sample_report(), "0.1.0");
+  doc["processes"][0]["extra"] = 1;
+  doc["processes"][0]["summary"].erase("frees");
+  doc["processes"][0]["leaks"][0]["stack"][0]["address"] = "0X1";
+  doc["processes"][0]["suppressed"][0]["bytes"] = -1;
+  doc["processes"][0]["command"][0] = 5;
+  SchemaChecker checker(load_documented_fields());
+  checker.check(doc);
+  EXPECT_EQ(checker.errors(),
+            (std::vector<std::string>{
+                "processes[].command[] is not of type string: 5",
+                "missing field processes[].summary.frees",
+                "processes[].leaks[].stack[].address is not of type hex string: \"0X1\"",
+                "processes[].suppressed[].bytes is not of type integer: -1",
+                "undocumented field processes[].extra",
+            }));
+}
+
+TEST(JsonSchemaDoc, EmptyReportMatchesToo) {
+  SchemaChecker checker(load_documented_fields());
+  Report empty;
+  empty.processes.emplace_back();  // default process: no command, unknown exit
+  checker.check(to_json(empty, ""));
+  EXPECT_EQ(checker.errors(), std::vector<std::string>{});
+}
+
+TEST(JsonRenderer, ExitShapes) {
+  ExitInfo e;
+  auto exit_of = [&] {
+    ProcessReport p;
+    p.exit = e;
+    return process_to_json(p)["exit"].dump();
+  };
+  EXPECT_EQ(exit_of(), R"({"unknown":true})");
+  e.how = ExitInfo::How::kExit;
+  e.code = 0;
+  EXPECT_EQ(exit_of(), R"({"code":0})");
+  e.how = ExitInfo::How::kUnderscoreExit;
+  e.code = 3;
+  EXPECT_EQ(exit_of(), R"({"code":3,"how":"_exit"})");
+  e.how = ExitInfo::How::kSignal;
+  e.signal = 11;
+  EXPECT_EQ(exit_of(), R"({"signal":11})");
+}
+
+TEST(JsonRenderer, LargeAddressesKeepAllBits) {
+  ProcessReport p;
+  LeakGroup g;
+  g.stack.push_back(testing::symbol_frame(0xffffffffffffffff, "/x", 0xfedcba9876543210, "f"));
+  p.leaks = {g};
+  ordered_json frame = process_to_json(p)["leaks"][0]["stack"][0];
+  EXPECT_EQ(frame["address"], "0xffffffffffffffff");
+  EXPECT_EQ(frame["module_offset"], "0xfedcba9876543210");
+}
+
+TEST(JsonRenderer, InvalidUtf8IsReplacedNotThrown) {
+  Report r;
+  r.processes.emplace_back();
+  r.processes[0].command = {"./a\xff"};
+  std::ostringstream out;
+  EXPECT_NO_THROW(render_json(r, out, "0.1.0"));
+  EXPECT_NE(out.str().find("\"./a\xef\xbf\xbd\""), std::string::npos) << out.str();
+}
+
+// The exact document for testing::sample_report(). After an intended change, regenerate it
+// with MEMTRACK_UPDATE_GOLDEN=1 and review the diff.
+TEST(JsonRenderer, GoldenSample) {
+  const std::string path = std::string(MEMTRACK_SOURCE_DIR) + "/report/testdata/sample_report.json";
+  std::ostringstream out;
+  render_json(sample_report(), out, "0.1.0");
+  if (std::getenv("MEMTRACK_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << out.str();
+    GTEST_SKIP() << "updated " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "cannot read " << path;
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(out.str(), golden.str());
+}
+
+}  // namespace
+}  // namespace memtrack::report

@@ -1,0 +1,300 @@
+// Result-file reader: bounds-checked decoding of every section, checksum verification.
+#include "report/result_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <vector>
+
+#include "core/result_format.h"
+
+namespace memtrack::report {
+namespace {
+
+namespace result = core::result;
+
+// A bounded little-endian reader over one region of the file.
+class Cursor {
+ public:
+  Cursor(std::span<const uint8_t> data, const std::string& name, const char* what)
+      : data_(data), name_(name), what_(what) {}
+
+  template <typename T>
+  T get() {
+    T value;
+    std::memcpy(&value, take(sizeof(T)), sizeof(T));
+    return value;
+  }
+  std::string string(uint64_t size) {
+    const uint8_t* p = take(size);
+    return std::string(reinterpret_cast<const char*>(p), size);
+  }
+  std::span<const uint8_t> bytes(uint64_t size) { return {take(size), size}; }
+  uint64_t left() const { return data_.size() - pos_; }
+  // A count of records of at least `min_record_size` bytes each must fit in what is left.
+  uint32_t count(uint64_t min_record_size) {
+    auto n = get<uint32_t>();
+    if (min_record_size > 0 && n > left() / min_record_size) fail("record count too large");
+    return n;
+  }
+  void expect_end() {
+    if (left() != 0) fail("unexpected bytes at the end of the section");
+  }
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw Error(name_ + ": corrupt result file (" + what_ + ": " + problem + ")");
+  }
+
+ private:
+  const uint8_t* take(uint64_t size) {
+    if (size > left()) fail("truncated");
+    const uint8_t* p = data_.data() + pos_;
+    pos_ += size;
+    return p;
+  }
+
+  std::span<const uint8_t> data_;
+  const std::string& name_;
+  const char* what_;
+  uint64_t pos_ = 0;
+};
+
+std::vector<std::string> split_command(const std::string& text) {
+  std::vector<std::string> args;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    args.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return args;
+}
+
+void read_process(Cursor c, ResultFile& file) {
+  file.pid = c.get<uint32_t>();
+  file.ppid = c.get<uint32_t>();
+  auto how = c.get<uint32_t>();
+  auto status = c.get<int32_t>();
+  switch (static_cast<result::ExitHow>(how)) {
+    case result::ExitHow::kUnknown:
+      file.exit.how = ExitInfo::How::kUnknown;
+      break;
+    case result::ExitHow::kExit:
+      file.exit.how = ExitInfo::How::kExit;
+      break;
+    case result::ExitHow::kUnderscoreExit:
+      file.exit.how = ExitInfo::How::kUnderscoreExit;
+      break;
+    case result::ExitHow::kSignal:
+      file.exit.how = ExitInfo::How::kSignal;
+      break;
+    default:
+      c.fail("unknown exit kind " + std::to_string(how));
+  }
+  if (file.exit.how == ExitInfo::How::kSignal) {
+    file.exit.signal = status;
+  } else {
+    file.exit.code = status;
+  }
+  file.command = split_command(c.string(c.get<uint32_t>()));
+  file.executable = c.string(c.get<uint32_t>());
+  c.expect_end();
+}
+
+void read_stats(Cursor c, ResultFile& file) {
+  uint32_t count = c.count(8);
+  uint64_t values[static_cast<int>(result::Counter::kCount)] = {};
+  for (uint32_t i = 0; i < count; ++i) {
+    auto v = c.get<uint64_t>();
+    if (i < std::size(values)) values[i] = v;  // newer writers may append counters
+  }
+  c.expect_end();
+  auto at = [&](result::Counter counter) { return values[static_cast<int>(counter)]; };
+  file.stats.allocations = at(result::Counter::kAllocations);
+  file.stats.frees = at(result::Counter::kFrees);
+  file.stats.bytes_allocated = at(result::Counter::kBytesAllocated);
+  file.stats.peak_bytes = at(result::Counter::kPeakLiveBytes);
+  file.stats.live_bytes = at(result::Counter::kLiveBytes);
+  file.stats.untracked_allocations = at(result::Counter::kUntrackedAllocations);
+  file.stats.untracked_bytes = at(result::Counter::kUntrackedBytes);
+}
+
+void read_modules(Cursor c, ResultFile& file) {
+  uint32_t count = c.count(32);
+  for (uint32_t i = 0; i < count; ++i) {
+    RawModule m;
+    m.load_bias = c.get<uint64_t>();
+    m.start = c.get<uint64_t>();
+    m.end = c.get<uint64_t>();
+    auto build_id_size = c.get<uint16_t>();
+    auto flags = c.get<uint16_t>();
+    auto path_size = c.get<uint32_t>();
+    auto build_id = c.bytes(build_id_size);
+    m.build_id.assign(build_id.begin(), build_id.end());
+    m.path = c.string(path_size);
+    m.unloaded = (flags & result::kModuleUnloaded) != 0;
+    if (m.end < m.start) c.fail("module " + m.path + " ends before it starts");
+    file.modules.push_back(std::move(m));
+  }
+  c.expect_end();
+}
+
+void read_stacks(Cursor c, ResultFile& file) {
+  uint32_t count = c.count(8);
+  for (uint32_t i = 0; i < count; ++i) {
+    auto id = c.get<uint32_t>();
+    auto depth = c.get<uint32_t>();
+    if (depth > c.left() / 8) c.fail("stack " + std::to_string(id) + " is cut off");
+    std::vector<uint64_t> frames(depth);
+    for (uint64_t& f : frames) f = c.get<uint64_t>();
+    if (!file.stacks.emplace(id, std::move(frames)).second) {
+      c.fail("stack " + std::to_string(id) + " appears twice");
+    }
+  }
+  c.expect_end();
+}
+
+void read_leaks(Cursor c, ResultFile& file) {
+  uint32_t count = c.count(24);
+  for (uint32_t i = 0; i < count; ++i) {
+    RawLeak leak;
+    leak.stack_id = c.get<uint32_t>();
+    auto kind = c.get<uint8_t>();
+    auto flags = c.get<uint8_t>();
+    c.get<uint16_t>();
+    leak.bytes = c.get<uint64_t>();
+    leak.blocks = c.get<uint64_t>();
+    if (kind > static_cast<uint8_t>(LeakKind::kUnclassified)) {
+      c.fail("unknown leak kind " + std::to_string(kind));
+    }
+    leak.kind = static_cast<LeakKind>(kind);
+    leak.runtime_internal = (flags & result::kLeakRuntimeInternal) != 0;
+    if (!file.stacks.contains(leak.stack_id)) {
+      c.fail("leak refers to unknown stack " + std::to_string(leak.stack_id));
+    }
+    file.leaks.push_back(leak);
+  }
+  c.expect_end();
+}
+
+const char* section_name(uint32_t type) {
+  switch (static_cast<result::Section>(type)) {
+    case result::Section::kProcess:
+      return "process section";
+    case result::Section::kStats:
+      return "stats section";
+    case result::Section::kModules:
+      return "modules section";
+    case result::Section::kStacks:
+      return "stacks section";
+    case result::Section::kLeaks:
+      return "leaks section";
+    case result::Section::kEnd:
+      return "end section";
+  }
+  return "unknown section";
+}
+
+void read_header(std::span<const uint8_t> data, const std::string& name) {
+  if (data.size() < result::kHeaderSize ||
+      std::memcmp(data.data(), result::kMagic, sizeof(result::kMagic)) != 0) {
+    throw Error(name + ": not a memtrack result file");
+  }
+  uint32_t version = 0;
+  uint32_t header_size = 0;
+  std::memcpy(&version, data.data() + 8, 4);
+  std::memcpy(&header_size, data.data() + 12, 4);
+  if (version != result::kVersion) {
+    throw Error(name + ": result file version " + std::to_string(version) +
+                " is not supported (this memtrack reads version " +
+                std::to_string(result::kVersion) + ")");
+  }
+  if (header_size != result::kHeaderSize) {
+    throw Error(name + ": corrupt result file (bad header size)");
+  }
+}
+
+}  // namespace
+
+ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) {
+  read_header(data, name);
+  ResultFile file;
+  file.path = name;
+  file.version = result::kVersion;
+  uint64_t pos = result::kHeaderSize;
+  std::set<uint32_t> seen;
+  // Sections are decoded in file order; the stacks section precedes the leaks that use it.
+  for (;;) {
+    if (data.size() - pos < result::kSectionHeaderSize) {
+      throw Error(name +
+                  ": truncated result file (no end marker; the process may still be "
+                  "running or was killed while writing)");
+    }
+    uint32_t type = 0;
+    uint32_t reserved = 0;
+    uint64_t size = 0;
+    std::memcpy(&type, data.data() + pos, 4);
+    std::memcpy(&reserved, data.data() + pos + 4, 4);
+    std::memcpy(&size, data.data() + pos + 8, 8);
+    if (reserved != 0) throw Error(name + ": corrupt result file (bad section header)");
+    uint64_t payload = pos + result::kSectionHeaderSize;
+    if (size > data.size() - payload) {
+      throw Error(name + ": truncated result file (" + section_name(type) + " is cut off)");
+    }
+    Cursor c(data.subspan(payload, size), name, section_name(type));
+    if (!seen.insert(type).second) c.fail("appears twice");
+    if (type == static_cast<uint32_t>(result::Section::kEnd)) {
+      uint64_t expected = c.get<uint64_t>();
+      c.expect_end();
+      if (expected != result::checksum_update(result::kChecksumSeed, data.data(), pos)) {
+        throw Error(name + ": corrupt result file (checksum mismatch)");
+      }
+      if (payload + size != data.size()) c.fail("data after the end marker");
+      break;
+    }
+    switch (static_cast<result::Section>(type)) {
+      case result::Section::kProcess:
+        read_process(c, file);
+        break;
+      case result::Section::kStats:
+        read_stats(c, file);
+        break;
+      case result::Section::kModules:
+        read_modules(c, file);
+        break;
+      case result::Section::kStacks:
+        read_stacks(c, file);
+        break;
+      case result::Section::kLeaks:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_leaks(c, file);
+        break;
+      default:
+        break;  // a section from a newer writer: skipped
+    }
+    pos = payload + size;
+  }
+  for (auto required :
+       {result::Section::kProcess, result::Section::kStats, result::Section::kModules,
+        result::Section::kStacks, result::Section::kLeaks}) {
+    if (!seen.contains(static_cast<uint32_t>(required))) {
+      throw Error(name + ": corrupt result file (" + section_name(static_cast<uint32_t>(required)) +
+                  " missing)");
+    }
+  }
+  return file;
+}
+
+ResultFile read_result_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open result file: " + std::strerror(errno));
+  std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(path + ": cannot read result file: " + std::strerror(errno));
+  return parse_result(data, path);
+}
+
+}  // namespace memtrack::report

@@ -1,0 +1,168 @@
+// Unit tests for the result-file reader: a file written with core::ResultWriter round-trips,
+// and every truncation or corruption is rejected with one message naming the file.
+#include "report/result_reader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/result_writer.h"
+
+namespace memtrack::report {
+namespace {
+
+namespace result = core::result;
+
+// Writes a small, valid file: one process, two modules, two stacks, two leaks.
+std::vector<uint8_t> make_file(bool with_leaks_section = true, uint8_t kind = 4) {
+  std::FILE* tmp = std::tmpfile();
+  int fd = fileno(tmp);
+  {
+    core::ResultWriter w(fd);
+    w.write_header();
+    const char command[] = "./prog\0arg one";
+    const std::string exe = "/usr/bin/prog";
+    w.begin_section(result::Section::kProcess, 24 + sizeof(command) - 1 + exe.size());
+    w.put_u32(1234);
+    w.put_u32(1000);
+    w.put_u32(static_cast<uint32_t>(result::ExitHow::kUnderscoreExit));
+    w.put_i32(3);
+    w.put_u32(sizeof(command) - 1);
+    w.put_bytes(command, sizeof(command) - 1);
+    w.put_u32(static_cast<uint32_t>(exe.size()));
+    w.put_bytes(exe.data(), exe.size());
+    w.begin_section(result::Section::kStats, 4 + 8 * 7);
+    w.put_u32(7);
+    for (uint64_t v : {10, 4, 1000, 600, 500, 1, 16}) w.put_u64(v);
+    const std::string lib = "/lib/libx.so";
+    w.begin_section(result::Section::kModules, 4 + 2 * 32 + 4 + exe.size() + lib.size());
+    w.put_u32(2);
+    for (int i = 0; i < 2; ++i) {
+      const std::string& path = i == 0 ? exe : lib;
+      w.put_u64(0x1000 * (i + 1));
+      w.put_u64(0x1000 * (i + 1));
+      w.put_u64(0x1000 * (i + 1) + 0x800);
+      w.put_u16(i == 0 ? 4 : 0);
+      w.put_u16(i == 1 ? result::kModuleUnloaded : 0);
+      w.put_u32(static_cast<uint32_t>(path.size()));
+      if (i == 0) w.put_bytes("\xde\xad\xbe\xef", 4);
+      w.put_bytes(path.data(), path.size());
+    }
+    w.begin_section(result::Section::kStacks, 4 + (8 + 16) + (8 + 8));
+    w.put_u32(2);
+    w.put_u32(1);
+    w.put_u32(2);
+    w.put_u64(0x1100);
+    w.put_u64(0x1200);
+    w.put_u32(2);
+    w.put_u32(1);
+    w.put_u64(0x2100);
+    if (with_leaks_section) {
+      w.begin_section(result::Section::kLeaks, 4 + 2 * 24);
+      w.put_u32(2);
+      for (uint32_t id : {1u, 2u}) {
+        w.put_u32(id);
+        w.put_u8(kind);
+        w.put_u8(id == 2 ? result::kLeakRuntimeInternal : 0);
+        w.put_u16(0);
+        w.put_u64(100 * id);
+        w.put_u64(id);
+      }
+    }
+    EXPECT_TRUE(w.finish());
+  }
+  std::vector<uint8_t> data(static_cast<size_t>(lseek(fd, 0, SEEK_END)));
+  EXPECT_EQ(pread(fd, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  std::fclose(tmp);
+  return data;
+}
+
+std::string error_of(const std::vector<uint8_t>& data) {
+  try {
+    parse_result(data, "f.mtr");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ResultReaderTest, RoundTripsEveryField) {
+  ResultFile file = parse_result(make_file(), "f.mtr");
+  EXPECT_EQ(file.pid, 1234u);
+  EXPECT_EQ(file.ppid, 1000u);
+  EXPECT_EQ(file.exit.how, ExitInfo::How::kUnderscoreExit);
+  EXPECT_EQ(file.exit.code, 3);
+  EXPECT_EQ(file.command, (std::vector<std::string>{"./prog", "arg one"}));
+  EXPECT_EQ(file.executable, "/usr/bin/prog");
+  EXPECT_EQ(file.stats.allocations, 10u);
+  EXPECT_EQ(file.stats.frees, 4u);
+  EXPECT_EQ(file.stats.bytes_allocated, 1000u);
+  EXPECT_EQ(file.stats.peak_bytes, 600u);
+  EXPECT_EQ(file.stats.untracked_bytes, 16u);
+  ASSERT_EQ(file.modules.size(), 2u);
+  EXPECT_EQ(file.modules[0].path, "/usr/bin/prog");
+  EXPECT_EQ(file.modules[0].build_id, (std::vector<uint8_t>{0xde, 0xad, 0xbe, 0xef}));
+  EXPECT_FALSE(file.modules[0].unloaded);
+  EXPECT_TRUE(file.modules[1].unloaded);
+  EXPECT_EQ(file.modules[1].end, 0x2800u);
+  EXPECT_EQ(file.stacks.at(1), (std::vector<uint64_t>{0x1100, 0x1200}));
+  ASSERT_EQ(file.leaks.size(), 2u);
+  EXPECT_EQ(file.leaks[1].bytes, 200u);
+  EXPECT_EQ(file.leaks[1].blocks, 2u);
+  EXPECT_TRUE(file.leaks[1].runtime_internal);
+  EXPECT_EQ(file.leaks[0].kind, LeakKind::kUnclassified);
+}
+
+TEST(ResultReaderTest, RejectsEveryTruncation) {
+  std::vector<uint8_t> data = make_file();
+  for (size_t size = 0; size < data.size(); ++size) {
+    std::vector<uint8_t> cut(data.begin(), data.begin() + static_cast<long>(size));
+    std::string error = error_of(cut);
+    ASSERT_FALSE(error.empty()) << "accepted a file cut to " << size << " bytes";
+    EXPECT_EQ(error.rfind("f.mtr: ", 0), 0u) << error;
+  }
+}
+
+TEST(ResultReaderTest, RejectsEveryFlippedByte) {
+  std::vector<uint8_t> data = make_file();
+  for (size_t i = 0; i < data.size(); ++i) {
+    std::vector<uint8_t> bad = data;
+    bad[i] ^= 0x40;
+    EXPECT_FALSE(error_of(bad).empty()) << "accepted a file with byte " << i << " changed";
+  }
+}
+
+TEST(ResultReaderTest, NamesTheProblem) {
+  EXPECT_EQ(error_of({}), "f.mtr: not a memtrack result file");
+  std::vector<uint8_t> data = make_file();
+  std::vector<uint8_t> version = data;
+  version[8] = 9;
+  EXPECT_EQ(error_of(version),
+            "f.mtr: result file version 9 is not supported (this memtrack reads version 1)");
+  std::vector<uint8_t> cut(data.begin(), data.end() - 24);
+  EXPECT_EQ(error_of(cut),
+            "f.mtr: truncated result file (no end marker; the process may still be running or "
+            "was killed while writing)");
+  std::vector<uint8_t> corrupt = data;
+  corrupt[40] ^= 1;
+  EXPECT_EQ(error_of(corrupt), "f.mtr: corrupt result file (checksum mismatch)");
+  EXPECT_EQ(error_of(make_file(false)), "f.mtr: corrupt result file (leaks section missing)");
+  EXPECT_EQ(error_of(make_file(true, 9)),
+            "f.mtr: corrupt result file (leaks section: unknown leak kind 9)");
+}
+
+TEST(ResultReaderTest, MissingFileIsAnError) {
+  try {
+    read_result_file("/nonexistent/x.mtr");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/x.mtr: cannot open result file: No such file or directory");
+  }
+}
+
+}  // namespace
+}  // namespace memtrack::report

@@ -1,0 +1,110 @@
+// Test-only: a fixed report shared by the text and JSON golden tests, and frame builders.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "report/model.h"
+
+namespace memtrack::report::testing {
+
+inline Frame debug_frame(uint64_t address, std::string function, std::string file, int line,
+                         int column, bool inlined = false) {
+  Frame f;
+  f.address = address;
+  f.module = "/work/build/leaky";
+  f.module_offset = address - 0x555555554000;
+  f.function = std::move(function);
+  f.file = std::move(file);
+  f.line = line;
+  f.column = column;
+  f.inlined = inlined;
+  return f;
+}
+
+inline Frame symbol_frame(uint64_t address, std::string module, uint64_t offset,
+                          std::string function) {
+  Frame f;
+  f.address = address;
+  f.module = std::move(module);
+  f.module_offset = offset;
+  f.function = std::move(function);
+  return f;
+}
+
+inline constexpr const char* kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
+
+// Three groups (4,096 + 256 + 144 bytes), one suppressed, one runtime-internal block,
+// untracked allocations and a symbolizer note: every line of the text report appears.
+inline ProcessReport sample_process() {
+  ProcessReport p;
+  p.pid = 1234;
+  p.ppid = 1200;
+  p.command = {"./prog", "arg1"};
+  p.exit.how = ExitInfo::How::kExit;
+  p.exit.code = 0;
+  Summary& s = p.summary;
+  s.allocations = 12;
+  s.frees = 6;
+  s.bytes_allocated = 8816;
+  s.peak_bytes = 4784;
+  s.leaked_bytes = 4496;
+  s.leaked_blocks = 5;
+  s.suppressed_bytes = 100;
+  s.suppressed_blocks = 1;
+  s.runtime_internal_bytes = 288;
+  s.runtime_internal_blocks = 1;
+  s.untracked_allocations = 5;
+  s.untracked_bytes = 400;
+
+  LeakGroup config;
+  config.bytes = 4096;
+  config.blocks = 1;
+  config.stack = {
+      debug_frame(0x5555555552fb, "read_config", "examples/leaky.c", 37, 45),
+      debug_frame(0x555555555093, "inline_helper", "examples/leaky.c", 30, 3, true),
+      debug_frame(0x555555555093, "main", "examples/leaky.c", 55, 18),
+      symbol_frame(0x7ffff7dd21ca, kLibc, 0x271ca, "__libc_start_call_main"),
+      symbol_frame(0x555555555105, "/work/build/leaky", 0x1105, "_start"),
+  };
+  LeakGroup worker;
+  worker.kind = LeakKind::kDefinite;
+  worker.bytes = 256;
+  worker.blocks = 1;
+  worker.stack = {
+      symbol_frame(0x5555555551ce, "/work/build/leaky", 0x11ce, "worker"),
+      symbol_frame(0x7ffff7e3d1f5, kLibc, 0x891f5, ""),
+      symbol_frame(0x7ffff7ebd8ec, "", 0, ""),
+  };
+  LeakGroup sessions;
+  sessions.kind = LeakKind::kPossible;
+  sessions.bytes = 144;
+  sessions.blocks = 3;
+  sessions.stack = {
+      debug_frame(0x55555555524e, "open_session(int, char const*)", "examples/leaky.c", 21, 0),
+      debug_frame(0x5555555552a5, "accept_clients", "examples/leaky.c", 44, 5),
+  };
+  p.leaks = {config, worker, sessions};
+
+  LeakGroup vendor;
+  vendor.bytes = 100;
+  vendor.blocks = 1;
+  vendor.stack = {
+      symbol_frame(0x7ffff7f1a0e0, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", 0xa90e0,
+                   "operator new(unsigned long)"),
+      symbol_frame(0x7ffff7fb0010, "/usr/lib/libvendor.so.1", 0x1010, "vendor_init"),
+  };
+  p.suppressed = {vendor};
+  p.notes = {
+      "no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames show function "
+      "names only"};
+  return p;
+}
+
+inline Report sample_report() {
+  Report r;
+  r.processes.push_back(sample_process());
+  return r;
+}
+
+}  // namespace memtrack::report::testing

@@ -1,0 +1,199 @@
+// Small text helpers for reports (see text_format.h). Pure functions.
+#include "report/text_format.h"
+
+#include <csignal>
+
+#include <fmt/format.h>
+
+namespace memtrack::report {
+
+namespace {
+
+bool is_shell_safe(unsigned char c) {
+  // Python's shlex.quote set, plus every non-ASCII byte (UTF-8 text needs no quoting).
+  if (c >= 0x80) return true;
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("@%+=:,./_-").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7f;
+}
+
+// bash ANSI-C quoting: $'a\nb'.
+std::string ansi_c_quote(std::string_view arg) {
+  std::string out = "$'";
+  for (unsigned char c : arg) {
+    switch (c) {
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
+      default:
+        if (is_control(c)) {
+          out += fmt::format("\\x{:02x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+std::string shell_quote(std::string_view arg) {
+  if (arg.empty()) return "''";
+  bool safe = true;
+  for (unsigned char c : arg) {
+    if (is_control(c)) return ansi_c_quote(arg);
+    if (!is_shell_safe(c)) safe = false;
+  }
+  if (safe) return std::string(arg);
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+}  // namespace
+
+std::string with_commas(uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string count_of(uint64_t n, std::string_view singular, std::string_view plural) {
+  return fmt::format("{} {}", with_commas(n), n == 1 ? singular : plural);
+}
+
+std::string hex(uint64_t value) {
+  return fmt::format("{:#x}", value);
+}
+
+std::string_view path_basename(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash + 1 == path.size()) return path;
+  return path.substr(slash + 1);
+}
+
+bool is_system_runtime_module(std::string_view module_path) {
+  std::string_view base = path_basename(module_path);
+  for (std::string_view prefix :
+       {"libc.so", "ld-linux", "libstdc++.so", "libgcc_s.so", "libm.so"}) {
+    if (base.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+bool is_main_function(std::string_view function) {
+  return function == "main" || function.starts_with("main.");
+}
+
+std::string format_command(const std::vector<std::string>& argv, size_t max_chars) {
+  if (argv.empty()) return "?";
+  std::string out;
+  for (const std::string& arg : argv) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(arg);
+    if (out.size() > max_chars) break;  // the rest would be cut anyway
+  }
+  if (out.size() <= max_chars) return out;
+  constexpr std::string_view kEllipsis = "...";
+  size_t keep = max_chars > kEllipsis.size() ? max_chars - kEllipsis.size() : 0;
+  // Back up over UTF-8 continuation bytes (10xxxxxx) so no character is split.
+  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xc0) == 0x80) --keep;
+  out.resize(keep);
+  out += kEllipsis;
+  return out;
+}
+
+std::string signal_name(int signal) {
+  switch (signal) {
+    // clang-format off
+    case SIGHUP: return "SIGHUP";
+    case SIGINT: return "SIGINT";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGILL: return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGALRM: return "SIGALRM";
+    case SIGTERM: return "SIGTERM";
+#ifdef SIGSTKFLT
+    case SIGSTKFLT: return "SIGSTKFLT";
+#endif
+    case SIGCHLD: return "SIGCHLD";
+    case SIGCONT: return "SIGCONT";
+    case SIGSTOP: return "SIGSTOP";
+    case SIGTSTP: return "SIGTSTP";
+    case SIGTTIN: return "SIGTTIN";
+    case SIGTTOU: return "SIGTTOU";
+    case SIGURG: return "SIGURG";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGXFSZ: return "SIGXFSZ";
+    case SIGVTALRM: return "SIGVTALRM";
+    case SIGPROF: return "SIGPROF";
+    case SIGWINCH: return "SIGWINCH";
+    case SIGIO: return "SIGIO";
+#ifdef SIGPWR
+    case SIGPWR: return "SIGPWR";
+#endif
+    case SIGSYS: return "SIGSYS";
+    // clang-format on
+    default:
+      break;
+  }
+  // SIGRTMIN is a function call in glibc (it reserves the first real-time signals).
+  if (signal >= SIGRTMIN && signal <= SIGRTMAX) {
+    return signal == SIGRTMIN ? "SIGRTMIN" : fmt::format("SIGRTMIN+{}", signal - SIGRTMIN);
+  }
+  return "";
+}
+
+std::string exit_phrase(const ExitInfo& exit) {
+  switch (exit.how) {
+    case ExitInfo::How::kExit:
+      return fmt::format("exited with status {}", exit.code);
+    case ExitInfo::How::kUnderscoreExit:
+      return fmt::format("called _exit({})", exit.code);
+    case ExitInfo::How::kSignal: {
+      std::string name = signal_name(exit.signal);
+      if (name.empty()) return fmt::format("was killed by signal {}", exit.signal);
+      return fmt::format("was killed by signal {} ({})", exit.signal, name);
+    }
+    case ExitInfo::How::kUnknown:
+      break;
+  }
+  return "exit status unknown";
+}
+
+}  // namespace memtrack::report

@@ -1,0 +1,49 @@
+// Small text helpers shared by the renderers, suppressions and the CLI: grouped numbers,
+// shell-quoted command lines, exit descriptions, basenames. Pure functions; they allocate.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/model.h"
+
+namespace memtrack::report {
+
+// 1234567 -> "1,234,567".
+std::string with_commas(uint64_t n);
+
+// "1 block", "2 blocks", "1,024 bytes": the count with commas and the matching noun.
+std::string count_of(uint64_t n, std::string_view singular, std::string_view plural);
+
+// "0x1a2b": lowercase hex with a 0x prefix, no padding.
+std::string hex(uint64_t value);
+
+// The part after the last '/': "/lib/x86_64-linux-gnu/libc.so.6" -> "libc.so.6". A path
+// without '/' is returned whole; a path ending in '/' is returned whole too (never "").
+std::string_view path_basename(std::string_view path);
+
+// True for the modules of the C/C++ runtime itself (libc.so*, ld-linux*, libstdc++.so*,
+// libgcc_s.so*, libm.so*), judged by basename.
+bool is_system_runtime_module(std::string_view module_path);
+
+// True for "main" and the parts gcc splits off it ("main.cold"): frames below it are the C
+// start-up code, which the text report cuts as valgrind does.
+bool is_main_function(std::string_view function);
+
+// argv joined by spaces for one line of text. Arguments that a shell would split or
+// interpret are single-quoted ('it'\''s'); arguments with control characters use bash
+// $'...' quoting so the result never spans lines. Longer than max_chars: cut to max_chars
+// bytes in total, ending in "..." (never inside a UTF-8 sequence). Empty argv: "?".
+std::string format_command(const std::vector<std::string>& argv, size_t max_chars = 200);
+
+// "SIGSEGV" for 11 on Linux, "SIGRTMIN+3" for real-time signals, "" if not a signal.
+std::string signal_name(int signal);
+
+// "exited with status 0", "called _exit(3)", "was killed by signal 11 (SIGSEGV)",
+// "exit status unknown".
+std::string exit_phrase(const ExitInfo& exit);
+
+}  // namespace memtrack::report

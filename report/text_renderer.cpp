@@ -1,0 +1,179 @@
+// The human-readable report (see text_renderer.h). Writes only to the given stream.
+#include "report/text_renderer.h"
+
+#include <fmt/format.h>
+
+#include "report/suppressions.h"
+#include "report/text_format.h"
+
+namespace memtrack::report {
+
+namespace {
+
+constexpr const char* kBoldRed = "\033[1;31m";
+constexpr const char* kBold = "\033[1m";
+constexpr const char* kReset = "\033[0m";
+
+// Writes "==PID== " + text lines; a blank line is "==PID==" with no trailing space.
+class LineWriter {
+ public:
+  LineWriter(std::ostream& out, uint32_t pid, bool color)
+      : out_(out), prefix_(fmt::format("=={}==", pid)), color_(color) {}
+
+  // Control characters in text (from untrusted names) become '?' so that one line of the
+  // report stays one line and cannot smuggle in escape sequences.
+  void line(std::string_view text, const char* style = nullptr) {
+    std::string clean(text);
+    for (char& c : clean) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    out_ << prefix_ << ' ';
+    if (color_ && style != nullptr) {
+      out_ << style << clean << kReset;
+    } else {
+      out_ << clean;
+    }
+    out_ << '\n';
+  }
+  void blank() { out_ << prefix_ << '\n'; }
+
+ private:
+  std::ostream& out_;
+  std::string prefix_;
+  bool color_;
+};
+
+// "are definitely lost" without its verb: the verb follows the block count.
+const char* kind_phrase(LeakKind kind) {
+  switch (kind) {
+    case LeakKind::kDefinite:
+      return "definitely lost";
+    case LeakKind::kIndirect:
+      return "indirectly lost";
+    case LeakKind::kPossible:
+      return "possibly lost";
+    case LeakKind::kReachable:
+      return "still reachable";
+    case LeakKind::kUnclassified:
+      break;
+  }
+  return "unfreed at exit";
+}
+
+std::string bytes_in_blocks(uint64_t bytes, uint64_t blocks) {
+  return fmt::format("{} in {}", count_of(bytes, "byte", "bytes"),
+                     count_of(blocks, "block", "blocks"));
+}
+
+std::string process_phrase(const ProcessReport& process) {
+  return fmt::format("{} (pid {}, parent {}) {}", format_command(process.command), process.pid,
+                     process.ppid, exit_phrase(process.exit));
+}
+
+void write_no_leaks_line(const ProcessReport& process, LineWriter& lines) {
+  const Summary& s = process.summary;
+  std::string detail = count_of(s.allocations, "allocation", "allocations");
+  if (s.suppressed_blocks > 0) {
+    detail += fmt::format(", {} suppressed", count_of(s.suppressed_blocks, "block", "blocks"));
+  } else if (s.runtime_internal_blocks == 0) {
+    detail += ", all freed";
+  }
+  if (s.untracked_allocations > 0) {
+    detail += fmt::format("; {} untracked",
+                          count_of(s.untracked_allocations, "allocation", "allocations"));
+  }
+  lines.line(fmt::format("memtrack: {}: no leaks ({})", process_phrase(process), detail));
+}
+
+void write_header(const ProcessReport& process, const TextOptions& options, LineWriter& lines) {
+  std::string tool = options.version.empty() ? "memtrack" : "memtrack " + options.version;
+  lines.line(fmt::format("{}: {}", tool, process_phrase(process)));
+  const Summary& s = process.summary;
+  lines.line(fmt::format(
+      "HEAP SUMMARY: {}, {}, {} allocated, {} peak",
+      count_of(s.allocations, "allocation", "allocations"), count_of(s.frees, "free", "frees"),
+      count_of(s.bytes_allocated, "byte", "bytes"), count_of(s.peak_bytes, "byte", "bytes")));
+  lines.blank();
+}
+
+void write_group(const LeakGroup& group, const TextOptions& options, LineWriter& lines) {
+  lines.line(fmt::format("{} {} {}", bytes_in_blocks(group.bytes, group.blocks),
+                         group.blocks == 1 ? "is" : "are", kind_phrase(group.kind)),
+             kBoldRed);
+  if (group.stack.empty()) lines.line("   (no stack recorded)");
+  for (size_t i = 0; i < group.stack.size(); ++i) {
+    const Frame& frame = group.stack[i];
+    lines.line(fmt::format("   #{} {}", i, format_frame(frame)));
+    // As valgrind does: the C start-up frames below main say nothing useful.
+    if (is_main_function(frame.function)) break;
+  }
+  if (options.gen_suppressions) {
+    std::string entry = suggest_suppression(group);
+    if (!entry.empty()) lines.line("   suppress with: " + entry);
+  }
+  lines.blank();
+}
+
+void write_leak_summary(const ProcessReport& process, LineWriter& lines) {
+  const Summary& s = process.summary;
+  lines.line(fmt::format("LEAK SUMMARY: {} in {}", bytes_in_blocks(s.leaked_bytes, s.leaked_blocks),
+                         count_of(process.leaks.size(), "group", "groups")),
+             kBold);
+  if (s.suppressed_blocks > 0 || s.suppressed_bytes > 0) {
+    lines.line("  suppressed: " + bytes_in_blocks(s.suppressed_bytes, s.suppressed_blocks));
+  }
+  if (s.runtime_internal_blocks > 0 || s.runtime_internal_bytes > 0) {
+    lines.line(fmt::format("  not shown: {} kept by the C/C++ runtime for its own use",
+                           bytes_in_blocks(s.runtime_internal_bytes, s.runtime_internal_blocks)));
+  }
+  if (s.untracked_allocations > 0) {
+    lines.line(
+        fmt::format("  untracked: {} ({}) could not be recorded (memtrack's tables were full)",
+                    count_of(s.untracked_allocations, "allocation", "allocations"),
+                    count_of(s.untracked_bytes, "byte", "bytes")));
+  }
+  for (const std::string& note : process.notes) lines.line("  note: " + note);
+}
+
+}  // namespace
+
+std::string format_frame(const Frame& frame) {
+  std::string_view function = frame.function.empty() ? "??" : std::string_view(frame.function);
+  std::string out;
+  if (!frame.file.empty()) {
+    out = fmt::format("{} ({}", function, frame.file);
+    if (frame.line > 0) {
+      out += fmt::format(":{}", frame.line);
+      if (frame.column > 0) out += fmt::format(":{}", frame.column);
+    }
+    out += ')';
+    if (!frame.module.empty()) out += fmt::format(" {}", path_basename(frame.module));
+  } else if (!frame.module.empty()) {
+    out =
+        fmt::format("{} ({}+{})", function, path_basename(frame.module), hex(frame.module_offset));
+  } else {
+    out = fmt::format("{} ({})", function, hex(frame.address));
+  }
+  if (frame.inlined) out += " [inlined]";
+  return out;
+}
+
+void render_process_text(const ProcessReport& process, std::ostream& out,
+                         const TextOptions& options) {
+  LineWriter lines(out, process.pid, options.color);
+  if (process.leaks.empty()) {
+    write_no_leaks_line(process, lines);
+    return;
+  }
+  write_header(process, options, lines);
+  for (const LeakGroup& group : process.leaks) write_group(group, options, lines);
+  write_leak_summary(process, lines);
+}
+
+void render_text(const Report& report, std::ostream& out, const TextOptions& options) {
+  for (const ProcessReport& process : report.processes) {
+    render_process_text(process, out, options);
+  }
+}
+
+}  // namespace memtrack::report

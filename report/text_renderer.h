@@ -1,0 +1,48 @@
+// The human-readable report, valgrind style: every line starts with "==PID== ". Writes to a
+// stream; no other I/O. Deciding on colour (isatty, NO_COLOR) is the caller's job.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "report/model.h"
+
+namespace memtrack::report {
+
+struct TextOptions {
+  bool color = false;             // ANSI bold red group titles, bold LEAK SUMMARY line
+  bool gen_suppressions = false;  // a "suppress with: leak:^f$" line under each group
+  std::string version;            // "0.1.0" -> "memtrack 0.1.0: ..." in the header
+};
+
+// Every process of the report, one after another (see render_process_text).
+void render_text(const Report& report, std::ostream& out, const TextOptions& options);
+
+// One process. With leaks listed:
+//   ==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0
+//   ==1234== HEAP SUMMARY: 12 allocations, 6 frees, 8,816 bytes allocated, 4,784 bytes peak
+//   ==1234==
+//   ==1234== 4,096 bytes in 1 block is unfreed at exit
+//   ==1234==    #0 read_config (examples/leaky.c:37:45) leaky
+//   ==1234==
+//   ==1234== LEAK SUMMARY: 4,096 bytes in 1 block in 1 group
+//   ==1234==   suppressed: / not shown: / untracked: / note: lines when they apply
+// Without listed leaks (process.leaks empty) a single line, without the version:
+//   ==1234== memtrack: ./prog (pid 1234, parent 1200) exited with status 0: no leaks (12
+//   allocations, all freed)
+// where the parenthesis says "all freed" only if nothing at all remained, "N blocks
+// suppressed" instead if suppressed blocks remained, and ends in "; N allocations
+// untracked" if some allocations could not be recorded.
+// Frames below main are cut (JSON keeps them). The verb follows the block count, as in the
+// runtime's own report: "1 block is", "2 blocks are".
+void render_process_text(const ProcessReport& process, std::ostream& out,
+                         const TextOptions& options);
+
+// One frame without its "#N " prefix, as the text report prints it:
+//   read_config (examples/leaky.c:37:45) leaky [inlined]   with debug info
+//   read_config (leaky+0x12fb)                             symbol table only
+//   ?? (libc.so.6+0x891f5)                                 unknown function
+//   ?? (0x7ffaebae11f5)                                    unknown module
+std::string format_frame(const Frame& frame);
+
+}  // namespace memtrack::report

@@ -1,0 +1,321 @@
+// Golden tests for the text report: exact output with and without suppression entries and
+// colour, singular/plural, the no-leaks line, exit phrases and the cut below main.
+#include "report/text_renderer.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/test_fixtures.h"
+
+namespace memtrack::report {
+namespace {
+
+using testing::debug_frame;
+using testing::sample_process;
+using testing::sample_report;
+using testing::symbol_frame;
+
+std::string render(const Report& report, const TextOptions& options) {
+  std::ostringstream out;
+  render_text(report, out, options);
+  return out.str();
+}
+
+std::string render(const ProcessReport& process, const TextOptions& options = {}) {
+  std::ostringstream out;
+  render_process_text(process, out, options);
+  return out.str();
+}
+
+TextOptions with_version() {
+  TextOptions o;
+  o.version = "0.1.0";
+  return o;
+}
+
+// A process with no leaks; callers add what they test.
+ProcessReport quiet_process() {
+  ProcessReport p;
+  p.pid = 77;
+  p.ppid = 1;
+  p.command = {"./prog"};
+  p.exit.how = ExitInfo::How::kExit;
+  p.summary.allocations = 3;
+  p.summary.frees = 3;
+  return p;
+}
+
+LeakGroup group(LeakKind kind, uint64_t bytes, uint64_t blocks) {
+  LeakGroup g;
+  g.kind = kind;
+  g.bytes = bytes;
+  g.blocks = blocks;
+  g.stack = {debug_frame(0x555555555100, "f", "f.c", 1, 2)};
+  return g;
+}
+
+constexpr const char* kSampleText =
+    "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
+    "==1234== HEAP SUMMARY: 12 allocations, 6 frees, 8,816 bytes allocated, 4,784 bytes peak\n"
+    "==1234==\n"
+    "==1234== 4,096 bytes in 1 block is unfreed at exit\n"
+    "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
+    "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
+    "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
+    "==1234==\n"
+    "==1234== 256 bytes in 1 block is definitely lost\n"
+    "==1234==    #0 worker (leaky+0x11ce)\n"
+    "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
+    "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
+    "==1234==\n"
+    "==1234== 144 bytes in 3 blocks are possibly lost\n"
+    "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
+    "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
+    "==1234==\n"
+    "==1234== LEAK SUMMARY: 4,496 bytes in 5 blocks in 3 groups\n"
+    "==1234==   suppressed: 100 bytes in 1 block\n"
+    "==1234==   not shown: 288 bytes in 1 block kept by the C/C++ runtime for its own use\n"
+    "==1234==   untracked: 5 allocations (400 bytes) could not be recorded (memtrack's tables "
+    "were full)\n"
+    "==1234==   note: no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames show "
+    "function names only\n";
+
+TEST(TextRenderer, GoldenSample) {
+  EXPECT_EQ(render(sample_report(), with_version()), kSampleText);
+}
+
+TEST(TextRenderer, GoldenSampleWithSuppressionEntries) {
+  TextOptions options = with_version();
+  options.gen_suppressions = true;
+  EXPECT_EQ(render(sample_report(), options),
+            "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
+            "==1234== HEAP SUMMARY: 12 allocations, 6 frees, 8,816 bytes allocated, 4,784 "
+            "bytes peak\n"
+            "==1234==\n"
+            "==1234== 4,096 bytes in 1 block is unfreed at exit\n"
+            "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
+            "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
+            "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
+            "==1234==    suppress with: leak:^read_config$\n"
+            "==1234==\n"
+            "==1234== 256 bytes in 1 block is definitely lost\n"
+            "==1234==    #0 worker (leaky+0x11ce)\n"
+            "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
+            "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
+            "==1234==    suppress with: leak:^worker$\n"
+            "==1234==\n"
+            "==1234== 144 bytes in 3 blocks are possibly lost\n"
+            "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
+            "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
+            "==1234==    suppress with: leak:^open_session(int, char const*)$\n"
+            "==1234==\n"
+            "==1234== LEAK SUMMARY: 4,496 bytes in 5 blocks in 3 groups\n"
+            "==1234==   suppressed: 100 bytes in 1 block\n"
+            "==1234==   not shown: 288 bytes in 1 block kept by the C/C++ runtime for its own "
+            "use\n"
+            "==1234==   untracked: 5 allocations (400 bytes) could not be recorded "
+            "(memtrack's tables were full)\n"
+            "==1234==   note: no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames "
+            "show function names only\n");
+}
+
+TEST(TextRenderer, ColourOnlyOnGroupTitlesAndLeakSummary) {
+  ProcessReport p = sample_process();
+  p.leaks.resize(1);
+  p.suppressed.clear();
+  p.summary = Summary{};
+  p.summary.leaked_bytes = 4096;
+  p.summary.leaked_blocks = 1;
+  p.notes.clear();
+  TextOptions options = with_version();
+  options.color = true;
+  EXPECT_EQ(render(p, options),
+            "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
+            "==1234== HEAP SUMMARY: 0 allocations, 0 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==1234==\n"
+            "==1234== \033[1;31m4,096 bytes in 1 block is unfreed at exit\033[0m\n"
+            "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
+            "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
+            "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
+            "==1234==\n"
+            "==1234== \033[1mLEAK SUMMARY: 4,096 bytes in 1 block in 1 group\033[0m\n");
+}
+
+TEST(TextRenderer, NoEscapeCodesWithoutColour) {
+  std::string text = render(sample_report(), with_version());
+  EXPECT_EQ(text.find('\033'), std::string::npos);
+}
+
+TEST(TextRenderer, SingularAndPlural) {
+  ProcessReport p = quiet_process();
+  p.summary.allocations = 1;
+  p.summary.frees = 1;
+  p.summary.bytes_allocated = 1;
+  p.summary.peak_bytes = 1;
+  p.leaks = {group(LeakKind::kReachable, 1, 1), group(LeakKind::kIndirect, 0, 2),
+             group(LeakKind::kDefinite, 2, 1), group(LeakKind::kPossible, 1000, 1000)};
+  p.summary.leaked_bytes = 1;
+  p.summary.leaked_blocks = 1;
+  p.summary.suppressed_bytes = 1;
+  p.summary.suppressed_blocks = 1;
+  p.summary.runtime_internal_bytes = 2;
+  p.summary.runtime_internal_blocks = 2;
+  p.summary.untracked_allocations = 1;
+  p.summary.untracked_bytes = 1;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 1 allocation, 1 free, 1 byte allocated, 1 byte peak\n"
+            "==77==\n"
+            "==77== 1 byte in 1 block is still reachable\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== 0 bytes in 2 blocks are indirectly lost\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== 2 bytes in 1 block is definitely lost\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== 1,000 bytes in 1,000 blocks are possibly lost\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY: 1 byte in 1 block in 4 groups\n"
+            "==77==   suppressed: 1 byte in 1 block\n"
+            "==77==   not shown: 2 bytes in 2 blocks kept by the C/C++ runtime for its own use\n"
+            "==77==   untracked: 1 allocation (1 byte) could not be recorded (memtrack's tables "
+            "were full)\n");
+}
+
+TEST(TextRenderer, OneGroupAndNoOptionalSummaryLines) {
+  ProcessReport p = quiet_process();
+  p.leaks = {group(LeakKind::kUnclassified, 24, 1)};
+  p.summary.leaked_bytes = 24;
+  p.summary.leaked_blocks = 1;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== 24 bytes in 1 block is unfreed at exit\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY: 24 bytes in 1 block in 1 group\n");
+}
+
+TEST(TextRenderer, NoLeaksOneLiner) {
+  ProcessReport p = quiet_process();
+  p.summary.allocations = 1234;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (1,234 "
+            "allocations, all freed)\n");
+  p.summary.allocations = 1;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (1 "
+            "allocation, all freed)\n");
+}
+
+TEST(TextRenderer, NoLeaksButSuppressedOrRuntimeInternal) {
+  ProcessReport p = quiet_process();
+  p.summary.runtime_internal_bytes = 288;
+  p.summary.runtime_internal_blocks = 1;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations)\n");
+  p.summary.suppressed_bytes = 50;
+  p.summary.suppressed_blocks = 2;
+  p.suppressed = {group(LeakKind::kDefinite, 50, 2)};
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations, 2 blocks suppressed)\n");
+  p.summary.suppressed_blocks = 1;
+  p.summary.untracked_allocations = 4;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations, 1 block suppressed; 4 allocations untracked)\n");
+}
+
+TEST(TextRenderer, ExitPhrasesInHeaderAndOneLiner) {
+  ProcessReport p = quiet_process();
+  p.exit.how = ExitInfo::How::kSignal;
+  p.exit.signal = 11;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) was killed by signal 11 (SIGSEGV): no "
+            "leaks (3 allocations, all freed)\n");
+  p.exit.how = ExitInfo::How::kUnderscoreExit;
+  p.exit.code = 3;
+  p.leaks = {group(LeakKind::kUnclassified, 8, 1)};
+  std::string text = render(p, with_version());
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "==77== memtrack 0.1.0: ./prog (pid 77, parent 1) called _exit(3)");
+  p.exit.how = ExitInfo::How::kUnknown;
+  text = render(p, with_version());
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "==77== memtrack 0.1.0: ./prog (pid 77, parent 1) exit status unknown");
+}
+
+TEST(TextRenderer, CutsBelowMainColdAndShowsEmptyStacks) {
+  ProcessReport p = quiet_process();
+  LeakGroup g = group(LeakKind::kDefinite, 8, 1);
+  g.stack = {symbol_frame(0x1, "/bin/app", 0x10, "main.cold"),
+             symbol_frame(0x2, testing::kLibc, 0x20, "__libc_start_main")};
+  LeakGroup no_stack = group(LeakKind::kDefinite, 4, 1);
+  no_stack.stack.clear();
+  p.leaks = {g, no_stack};
+  p.summary.leaked_bytes = 12;
+  p.summary.leaked_blocks = 2;
+  TextOptions options;
+  options.gen_suppressions = true;
+  EXPECT_EQ(render(p, options),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== 8 bytes in 1 block is definitely lost\n"
+            "==77==    #0 main.cold (app+0x10)\n"
+            "==77==    suppress with: leak:^main.cold$\n"
+            "==77==\n"
+            "==77== 4 bytes in 1 block is definitely lost\n"
+            "==77==    (no stack recorded)\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY: 12 bytes in 2 blocks in 2 groups\n");
+}
+
+TEST(TextRenderer, CommandIsQuotedAndControlCharactersNeutralized) {
+  ProcessReport p = quiet_process();
+  p.command = {"./my prog", "it's"};
+  LeakGroup g = group(LeakKind::kDefinite, 8, 1);
+  g.stack[0].function = "evil\n==77== fake\033[31m";
+  p.leaks = {g};
+  std::string text = render(p);
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "==77== memtrack: './my prog' 'it'\\''s' (pid 77, parent 1) exited with status 0");
+  EXPECT_NE(text.find("==77==    #0 evil?==77== fake?[31m (f.c:1:2) leaky\n"), std::string::npos);
+}
+
+TEST(TextRenderer, FormatFrame) {
+  Frame f = debug_frame(0x555555555100, "f", "f.c", 12, 0);
+  EXPECT_EQ(format_frame(f), "f (f.c:12) leaky");
+  f.line = 0;
+  EXPECT_EQ(format_frame(f), "f (f.c) leaky");
+  f.module.clear();
+  f.inlined = true;
+  EXPECT_EQ(format_frame(f), "f (f.c) [inlined]");
+  f.function.clear();
+  EXPECT_EQ(format_frame(f), "?? (f.c) [inlined]");
+  EXPECT_EQ(format_frame(symbol_frame(0xabc, "/lib/libz.so.1", 0x1f, "")), "?? (libz.so.1+0x1f)");
+  EXPECT_EQ(format_frame(symbol_frame(0xabc, "", 0, "")), "?? (0xabc)");
+  EXPECT_EQ(format_frame(symbol_frame(0xabc, "", 0, "jit_fn")), "jit_fn (0xabc)");
+}
+
+TEST(TextRenderer, SeveralProcessesInOrder) {
+  Report r;
+  r.processes = {quiet_process(), quiet_process()};
+  r.processes[1].pid = 78;
+  r.processes[1].ppid = 77;
+  EXPECT_EQ(render(r, TextOptions{}),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations, all freed)\n"
+            "==78== memtrack: ./prog (pid 78, parent 77) exited with status 0: no leaks (3 "
+            "allocations, all freed)\n");
+}
+
+}  // namespace
+}  // namespace memtrack::report
