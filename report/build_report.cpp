@@ -42,7 +42,6 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   report.ppid = file.ppid;
   report.command = file.command;
   report.exit = file.exit;
-  report.notes = symbolizer_notes;
 
   Summary& summary = report.summary;
   summary.allocations = file.stats.allocations;
@@ -75,6 +74,8 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   }
   std::stable_sort(report.leaks.begin(), report.leaks.end(), leak_group_before);
   std::stable_sort(report.suppressed.begin(), report.suppressed.end(), leak_group_before);
+  // Read last: the symbolizer adds notes ("no debug info for ...") while it works.
+  report.notes = symbolizer_notes;
   return report;
 }
 

@@ -31,7 +31,8 @@ using SymbolizeFn =
 // Both lists are sorted by bytes, then blocks (largest first), then by the first frame's
 // address (groups with an empty stack last), ties kept in file order: deterministic.
 // allocations, frees, bytes_allocated, peak_bytes and untracked_* come from file.stats;
-// pid, ppid, command and exit are copied; notes = symbolizer_notes.
+// pid, ppid, command and exit are copied; notes = symbolizer_notes as they are after the
+// stacks were symbolized (pass the symbolizer's live list).
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,
                                    const Suppressions& suppressions);

@@ -23,11 +23,17 @@ class Symbolizer {
   // The frames for one code address, innermost first: the inlined calls (inlined = true)
   // followed by the function that contains them. Return addresses (every frame but the
   // first of a stack) are looked up at address - 1, inside the call instruction. Results
-  // are cached: each unique address is symbolized once.
+  // are cached: each unique address is symbolized once, and the reference stays valid as long
+  // as the Symbolizer. Always at least one frame, and nothing is thrown: an address in no
+  // module gives module "" (module_offset 0), an unreadable file gives module+offset only,
+  // a file without debug info gives the symbol-table name with file "" and line 0.
   const std::vector<report::Frame>& symbolize(uint64_t address, bool is_return_address);
 
   // Things the user should know, once each: modules without debug info, files that are
-  // missing or whose build-id differs from the one recorded at run time.
+  // missing or whose build-id differs from the one recorded at run time. Missing and changed
+  // files are noted by the constructor; "no debug info" is noted when symbolize() first
+  // looks into such a module (so only for modules some stack went through): read the notes
+  // after symbolizing.
   const std::vector<std::string>& notes() const;
 
  private:

@@ -1,0 +1,51 @@
+// memtrack run and memtrack report.
+#include "cli/commands.h"
+
+#include "cli/launcher.h"
+#include "cli/pipeline.h"
+#include "cli/result_dir.h"
+
+namespace memtrack::cli {
+namespace {
+
+// MEMTRACK_OPTIONS values are quoted so paths may contain ':' or spaces.
+std::string quoted(const std::string& value) {
+  if (value.find('"') != std::string::npos) {
+    throw Error("paths containing '\"' are not supported: " + value);
+  }
+  return "\"" + value + "\"";
+}
+
+int status_of(const report::ExitInfo& exit) {
+  return exit.how == report::ExitInfo::How::kSignal ? 128 + exit.signal : exit.code;
+}
+
+}  // namespace
+
+int run_command(const Config& config) {
+  std::string runtime = find_runtime();
+  resolve_program(config.program.front());  // fail early, with memtrack's exit codes
+  ResultDir dir(config.keep_results);
+  std::string options = "result_dir=" + quoted(dir.path());
+  if (config.num_callers > 0) options += ":max_frames=" + std::to_string(config.num_callers);
+  if (!config.trace_children) options += ":follow_exec=0";
+  LaunchResult launched = launch_and_wait(config.program, runtime, options);
+
+  MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};
+  bool had_errors = false;
+  report::Report report = build_report(dir.new_result_files(), config, main, &had_errors);
+  write_outputs(report, config, main.pid);
+  if (had_errors) return kExitToolFailed;
+  return exit_status(report, config, status_of(launched.exit));
+}
+
+int report_command(const Config& config) {
+  bool had_errors = false;
+  report::Report report = build_report(config.files, config, std::nullopt, &had_errors);
+  uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
+  if (!report.processes.empty()) write_outputs(report, config, first_pid);
+  if (had_errors) return kExitToolFailed;
+  return exit_status(report, config, 0);
+}
+
+}  // namespace memtrack::cli

@@ -1,0 +1,11 @@
+// The subcommands. Each returns the process exit status; failures throw memtrack::Error.
+#pragma once
+
+#include "cli/options.h"
+
+namespace memtrack::cli {
+
+int run_command(const Config& config);     // memtrack run
+int report_command(const Config& config);  // memtrack report
+
+}  // namespace memtrack::cli

@@ -1,0 +1,39 @@
+// Starting the program under libmemtrack.so and waiting for it: locating the runtime,
+// building the environment, forwarding signals, decoding the exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/model.h"
+
+namespace memtrack::cli {
+
+// libmemtrack.so next to this executable: build tree (../runtime/) or installed tree
+// (../lib/memtrack/); MEMTRACK_RUNTIME overrides. Throws Error if none exists.
+std::string find_runtime();
+
+// Resolves PROG like execvp would. Throws LaunchError with exit code 127 (not found) or 126
+// (not executable) and a one-line message.
+class LaunchError : public Error {
+ public:
+  LaunchError(const std::string& message, int exit_code) : Error(message), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+std::string resolve_program(const std::string& program);
+
+struct LaunchResult {
+  int pid = 0;
+  report::ExitInfo exit;  // how the program ended (kExit or kSignal)
+};
+
+// Runs `argv` with LD_PRELOAD = runtime (+ any existing LD_PRELOAD) and MEMTRACK_OPTIONS =
+// any existing options + `runtime_options`, forwarding SIGINT, SIGTERM, SIGHUP and SIGQUIT to
+// it while it runs. Returns when it has exited. Throws LaunchError/Error on failure to start.
+LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::string& runtime,
+                             const std::string& runtime_options);
+
+}  // namespace memtrack::cli

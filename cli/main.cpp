@@ -1,0 +1,24 @@
+// memtrack: the command-line tool. One place catches every error and prints it once.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/launcher.h"
+#include "cli/options.h"
+
+int main(int argc, char** argv) {
+  using namespace memtrack::cli;
+  Config config;
+  int exit_code = 0;
+  if (!parse_command_line(argc, argv, &config, &exit_code)) return exit_code;
+  try {
+    return config.command == kRun ? run_command(config) : report_command(config);
+  } catch (const LaunchError& e) {
+    std::cerr << "memtrack: error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const memtrack::Error& e) {
+    std::cerr << "memtrack: error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "memtrack: error: " << e.what() << "\n";
+  }
+  return kExitToolFailed;
+}

@@ -1,0 +1,36 @@
+// The memtrack command's options: one table (name, metavar, help with the default, which
+// subcommands take it, handler), from which the CLI11 parser and --help are generated.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memtrack::cli {
+
+enum Command : unsigned { kRun = 1, kReport = 2 };
+
+struct Config {
+  Command command = kRun;
+  std::string log_file;                   // text report destination; "" = stderr
+  std::string json_file;                  // "" = none, "-" = stdout
+  std::vector<std::string> suppressions;  // files
+  bool gen_suppressions = false;
+  int error_exitcode = 0;  // 0 = off
+  enum class Color { kAuto, kAlways, kNever } color = Color::kAuto;
+  int num_callers = 0;  // 0: the runtime's default (32) or MEMTRACK_OPTIONS's max_frames
+  bool trace_children = true;
+  std::string keep_results;          // directory; "" = temporary
+  std::vector<std::string> program;  // run: PROG ARGS...
+  std::vector<std::string> files;    // report: FILE...
+};
+
+// Exit codes of memtrack's own failures (see docs/cli.md).
+inline constexpr int kExitToolFailed = 125;
+inline constexpr int kExitNotExecutable = 126;
+inline constexpr int kExitNotFound = 127;
+
+// Parses argv. Returns false when the caller should exit with *exit_code right away (after
+// --help or --version, or a usage error that has already been printed).
+bool parse_command_line(int argc, char** argv, Config* /*out*/ config, int* /*out*/ exit_code);
+
+}  // namespace memtrack::cli

@@ -1,0 +1,36 @@
+// From result files to what the user sees: symbolize, apply suppressions, render text and
+// JSON, and choose the exit status.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "report/model.h"
+
+namespace memtrack::cli {
+
+// The process the user started, as the launcher saw it (its exit status is authoritative:
+// a process killed by a signal never writes its own result file).
+struct MainProcess {
+  uint32_t pid = 0;
+  std::vector<std::string> command;
+  report::ExitInfo exit;
+};
+
+// Builds the report of every file, the main process first, then the others by pid. Files
+// that cannot be read are skipped after one "memtrack: error:" line each; `*had_errors` says
+// whether that happened. Throws Error for unreadable suppression files.
+report::Report build_report(const std::vector<std::string>& result_files, const Config& config,
+                            const std::optional<MainProcess>& main, bool* /*out*/ had_errors);
+
+// Writes the text report (stderr or --log-file) and the JSON report (--json).
+// Throws Error if an output file cannot be written.
+void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid);
+
+// The exit status for `report`: --error-exitcode when unsuppressed leaks exist, otherwise
+// `program_status`.
+int exit_status(const report::Report& report, const Config& config, int program_status);
+
+}  // namespace memtrack::cli

@@ -1,0 +1,458 @@
+// Symbolizer tests against real code: libsymfix.so (testdata/, built -O2 -g at build time) is
+// dlopen'ed, its hook records return addresses inside known lines, and the module map is made
+// the way the runtime makes it. Line:column pairs below are those marked LINE_* in testdata/.
+#include "symbolize/symbolizer.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "symbolize/testdata/fixture.h"
+#include "symbolize/testing_modules.h"
+
+namespace memtrack::symbolize {
+namespace {
+
+using report::Frame;
+using report::RawModule;
+
+uintptr_t g_return_address = 0;
+
+// The fixture's hook: remembers where in the library it was called from.
+extern "C" __attribute__((noinline)) int record_return_address(int n) {
+  g_return_address = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  return n;
+}
+
+std::string basename_of(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+struct Expected {
+  const char* function;
+  const char* file;  // basename
+  int line;
+  int column;
+  bool inlined;
+};
+
+void expect_frames(const std::vector<Frame>& frames, const std::vector<Expected>& expected) {
+  ASSERT_EQ(frames.size(), expected.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    EXPECT_EQ(frames[i].function, expected[i].function);
+    EXPECT_EQ(basename_of(frames[i].file), expected[i].file);
+    EXPECT_EQ(frames[i].line, expected[i].line);
+    EXPECT_EQ(frames[i].column, expected[i].column);
+    EXPECT_EQ(frames[i].inlined, expected[i].inlined);
+  }
+}
+
+// fixture_inner (inlined) <- fixture_middle (inlined) <- fixture_outer, fixture_lib.c.
+const std::vector<Expected> kOuterChain = {
+    {"fixture_inner", "fixture_lib.c", 13, 10, true},   // LINE_INNER_CALL: the hook call
+    {"fixture_middle", "fixture_lib.c", 17, 10, true},  // LINE_MIDDLE_CALL: inner's call site
+    {"fixture_outer", "fixture_lib.c", 21, 10, false},  // LINE_OUTER_CALL: middle's call site
+};
+
+class SymbolizerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    handle_ = dlopen(SYMFIX_LIB, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle_, nullptr) << dlerror();
+    auto set_hook = reinterpret_cast<void (*)(fixture_hook)>(dlsym(handle_, "fixture_set_hook"));
+    ASSERT_NE(set_hook, nullptr);
+    set_hook(record_return_address);
+    ret_outer_ = call("fixture_outer");
+    ret_include_ = call("fixture_from_include");
+    ret_widget_ = call("fixture_widget_make");
+    std::optional<LoadedModule> loaded = test_only_find_loaded_at(SYMFIX_LIB);
+    ASSERT_TRUE(loaded.has_value());
+    lib_ = new RawModule(loaded->module);
+    text_start_ = loaded->text_start;
+    text_end_ = loaded->text_end;
+  }
+  void SetUp() override { ASSERT_NE(lib_, nullptr) << "the fixture library did not load"; }
+  static void TearDownTestSuite() {
+    delete lib_;
+    lib_ = nullptr;
+  }
+
+  // Calls an exported entry point and returns the hook's return address inside the library.
+  static uint64_t call(const char* entry) {
+    auto fn = reinterpret_cast<int (*)(int)>(dlsym(handle_, entry));
+    EXPECT_NE(fn, nullptr) << entry;
+    if (fn == nullptr) return 0;
+    g_return_address = 0;
+    fn(1);
+    return g_return_address;
+  }
+
+  // The library's mapping, but naming another file (a copy, or nothing at all).
+  static RawModule lib_as(const std::string& path) {
+    RawModule module = *lib_;
+    module.path = path;
+    module.build_id.clear();
+    return module;
+  }
+
+  static void* handle_;
+  static RawModule* lib_;
+  static uint64_t ret_outer_;
+  static uint64_t ret_include_;
+  static uint64_t ret_widget_;
+  static uint64_t text_start_;
+  static uint64_t text_end_;
+};
+
+void* SymbolizerTest::handle_ = nullptr;
+RawModule* SymbolizerTest::lib_ = nullptr;
+uint64_t SymbolizerTest::ret_outer_ = 0;
+uint64_t SymbolizerTest::ret_include_ = 0;
+uint64_t SymbolizerTest::ret_widget_ = 0;
+uint64_t SymbolizerTest::text_start_ = 0;
+uint64_t SymbolizerTest::text_end_ = 0;
+
+TEST_F(SymbolizerTest, InlinedCallsAreFramesOfTheirOwnInnermostFirst) {
+  Symbolizer symbolizer({*lib_});
+  const std::vector<Frame>& frames = symbolizer.symbolize(ret_outer_, true);
+  expect_frames(frames, kOuterChain);
+  for (const Frame& frame : frames) {
+    EXPECT_EQ(frame.address, ret_outer_);  // the address asked for, not address - 1
+    EXPECT_EQ(frame.module, lib_->path);
+    EXPECT_EQ(frame.module_offset, ret_outer_ - lib_->load_bias);
+    EXPECT_EQ(
+        frame.file,
+        (std::filesystem::path(MEMTRACK_SOURCE_DIR) / "symbolize/testdata/fixture_lib.c").string());
+  }
+  EXPECT_TRUE(symbolizer.notes().empty());
+}
+
+TEST_F(SymbolizerTest, ReturnAddressIsLookedUpInsideTheCall) {
+  Symbolizer symbolizer({*lib_});
+  const std::vector<Frame>& as_return = symbolizer.symbolize(ret_outer_, true);
+  const std::vector<Frame>& before = symbolizer.symbolize(ret_outer_ - 1, false);
+  const std::vector<Frame>& as_pc = symbolizer.symbolize(ret_outer_, false);
+  ASSERT_EQ(as_return.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(as_return[i].function, before[i].function);
+    EXPECT_EQ(as_return[i].line, before[i].line);
+    EXPECT_EQ(as_return[i].column, before[i].column);
+    EXPECT_EQ(before[i].address, ret_outer_ - 1);
+  }
+  // The same address as a pc is a separate cache entry.
+  EXPECT_NE(&as_pc, &as_return);
+  ASSERT_FALSE(as_pc.empty());
+  EXPECT_EQ(as_pc[0].address, ret_outer_);
+}
+
+TEST_F(SymbolizerTest, LinesFromAnIncludedFileNameThatFile) {
+  Symbolizer symbolizer({*lib_});
+  expect_frames(
+      symbolizer.symbolize(ret_include_, true),
+      {{"fixture_from_include", "fixture_included.inc", 4, 10, false}});  // LINE_INCLUDED_CALL
+}
+
+TEST_F(SymbolizerTest, CxxNamesAreDemangledWithNamespacesAndParameters) {
+  Symbolizer symbolizer({*lib_});
+  // C++ call columns point at the '(' of the call.
+  expect_frames(
+      symbolizer.symbolize(ret_widget_, true),
+      {{"long demo::scaled<long>(long)", "fixture_widget.cpp", 13, 39, true},  // LINE_SCALED_CALL
+       {"demo::Widget::make(int)", "fixture_widget.cpp", 17, 22, false}});     // LINE_WIDGET_CALL
+}
+
+TEST_F(SymbolizerTest, SeparateDebugInfoIsFoundThroughDebuglink) {
+  Symbolizer symbolizer({lib_as(SYMFIX_DEBUGLINK)});
+  expect_frames(symbolizer.symbolize(ret_outer_, true), kOuterChain);
+  EXPECT_TRUE(symbolizer.notes().empty());
+}
+
+TEST_F(SymbolizerTest, WithoutDebugInfoNamesComeFromTheDynamicSymbolTable) {
+  Symbolizer symbolizer({lib_as(SYMFIX_STRIPPED)});
+  expect_frames(symbolizer.symbolize(ret_outer_, true), {{"fixture_outer", "", 0, 0, false}});
+  expect_frames(symbolizer.symbolize(ret_widget_, true),
+                {{"demo::Widget::make(int)", "", 0, 0, false}});
+  EXPECT_EQ(symbolizer.symbolize(ret_outer_, true)[0].module, SYMFIX_STRIPPED);
+  EXPECT_EQ(symbolizer.notes(), std::vector<std::string>{"no debug info for " SYMFIX_STRIPPED
+                                                         ": its frames show function names only"});
+}
+
+TEST_F(SymbolizerTest, DebuginfodIsNeverAsked) {
+  // With a server configured, libdebuginfod would create its cache directory before asking.
+  std::string cache = ::testing::TempDir() + "memtrack_debuginfod_" + std::to_string(getpid());
+  std::filesystem::remove_all(cache);
+  setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+  setenv("DEBUGINFOD_CACHE_PATH", cache.c_str(), 1);
+  {
+    Symbolizer symbolizer({lib_as(SYMFIX_STRIPPED)});
+    expect_frames(symbolizer.symbolize(ret_outer_, true), {{"fixture_outer", "", 0, 0, false}});
+  }
+  unsetenv("DEBUGINFOD_URLS");
+  unsetenv("DEBUGINFOD_CACHE_PATH");
+  EXPECT_FALSE(std::filesystem::exists(cache));
+}
+
+TEST(SymbolizerSystemTest, DebianDetachedDebugInfoIsFoundByBuildId) {
+  std::optional<LoadedModule> libc =
+      test_only_find_loaded([](const std::string& path) { return path.ends_with("/libc.so.6"); });
+  ASSERT_TRUE(libc.has_value());
+  ASSERT_FALSE(libc->module.build_id.empty());
+  std::string hex;
+  for (uint8_t byte : libc->module.build_id) {
+    hex += "0123456789abcdef"[byte >> 4];
+    hex += "0123456789abcdef"[byte & 15];
+  }
+  std::string debug_file =
+      "/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  if (!std::filesystem::exists(debug_file)) GTEST_SKIP() << "libc6-dbg is not installed";
+
+  void* handle = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(handle, nullptr);
+  auto getpid_address = reinterpret_cast<uint64_t>(dlsym(handle, "getpid"));
+  dlclose(handle);
+  Symbolizer symbolizer({libc->module});
+  const std::vector<Frame>& frames = symbolizer.symbolize(getpid_address, false);
+  ASSERT_FALSE(frames.empty());
+  EXPECT_NE(frames.back().function.find("getpid"), std::string::npos) << frames.back().function;
+  EXPECT_NE(frames.back().file, "");
+  EXPECT_GT(frames.back().line, 0);
+  EXPECT_TRUE(symbolizer.notes().empty());
+}
+
+TEST_F(SymbolizerTest, MissingFileGivesModulePlusOffsetAndANote) {
+  const std::string path = "/nonexistent/dir/libgone.so";
+  Symbolizer symbolizer({lib_as(path)});
+  const std::vector<Frame>& frames = symbolizer.symbolize(ret_outer_, true);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].address, ret_outer_);
+  EXPECT_EQ(frames[0].module, path);
+  EXPECT_EQ(frames[0].module_offset, ret_outer_ - lib_->load_bias);
+  EXPECT_EQ(frames[0].function, "");
+  EXPECT_EQ(frames[0].file, "");
+  EXPECT_EQ(frames[0].line, 0);
+  symbolizer.symbolize(ret_widget_, true);
+  EXPECT_EQ(symbolizer.notes(),
+            std::vector<std::string>{"cannot open " + path +
+                                     ": No such file or directory; its frames show "
+                                     "module+offset only"});
+}
+
+TEST_F(SymbolizerTest, NotesAboutFilesComeWithConstruction) {
+  Symbolizer symbolizer({lib_as("/nonexistent/libgone.so"), *lib_});
+  EXPECT_EQ(symbolizer.notes().size(), 1u);  // before any symbolize()
+}
+
+TEST_F(SymbolizerTest, TheVdsoHasNoFileAndNoNote) {
+  Symbolizer symbolizer({lib_as("linux-vdso.so.1")});
+  const std::vector<Frame>& frames = symbolizer.symbolize(ret_outer_, true);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].module, "linux-vdso.so.1");
+  EXPECT_EQ(frames[0].module_offset, ret_outer_ - lib_->load_bias);
+  EXPECT_TRUE(symbolizer.notes().empty());
+}
+
+TEST_F(SymbolizerTest, AddressInNoModuleIsUnknown) {
+  Symbolizer symbolizer({*lib_});
+  for (uint64_t address : {uint64_t{0x10}, lib_->end, lib_->start - 1, ~uint64_t{0}}) {
+    const std::vector<Frame>& frames = symbolizer.symbolize(address, true);
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0].address, address);
+    EXPECT_EQ(frames[0].module, "");
+    EXPECT_EQ(frames[0].module_offset, 0u);
+    EXPECT_EQ(frames[0].function, "");
+  }
+  EXPECT_TRUE(symbolizer.notes().empty());
+}
+
+TEST_F(SymbolizerTest, GarbageModuleFilesGiveNotesNotCrashes) {
+  std::string dir = ::testing::TempDir() + "memtrack_symbolize_garbage_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::string empty = dir + "/empty.so";
+  std::ofstream(empty).close();
+  std::string fifo = dir + "/fifo.so";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);  // opening it for reading would block
+
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {SYMFIX_NOT_ELF, "cannot open " SYMFIX_NOT_ELF ": "},
+      {empty, "cannot open " + empty + ": "},
+      {fifo, "cannot open " + fifo + ": not a regular file"},
+      {dir, "cannot open " + dir + ": not a regular file"},
+      {"", "cannot open : No such file or directory"},
+  };
+  for (const auto& [path, note_prefix] : cases) {
+    SCOPED_TRACE(path);
+    Symbolizer symbolizer({lib_as(path)});
+    const std::vector<Frame>& frames = symbolizer.symbolize(ret_outer_, true);
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0].module, path);
+    EXPECT_EQ(frames[0].function, "");
+    ASSERT_EQ(symbolizer.notes().size(), 1u);
+    EXPECT_EQ(symbolizer.notes()[0].rfind(note_prefix, 0), 0u) << symbolizer.notes()[0];
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// [offset, offset + size) of every .debug_* section of an ELF64 image (the fixture's own).
+std::vector<std::pair<size_t, size_t>> debug_sections(const std::string& image) {
+  std::vector<std::pair<size_t, size_t>> sections;
+  Elf64_Ehdr ehdr;
+  std::memcpy(&ehdr, image.data(), sizeof ehdr);
+  std::vector<Elf64_Shdr> shdrs(ehdr.e_shnum);
+  std::memcpy(shdrs.data(), image.data() + ehdr.e_shoff, ehdr.e_shnum * sizeof(Elf64_Shdr));
+  const char* names = image.data() + shdrs.at(ehdr.e_shstrndx).sh_offset;
+  for (const Elf64_Shdr& shdr : shdrs) {
+    if (shdr.sh_size > 0 && std::strncmp(names + shdr.sh_name, ".debug_", 7) == 0) {
+      sections.emplace_back(shdr.sh_offset, shdr.sh_size);
+    }
+  }
+  return sections;
+}
+
+TEST_F(SymbolizerTest, CorruptedDebugInfoDegradesWithoutCrashing) {
+  std::ifstream in(SYMFIX_LIB, std::ios::binary);
+  const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<std::pair<size_t, size_t>> sections = debug_sections(image);
+  ASSERT_GE(sections.size(), 4u);
+  const std::string path = ::testing::TempDir() + "libsymfix_corrupt_" + std::to_string(getpid());
+
+  uint64_t state = 0x9e3779b97f4a7c15;  // xorshift64: the same corruptions on every run
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::string corrupt = image;
+    if (round % 8 == 7) {
+      corrupt.resize(next() % image.size());  // truncated mid-file
+    } else {
+      for (int flip = 0; flip <= round % 8; ++flip) {  // a few bytes: most of the DWARF survives
+        const auto& [offset, size] = sections[next() % sections.size()];
+        corrupt[offset + next() % size] ^= static_cast<char>(1 + next() % 255);
+      }
+    }
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << corrupt;
+    Symbolizer symbolizer({lib_as(path)});
+    for (uint64_t address = text_start_; address < text_end_; ++address) {
+      EXPECT_FALSE(symbolizer.symbolize(address, round % 2 == 0).empty());
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_F(SymbolizerTest, ChangedBuildIdIsNotedAndStillSymbolized) {
+  ASSERT_FALSE(lib_->build_id.empty());
+  Symbolizer same({*lib_});
+  expect_frames(same.symbolize(ret_outer_, true), kOuterChain);
+  EXPECT_TRUE(same.notes().empty());
+
+  RawModule changed = *lib_;
+  changed.build_id = {0xde, 0xad, 0xbe, 0xef};
+  Symbolizer symbolizer({changed});
+  expect_frames(symbolizer.symbolize(ret_outer_, true), kOuterChain);
+  symbolizer.symbolize(ret_widget_, true);
+  EXPECT_EQ(symbolizer.notes(),
+            std::vector<std::string>{lib_->path +
+                                     " changed since the run (build-id differs); frames may be "
+                                     "wrong"});
+}
+
+TEST_F(SymbolizerTest, LoadedModulesWinOverUnloadedOnesAtTheSameAddress) {
+  RawModule gone = lib_as("/nonexistent/unloaded.so");
+  gone.unloaded = true;
+  Symbolizer both({gone, *lib_});
+  EXPECT_EQ(both.symbolize(ret_outer_, true)[0].module, lib_->path);
+
+  Symbolizer only_unloaded({gone});
+  EXPECT_EQ(only_unloaded.symbolize(ret_outer_, true)[0].module, gone.path);
+}
+
+TEST_F(SymbolizerTest, OneFileMappedTwiceAtDifferentBiases) {
+  // A library dlclose'd and loaded again elsewhere: both mappings symbolize alike.
+  constexpr uint64_t kShift = uint64_t{1} << 40;
+  RawModule first = *lib_;
+  first.unloaded = true;
+  RawModule again = *lib_;
+  again.load_bias += kShift;
+  again.start += kShift;
+  again.end += kShift;
+  Symbolizer symbolizer({first, again});
+  expect_frames(symbolizer.symbolize(ret_outer_, true), kOuterChain);
+  const std::vector<Frame>& moved = symbolizer.symbolize(ret_outer_ + kShift, true);
+  expect_frames(moved, kOuterChain);
+  EXPECT_EQ(moved[0].module_offset, ret_outer_ - lib_->load_bias);
+}
+
+TEST_F(SymbolizerTest, EachAddressIsSymbolizedOnceAndStaysPut) {
+  Symbolizer symbolizer({*lib_});
+  const std::vector<Frame>& first = symbolizer.symbolize(ret_outer_, true);
+  // Enough other addresses to rehash the cache several times.
+  for (uint64_t address = lib_->start; address < lib_->start + 4096; ++address) {
+    symbolizer.symbolize(address, true);
+  }
+  const std::vector<Frame>& second = symbolizer.symbolize(ret_outer_, true);
+  EXPECT_EQ(&first, &second);
+  expect_frames(first, kOuterChain);
+}
+
+TEST_F(SymbolizerTest, MainExecutableIsSymbolizedToo) {
+  std::optional<LoadedModule> exe = test_only_find_loaded_at("/proc/self/exe");
+  ASSERT_TRUE(exe.has_value());
+  const int call_line = (record_return_address(0), __LINE__);  // the call's line
+  Symbolizer symbolizer({exe->module});
+  const std::vector<Frame>& frames = symbolizer.symbolize(g_return_address, true);
+  ASSERT_FALSE(frames.empty());
+  EXPECT_NE(frames.back().function.find("MainExecutableIsSymbolizedToo"), std::string::npos)
+      << frames.back().function;
+  EXPECT_EQ(basename_of(frames.back().file), "symbolizer_test.cpp");
+  EXPECT_EQ(frames.back().line, call_line);
+}
+
+TEST(SymbolizerExecTest, NonPieExecutableHasBiasZero) {
+  FILE* pipe = popen(SYMFIX_EXE, "r");
+  ASSERT_NE(pipe, nullptr);
+  unsigned long long function = 0, start = 0, end = 0;
+  int fields = fscanf(pipe, "%llx %llx %llx", &function, &start, &end);
+  pclose(pipe);
+  ASSERT_EQ(fields, 3);
+  RawModule exe;
+  exe.path = SYMFIX_EXE;
+  exe.start = start;
+  exe.end = end;
+  Symbolizer symbolizer({exe});
+  const std::vector<Frame>& frames = symbolizer.symbolize(function, false);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].function, "fixture_exe_function");
+  EXPECT_EQ(basename_of(frames[0].file), "fixture_exe.c");
+  EXPECT_EQ(frames[0].line, 9);  // LINE_EXE_FN
+  EXPECT_EQ(frames[0].module_offset, function);
+}
+
+TEST(DemangleTest, OnlyItaniumNamesAreDemangled) {
+  EXPECT_EQ(demangle("_ZN4demo6Widget4makeEi"), "demo::Widget::make(int)");
+  EXPECT_EQ(demangle("_ZN4demo6Widget4makeEi.cold"), "demo::Widget::make(int) [clone .cold]");
+  EXPECT_EQ(demangle("main"), "main");
+  EXPECT_EQ(demangle("fixture_outer"), "fixture_outer");
+  EXPECT_EQ(demangle(""), "");
+  EXPECT_EQ(demangle("_Z"), "_Z");
+  EXPECT_EQ(demangle("_Zgarbage(("), "_Zgarbage((");
+  EXPECT_EQ(demangle("Z3foov"), "Z3foov");
+  // Deep nesting must not blow the stack (the demangler bounds its recursion).
+  std::string deep = "_Z1f" + std::string(100000, 'P') + "v";
+  EXPECT_EQ(demangle(deep), deep);
+}
+
+}  // namespace
+}  // namespace memtrack::symbolize
