@@ -12,8 +12,7 @@ build: deps
 	cmake --build --preset release
 
 demo: build
-	@echo "== running examples/leaky under libmemtrack.so =="
-	LD_PRELOAD=$(CURDIR)/build/release/runtime/libmemtrack.so build/release/examples/leaky
+	build/release/cli/memtrack run -- build/release/examples/leaky
 
 # The whole suite in the release build, then the unit tests again under ASan + UBSan (the
 # preload runtime and the e2e programs cannot run under ASan, so the asan preset runs only

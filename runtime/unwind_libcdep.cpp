@@ -17,17 +17,15 @@ struct CaptureState {
   uintptr_t* frames;
   int max;
   int count;
-  bool past_runtime;  // true once the first frame outside libmemtrack.so was seen
 };
 
 _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
   auto* state = static_cast<CaptureState*>(arg);
   uintptr_t pc = _Unwind_GetIP(context);
   if (pc == 0) return _URC_END_OF_STACK;
-  if (!state->past_runtime) {
-    if (is_runtime_address(pc)) return _URC_NO_REASON;  // our own frames are never reported
-    state->past_runtime = true;
-  }
+  // The runtime's own frames are never reported: the hooks at the top, and main_wrapper
+  // (see process_info_libcdep.cpp) below the program's main.
+  if (is_runtime_address(pc)) return _URC_NO_REASON;
   state->frames[state->count++] = pc;
   return state->count == state->max ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
@@ -49,7 +47,7 @@ void init_unwinder() {
 }
 
 int capture_stack(uintptr_t* frames, int max) {
-  CaptureState state{frames, max, 0, false};
+  CaptureState state{frames, max, 0};
   _Unwind_Backtrace(on_frame, &state);
   return state.count;
 }
