@@ -146,7 +146,8 @@ std::vector<std::string> split_at_double_dash(int argc, char** argv, Config& con
 }  // namespace
 
 bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
-  CLI::App app{"memtrack: finds memory leaks in native Linux programs without recompiling them"};
+  CLI::App app{"memtrack: finds memory leaks in native Linux programs without recompiling them",
+               "memtrack"};
   app.set_version_flag("--version", "memtrack " MEMTRACK_VERSION);
   app.require_subcommand(1);
   CLI::App* run = app.add_subcommand("run", "Run PROG under memtrack and report its leaks");
@@ -186,7 +187,17 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       *exit_code = kExitToolFailed;
       return false;
     }
-    if (!had_dash) config->program = rest;
+    if (!had_dash) {
+      // prefix_command() stops at the first argument it does not know, options included.
+      if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-') {
+        std::cerr << "memtrack: error: unknown option '" << rest.front()
+                  << "' (see memtrack run --help; put '--' before a program whose name starts "
+                     "with '-')\n";
+        *exit_code = kExitToolFailed;
+        return false;
+      }
+      config->program = rest;
+    }
     if (config->program.empty()) {
       std::cerr << "memtrack: error: no program given (usage: memtrack run [OPTIONS] [--] PROG "
                    "[ARGS...])\n";
