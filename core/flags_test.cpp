@@ -249,7 +249,7 @@ TEST_F(FlagsTest, ValidateResetsNegativeMaxGroups) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 9u);
+  ASSERT_EQ(count, 10u);
   const struct {
     const char* name;
     FlagType type;
@@ -263,6 +263,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"max_metadata_mb", FlagType::kInt, "0"},
       {"result_dir", FlagType::kString, "\"\""},
       {"follow_exec", FlagType::kBool, "true"},
+      {"report_on_signal", FlagType::kBool, "true"},
       {"help", FlagType::kBool, "false"},
   };
   for (size_t i = 0; i < count; ++i) {
@@ -299,7 +300,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 9u);
+  EXPECT_EQ(entries, 10u);
 }
 
 }  // namespace

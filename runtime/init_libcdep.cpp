@@ -132,6 +132,7 @@ __attribute__((constructor)) static void memtrack_constructor() {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     capture_process_info();
     if (!g_flags.follow_exec) stop_following_exec();
+    if (g_flags.report_on_signal) install_signal_report();
   }
   core::sys::set_errno(saved_errno);
 }

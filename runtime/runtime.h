@@ -99,6 +99,9 @@ bool is_runtime_address(uintptr_t pc);
 void diag(const char* message);
 void warn_once(std::atomic<bool>& flag, const char* message);
 
+// Installs the report-on-signal handlers (report_on_signal option). Called once.
+void install_signal_report();
+
 // Produces the exit report once per process. `how` says what ended the program.
 void report_at_exit(const char* how, int status, bool have_status);
 
