@@ -59,6 +59,16 @@ report::ProcessReport missing_main_report(const MainProcess& main) {
   return p;
 }
 
+// waitpid's status is authoritative, but it cannot tell _exit from exit: keep the runtime's
+// record when both agree on the status.
+void merge_exit(const report::ExitInfo& waited, report::ExitInfo& recorded) {
+  bool same_status = waited.how == report::ExitInfo::How::kExit &&
+                     (recorded.how == report::ExitInfo::How::kExit ||
+                      recorded.how == report::ExitInfo::How::kUnderscoreExit) &&
+                     recorded.code == waited.code;
+  if (!same_status) recorded = waited;
+}
+
 bool use_color(const Config& config) {
   switch (config.color) {
     case Config::Color::kAlways:
@@ -116,7 +126,7 @@ report::Report build_report(const std::vector<std::string>& result_files, const 
   for (report::ResultFile& file : files) {
     auto& symbolizer = symbolizers[module_key(file.modules)];
     if (!symbolizer) symbolizer = std::make_unique<symbolize::Symbolizer>(file.modules);
-    if (main && file.pid == main_pid) file.exit = main->exit;  // waitpid knows best
+    if (main && file.pid == main_pid) merge_exit(main->exit, file.exit);
     report.processes.push_back(report::build_process_report(
         file,
         [&](uint64_t address, bool is_return) -> const std::vector<report::Frame>& {

@@ -14,9 +14,11 @@ std::vector<Frame> symbolize_stack(const ResultFile& file, uint32_t stack_id,
   auto it = file.stacks.find(stack_id);
   if (it == file.stacks.end()) return stack;
   const std::vector<uint64_t>& addresses = it->second;
-  for (size_t i = 0; i < addresses.size(); ++i) {
+  for (uint64_t address : addresses) {
+    // Every recorded address is a return address, frame 0 included (the runtime's own frames
+    // are dropped, so frame 0 is the return address into the allocator's caller).
     // Copy at once: the symbolizer's reference may not survive its next call.
-    const std::vector<Frame>& frames = symbolize(addresses[i], i > 0);
+    const std::vector<Frame>& frames = symbolize(address, true);
     stack.insert(stack.end(), frames.begin(), frames.end());
   }
   return stack;

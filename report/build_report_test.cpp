@@ -84,7 +84,7 @@ TEST(BuildReport, ExpandsInlinedFramesAndMarksReturnAddresses) {
   ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
 
   EXPECT_EQ(sym.calls(),
-            (std::vector<std::pair<uint64_t, bool>>{{0x100, false}, {0x200, true}, {0x300, true}}));
+            (std::vector<std::pair<uint64_t, bool>>{{0x100, true}, {0x200, true}, {0x300, true}}));
   ASSERT_EQ(p.leaks.size(), 1u);
   const LeakGroup& g = p.leaks[0];
   EXPECT_EQ(g.kind, LeakKind::kDefinite);
@@ -118,7 +118,7 @@ TEST(BuildReport, RuntimeInternalIsCountedNotListedNorSymbolized) {
   file.leaks = {raw(1, 288, 1, true), raw(2, 16, 1), raw(1, 12, 2, true)};
   FakeSymbolizer sym;
   ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
-  EXPECT_EQ(sym.calls(), (std::vector<std::pair<uint64_t, bool>>{{0x200, false}}));
+  EXPECT_EQ(sym.calls(), (std::vector<std::pair<uint64_t, bool>>{{0x200, true}}));
   ASSERT_EQ(p.leaks.size(), 1u);
   EXPECT_EQ(p.leaks[0].bytes, 16u);
   EXPECT_TRUE(p.suppressed.empty());

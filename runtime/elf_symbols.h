@@ -15,8 +15,8 @@ struct SymbolInfo {
   uintptr_t function_offset = 0;   // pc - function start
 };
 
-// Describes the code address `pc`. Pass is_return_address for frames above the first, so the
-// lookup uses pc - 1, which lies inside the call instruction.
+// Describes the code address `pc`. Pass is_return_address for recorded stack frames (all are
+// return addresses), so the lookup uses pc - 1, which lies inside the call instruction.
 SymbolInfo describe_address(uintptr_t pc, bool is_return_address);
 
 // Writes the demangled form of `name` into `out` (capacity `size`) when libstdc++'s

@@ -78,7 +78,7 @@ void write_frames(core::FdWriter& out, core::StackView stack) {
   }
   for (uint32_t i = 0; i < stack.size; ++i) {
     uintptr_t pc = stack.frames[i];
-    SymbolInfo info = describe_address(pc, i > 0);
+    SymbolInfo info = describe_address(pc, true);  // every frame is a return address
     line_start(line);
     line.str("   #").u64(i).chr(' ').hex(pc, 16).chr(' ');
     if (info.function != nullptr) {
@@ -165,11 +165,11 @@ void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
 
 bool is_runtime_internal(core::StackView stack) {
   if (stack.frames == nullptr || stack.size == 0) return false;
-  SymbolInfo top = describe_address(stack.frames[0], false);
+  SymbolInfo top = describe_address(stack.frames[0], true);
   if (is_dynamic_linker(top.module)) return true;                     // TLS, DTV, dlopen state
   if (same_string(top.function, "_IO_file_doallocate")) return true;  // stdio buffers
   for (uint32_t i = 0; i < stack.size; ++i) {
-    if (!is_system_runtime(describe_address(stack.frames[i], i > 0).module)) return false;
+    if (!is_system_runtime(describe_address(stack.frames[i], true).module)) return false;
   }
   return true;  // allocated by runtime start-up code with no program frame on the stack
 }

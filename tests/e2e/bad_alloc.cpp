@@ -3,7 +3,7 @@
 // on: the 42-byte leak afterwards is still recorded. Both new and new[] are exercised.
 // EXPECT-LEAKED: 42 bytes in 1 block
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 42 bytes in 1 block | keep_going main
+// EXPECT-GROUP: 42 bytes in 1 block | keep_going@alloc main@call
 #include <cstdint>
 #include <new>
 
@@ -32,7 +32,7 @@ __attribute__((noinline)) static bool huge_new_throws(bool array) {
 }
 
 __attribute__((noinline)) void keep_going() {
-  ESCAPE(new char[42]);
+  ESCAPE(new char[42]);  // @alloc
 }
 
 int main() {
@@ -41,6 +41,6 @@ int main() {
   CHECK(huge_new_throws(true));
   CHECK(g_handler_calls == 2);
   printf("caught std::bad_alloc twice, new_handler called %d times\n", g_handler_calls);
-  keep_going();
+  keep_going();  // @call
   return 0;
 }

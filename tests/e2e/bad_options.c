@@ -8,14 +8,14 @@
 // EXPECT-DIAGNOSTIC: ignoring option without a value 'just_a_word'
 // EXPECT-LEAKED: 64 bytes in 1 block
 // EXPECT-FRAMES: 2
-// EXPECT-GROUP: 64 bytes in 1 block | level2 level1
+// EXPECT-GROUP: 64 bytes in 1 block | level2@alloc level1@call
 #include "e2e_util.h"
 
 __attribute__((noinline)) void level2(void) {
-  ESCAPE(malloc(64));
+  ESCAPE(malloc(64));  // @alloc
 }
 __attribute__((noinline)) void level1(void) {
-  level2();
+  level2();  // @call
   ESCAPE(0);
 }
 

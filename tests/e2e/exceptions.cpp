@@ -4,7 +4,7 @@
 // allocated inside a catch handler.
 // EXPECT-LEAKED: 77 bytes in 1 block
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 77 bytes in 1 block | record_failure main
+// EXPECT-GROUP: 77 bytes in 1 block | record_failure@alloc main@call
 #include <stdexcept>
 #include <string>
 
@@ -32,7 +32,7 @@ __attribute__((noinline)) int parse_or_rethrow(const char* text) {
 }
 
 __attribute__((noinline)) void record_failure(const char* text) {
-  char* note = new char[77];
+  char* note = new char[77];  // @alloc
   snprintf(note, 77, "failed: %s", text);
   ESCAPE(note);
 }
@@ -55,7 +55,7 @@ int main() {
     throw 42;
   } catch (int n) {
     printf("caught int %d\n", n);
-    if (failures > 0) record_failure("int");
+    if (failures > 0) record_failure("int");  // @call
   }
   printf("%d failures\n", failures);
   return 0;

@@ -3,9 +3,9 @@
 // adds for types with a destructor: 72 bytes).
 // EXPECT-LEAKED: 216 bytes in 3 blocks
 // EXPECT-GROUPS: 3
-// EXPECT-GROUP: 44 bytes in 1 block | make_widget main
-// EXPECT-GROUP: 100 bytes in 1 block | make_ints main
-// EXPECT-GROUP: 72 bytes in 1 block | make_tracked main
+// EXPECT-GROUP: 44 bytes in 1 block | make_widget@alloc_widget main@call_widget
+// EXPECT-GROUP: 100 bytes in 1 block | make_ints@alloc_ints main@call_ints
+// EXPECT-GROUP: 72 bytes in 1 block | make_tracked@alloc_tracked main@call_tracked !Tracked
 #include "e2e_util.h"
 
 struct Widget {
@@ -21,26 +21,26 @@ struct Tracked {
 static_assert(sizeof(Tracked) == 16);
 
 __attribute__((noinline)) Widget* make_widget() {
-  Widget* w = new Widget;
+  Widget* w = new Widget;  // @alloc_widget
   ESCAPE(w);
   return w;
 }
 
 __attribute__((noinline)) int* make_ints() {
-  int* ints = new int[25];
+  int* ints = new int[25];  // @alloc_ints
   ESCAPE(ints);
   return ints;
 }
 
 __attribute__((noinline)) Tracked* make_tracked() {
-  Tracked* tracked = new Tracked[4];
+  Tracked* tracked = new Tracked[4];  // @alloc_tracked
   ESCAPE(tracked);
   return tracked;
 }
 
 int main() {
-  ESCAPE(make_widget());
-  ESCAPE(make_ints());
-  ESCAPE(make_tracked());
+  ESCAPE(make_widget());   // @call_widget
+  ESCAPE(make_ints());     // @call_ints
+  ESCAPE(make_tracked());  // @call_tracked
   return 0;
 }

@@ -2,7 +2,7 @@
 // normal size is tracked like any other (the 24-byte block is leaked).
 // EXPECT-LEAKED: 24 bytes in 1 block
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 24 bytes in 1 block | nothrow_leak main
+// EXPECT-GROUP: 24 bytes in 1 block | nothrow_leak@alloc main@call
 #include <cstdint>
 #include <new>
 
@@ -11,7 +11,7 @@
 static volatile size_t g_huge = size_t{1} << 62;  // more than the address space
 
 __attribute__((noinline)) void nothrow_leak() {
-  char* p = new (std::nothrow) char[24];
+  char* p = new (std::nothrow) char[24];  // @alloc
   CHECK(p != nullptr);
   ESCAPE(p);
 }
@@ -24,6 +24,6 @@ int main() {
   ESCAPE(object);
   CHECK(object == nullptr);
   printf("nothrow new of 4 EiB returned nullptr\n");
-  nothrow_leak();
+  nothrow_leak();  // @call
   return 0;
 }

@@ -2,7 +2,7 @@
 // recorded at the realloc call. The 100-byte block was freed by realloc.
 // EXPECT-LEAKED: 200 bytes in 1 block
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 200 bytes in 1 block | grow_buffer main
+// EXPECT-GROUP: 200 bytes in 1 block | grow_buffer@alloc main@call !make_buffer
 #include <string.h>
 
 #include "e2e_util.h"
@@ -14,7 +14,7 @@ __attribute__((noinline)) char* make_buffer(void) {
 }
 
 __attribute__((noinline)) char* grow_buffer(char* p) {
-  p = realloc(p, 200);
+  p = realloc(p, 200);  // @alloc
   ESCAPE(p);
   return p;
 }
@@ -22,7 +22,7 @@ __attribute__((noinline)) char* grow_buffer(char* p) {
 int main(void) {
   char* buffer = make_buffer();
   memset(buffer, 'a', 100);
-  buffer = grow_buffer(buffer);
+  buffer = grow_buffer(buffer);  // @call
   ESCAPE(buffer);
   return 0;
 }

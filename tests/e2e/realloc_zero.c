@@ -2,7 +2,7 @@
 // 10-byte control leak shows that tracking is on.
 // EXPECT-LEAKED: 10 bytes in 1 block
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 10 bytes in 1 block | control_leak main
+// EXPECT-GROUP: 10 bytes in 1 block | control_leak@alloc main@call
 #include "e2e_util.h"
 
 __attribute__((noinline)) void shrink_to_nothing(void) {
@@ -14,12 +14,12 @@ __attribute__((noinline)) void shrink_to_nothing(void) {
 }
 
 __attribute__((noinline)) void control_leak(void) {
-  ESCAPE(malloc(10));
+  ESCAPE(malloc(10));  // @alloc
 }
 
 int main(void) {
   shrink_to_nothing();
-  control_leak();
+  control_leak();  // @call
   ESCAPE(0);
   return 0;
 }

@@ -2,7 +2,7 @@
 // count x size that overflows fails with ENOMEM and allocates nothing.
 // EXPECT-LEAKED: 400 bytes in 1 block
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 400 bytes in 1 block | grow_array main
+// EXPECT-GROUP: 400 bytes in 1 block | grow_array@alloc main@call
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -10,7 +10,7 @@
 #include "e2e_util.h"
 
 __attribute__((noinline)) long* grow_array(long* array) {
-  array = reallocarray(array, 10, 40);
+  array = reallocarray(array, 10, 40);  // @alloc
   ESCAPE(array);
   return array;
 }
@@ -18,7 +18,7 @@ __attribute__((noinline)) long* grow_array(long* array) {
 int main(void) {
   long* array = reallocarray(NULL, 5, 40);
   CHECK(array != NULL);
-  array = grow_array(array);
+  array = grow_array(array);  // @call
   CHECK(array != NULL);
   volatile size_t huge = SIZE_MAX / 2;  // volatile: no compile-time overflow warning
   errno = 0;

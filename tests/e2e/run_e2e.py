@@ -2,13 +2,31 @@
 """Runs one end-to-end test program under libmemtrack.so and checks its leak report(s)
 against the expectations written in the program's source. Standard library only.
 
-Usage: run_e2e.py --runtime libmemtrack.so --program ./prog --source prog.c [--keep-temp]
+Usage: run_e2e.py --runtime libmemtrack.so --program ./prog --source prog.c
+                  [--cli path/to/memtrack] [--keep-temp]
 
-Every run also checks, without being asked: each report is well formed and agrees with
-itself (frames numbered #0.., groups add up to the LEAK SUMMARY), no two reports share a pid,
-the started process's report carries its pid, the runtime printed no "memtrack[pid]:"
-diagnostic, and stdout, the program's own stderr and the exit status equal a plain run
-without LD_PRELOAD.
+Two modes check the same directives:
+  text (default)  The program runs with LD_PRELOAD=libmemtrack.so; the runtime's own text
+                  report on stderr is parsed (memtrack_report.py). It has function names but
+                  no source lines and no inlined frames.
+  CLI (--cli)     The program runs as `memtrack run --json=%t/report.json -- PROG`, with
+                  MEMTRACK_OPTIONS from RUN-OPTIONS in the environment (the CLI adds its own
+                  after them) and MEMTRACK_RUNTIME set to --runtime; the JSON report is
+                  checked. Its frames have file and line (so @markers are checked, see
+                  EXPECT-GROUP) and inlined calls are frames of their own. The first process
+                  in the JSON is the started program ("main"); the others are labelled in
+                  the order the JSON lists them.
+
+Every run also checks, without being asked: the runtime printed no "memtrack[pid]:"
+diagnostic; stdout, the program's own stderr and the exit status equal a plain run without
+memtrack; no two reports share a pid, and the started process has one. Text mode: each
+report is well formed and agrees with itself (frames numbered #0.., groups add up to the
+LEAK SUMMARY) and carries the started process's pid. CLI mode: the JSON has every field
+docs/json-schema.md lists, with its type and in its order (json_schema.py reads the table),
+and only those; the first process is a child of the CLI running PROG; leaks and suppressed
+groups add up to the summary, are sorted largest first and are all of kind "unclassified";
+an inlined frame carries the address of the frame after it; every JSON process has a text
+report on stderr and the CLI printed no "memtrack: ..." message of its own.
 
 Directives are `//` comment lines in the source, `// KEY: VALUE`:
 
@@ -16,12 +34,20 @@ Directives are `//` comment lines in the source, `// KEY: VALUE`:
                              %t stands for the test's own temporary directory.
   PLAIN-COMPARE: stdout exit What must equal the plain run: any of stdout, stderr, exit, or
                              "none". Default: stdout stderr exit.
-  EXPECT-EXIT: N             Exit status under the runtime (default 0).
+  CLI: skip REASON           The case cannot run through the CLI: CLI mode skips it (exit
+                             status 77) and CMakeLists.txt registers no cli.<name> test.
+  EXPECT-EXIT: N             Exit status under the runtime (CLI mode: of the CLI, which passes
+                             the program's on; and the JSON exit code of the program). Default 0.
   EXPECT-REPORTS: N          Number of process reports (default 1).
   EXPECT-REPORT-FILE: NAME   Reports go to %t/NAME, %p in NAME standing for the pid (and
                              matching the pid of the report inside); none may reach stderr.
+                             Text mode only: the CLI writes the reports itself.
   EXPECT-DIAGNOSTIC: TEXT    The runtime prints exactly one "memtrack[pid]:" line containing
                              TEXT. Several lines may be given; any other diagnostic fails.
+
+Any EXPECT-... directive written CLI-EXPECT-... or TEXT-EXPECT-... applies in that mode only
+(it is still parsed in both, so mistakes fail either way), e.g. a group whose inlined frame
+only the CLI can see: `// CLI-EXPECT-GROUP: 8 bytes in 1 block | inner@alloc outer@call`.
 
 Report expectations apply to every report; written EXPECT-PROCESS-<KEY>: LABEL VALUE they
 apply to one process only, and override the general one for that process. LABEL is `main`
@@ -29,21 +55,34 @@ apply to one process only, and override the general one for that process. LABEL 
 the order they began). Example: `// EXPECT-PROCESS-LEAKED: child 300 bytes in 1 block`.
 
   EXPECT-HOW: _exit with status 3   How the process ended, as in the header (default "exit").
-  EXPECT-LEAKED: B bytes in N blocks  The LEAK SUMMARY totals, exactly.
-  EXPECT-GROUPS: N           Number of groups shown.
-  EXPECT-FRAMES: N           Every shown group has exactly N frames.
+                             CLI mode: "exit" is a JSON exit {"code": N} (no "how", or
+                             "how": "exit"); "_exit with status 3" and "_Exit with status 3"
+                             are {"code": 3, "how": "_exit"}.
+  EXPECT-LEAKED: B bytes in N blocks  The LEAK SUMMARY totals, exactly (CLI mode: the
+                             summary's leaked_bytes and leaked_blocks).
+  EXPECT-GROUPS: N           Number of groups shown (CLI mode: of `leaks`).
+  EXPECT-FRAMES: N           Every shown group has exactly N frames up to and including main,
+                             or N frames in all if main is not among them. (The text report
+                             stops at main; the JSON goes on below it.)
   EXPECT-NOTE: TEXT          An indented line after the LEAK SUMMARY contains TEXT
-                             (e.g. "untracked: 2 allocations").
-  EXPECT-GROUP: B bytes in N blocks | f g h
+                             (e.g. "untracked: 2 allocations"). CLI mode: a line of the
+                             process's text report, which the CLI prints on stderr.
+  EXPECT-GROUP: B bytes in N blocks | f g@alloc h@call
                              A shown group with exactly these numbers whose frames name the
-                             functions f, g, h in this order, not necessarily adjacent. `f*3`
-                             stands for f f f; `!f` means no frame is f. Each EXPECT-GROUP must
-                             match a different group. Names match without gcc clone suffixes
+                             functions f, g, h in this order, not necessarily adjacent (frames
+                             below main, present in CLI mode, may follow). `f*3` stands for
+                             f f f; `!f` means no frame is f. Each EXPECT-GROUP must match a
+                             different group. Names match without gcc clone suffixes
                              (.constprop.0), parameter lists or namespaces.
+                             `g@alloc`: in CLI mode the frame of g must also be in this source
+                             file (same absolute path or same base name) at the line whose
+                             comment is `// @alloc` (columns are not checked). A line may carry
+                             several markers (`// @alloc @call`); each name is unique in the
+                             file. `g@alloc[inlined]` also requires the frame to be marked
+                             inlined. Text mode checks only the name.
 """
 
 import argparse
-import difflib
 import os
 import re
 import shutil
@@ -52,155 +91,11 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_case  # noqa: E402
+import e2e_cli  # noqa: E402
 import memtrack_report  # noqa: E402
 
-DIRECTIVE = re.compile(r"^\s*//\s*(RUN-OPTIONS|PLAIN-COMPARE|EXPECT-[A-Z-]+):\s*(.*?)\s*$")
-TIMEOUT_SECONDS = 120
-
-
-def parse_counts(text):
-    """'1000 bytes in 10 blocks' -> (1000, 10)."""
-    m = re.fullmatch(r"(\d+) bytes in (\d+) blocks?", text.strip())
-    if m is None:
-        raise ValueError(f"expected 'B bytes in N blocks', got {text!r}")
-    return int(m.group(1)), int(m.group(2))
-
-
-def format_counts(size, blocks):
-    return f"{size} bytes in {blocks} block{'' if blocks == 1 else 's'}"
-
-
-def parse_group(text):
-    """'100 bytes in 1 block | f g*2 !h' -> ((100, 1), ['f', 'g', 'g', '!h'])."""
-    counts, _, names = text.partition("|")
-    expanded = []
-    for token in names.split():
-        name, _, repeat = token.partition("*")
-        expanded.extend([name] * (int(repeat) if repeat else 1))
-    return parse_counts(counts), expanded
-
-
-# Report expectations: how each value is read, and whether one process may have several.
-REPORT_KEYS = {"HOW": str, "LEAKED": parse_counts, "GROUPS": int, "FRAMES": int,
-               "GROUP": parse_group, "NOTE": str}
-REPEATABLE = {"GROUP", "NOTE"}
-
-
-class Case:
-    """The directives of one test program."""
-
-    def __init__(self, source, temp_dir):
-        self.options, self.compare = [], ["stdout", "stderr", "exit"]
-        self.exit, self.reports, self.report_file = 0, 1, None
-        self.diagnostics = []  # substrings, each expected in exactly one diagnostic line
-        self.expect = {}  # label ("*" for every process) -> list of (key, parsed value, text)
-        with open(source, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                if m := DIRECTIVE.match(line):
-                    try:
-                        self.add(m.group(1), m.group(2).replace("%t", temp_dir))
-                    except ValueError as e:
-                        sys.exit(f"{source}:{number}: {m.group(1)}: {e}")
-
-    def add(self, key, value):
-        if key == "RUN-OPTIONS":
-            self.options.append(value)
-        elif key == "PLAIN-COMPARE":
-            self.compare = [] if value == "none" else value.split()
-        elif key == "EXPECT-EXIT":
-            self.exit = int(value)
-        elif key == "EXPECT-REPORTS":
-            self.reports = int(value)
-        elif key == "EXPECT-REPORT-FILE":
-            self.report_file = value
-        elif key == "EXPECT-DIAGNOSTIC":
-            self.diagnostics.append(value)
-        elif key.removeprefix("EXPECT-PROCESS-") in REPORT_KEYS:
-            label, _, rest = value.partition(" ")
-            kind = key.removeprefix("EXPECT-PROCESS-")
-            self.expect.setdefault(label, []).append((kind, REPORT_KEYS[kind](rest), rest))
-        elif key.removeprefix("EXPECT-") in REPORT_KEYS:
-            kind = key.removeprefix("EXPECT-")
-            self.expect.setdefault("*", []).append((kind, REPORT_KEYS[kind](value), value))
-        else:
-            raise ValueError("unknown directive")
-
-    def expectations(self, label):
-        """The expectations for one process; its own single-valued ones override the general."""
-        own = self.expect.get(label, [])
-        overridden = {e[0] for e in own if e[0] not in REPEATABLE}
-        merged = [e for e in self.expect.get("*", []) if e[0] not in overridden] + own
-        if not any(e[0] == "HOW" for e in merged):
-            merged.append(("HOW", "exit", "exit"))
-        return merged
-
-
-def run(argv, env, cwd):
-    return memtrack_report.run_process(argv, env, cwd, TIMEOUT_SECONDS, text=True)
-
-
-def group_matches(group, counts, names):
-    """True if the group has these (bytes, blocks) and its frames name `names` in order;
-    a name starting with '!' must name no frame at all."""
-    if (group.bytes, group.blocks) != counts:
-        return False
-    functions = [f.function for f in group.frames]
-    for absent in (n[1:] for n in names if n.startswith("!")):
-        if any(memtrack_report.function_is(f, absent) for f in functions):
-            return False
-    position = 0
-    for name in (n for n in names if not n.startswith("!")):
-        while position < len(functions) and \
-                not memtrack_report.function_is(functions[position], name):
-            position += 1
-        if position == len(functions):
-            return False
-        position += 1
-    return True
-
-
-def check_report(report, expectations, failures):
-    """Appends a message to `failures` for every expectation the report does not meet."""
-    def fail(what, expected, actual):
-        failures.append(f"pid {report.pid}: {what}\n    expected: {expected}\n"
-                        f"    actual:   {actual}")
-
-    unmatched = list(report.groups)
-    for key, value, text in expectations:
-        if key == "HOW" and report.how != value:
-            fail("how the process ended", value, report.how)
-        elif key == "LEAKED" and report.leaked and value != report.leaked[:2]:
-            fail("LEAK SUMMARY", text, format_counts(*report.leaked[:2]))
-        elif key == "GROUPS" and len(report.groups) != value:
-            fail("number of groups shown", value, len(report.groups))
-        elif key == "FRAMES":
-            for group in report.groups:
-                if len(group.frames) != value:
-                    fail("frames in group", value, f"{len(group.frames)}: {group.describe()}")
-        elif key == "GROUP":
-            match = next((g for g in unmatched if group_matches(g, *value)), None)
-            if match is None:
-                listing = "".join(f"\n      {g.describe()}"
-                                  + ("" if g in unmatched else "  (taken by an earlier line)")
-                                  for g in report.groups)
-                fail("group", text, f"no such group among:{listing or ' (none)'}")
-            else:
-                unmatched.remove(match)
-        elif key == "NOTE" and not any(value in note for note in report.notes):
-            fail("note after the LEAK SUMMARY", f"a line containing {value!r}",
-                 "; ".join(report.notes) or "(none)")
-
-
-def label_reports(reports, main_pid):
-    """Maps each report to its label: main, child, child2, ..."""
-    labels, children = {}, 0
-    for report in reports:
-        if report.pid == main_pid:
-            labels[id(report)] = "main"
-        else:
-            children += 1
-            labels[id(report)] = "child" if children == 1 else f"child{children}"
-    return labels
+SKIPPED = 77  # exit status of a case that does not run in this mode (ctest SKIP_RETURN_CODE)
 
 
 def read_report_files(case, temp_dir, failures):
@@ -217,41 +112,15 @@ def read_report_files(case, temp_dir, failures):
     return memtrack_report.parse(text)
 
 
-def compare_plain(case, plain, traced, other_stderr, failures):
-    def diff(what, expected, actual):
-        lines = difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
-                                     "plain run", "under memtrack")
-        failures.append(f"{what} differs from the plain run:\n" + "".join(lines))
-
-    if "exit" in case.compare and plain.returncode != traced.returncode:
-        failures.append(f"exit status {traced.returncode}, plain run {plain.returncode}")
-    if "stdout" in case.compare and plain.stdout != traced.stdout:
-        diff("stdout", plain.stdout, traced.stdout)
-    if "stderr" in case.compare and plain.stderr != other_stderr:
-        diff("stderr (without the report)", plain.stderr, other_stderr)
-
-
-def check_diagnostics(case, diagnostics, failures):
-    """Each expected text must be in exactly one diagnostic line; no other line may appear."""
-    unexpected = list(diagnostics)
-    for text in case.diagnostics:
-        matching = [d for d in diagnostics if text in d]
-        if len(matching) != 1:
-            failures.append(f"diagnostic containing {text!r}\n    expected: exactly one line\n"
-                            f"    actual:   {len(matching)}")
-        unexpected = [d for d in unexpected if text not in d]
-    failures += [f"runtime diagnostic: {d.rstrip()}" for d in unexpected]
-
-
-def check(args, temp_dir):
-    case = Case(args.source, temp_dir)
+def check_text(case, args, temp_dir):
+    """Returns (failures, the traced CompletedProcess, extra text to show on failure)."""
     program = os.path.abspath(args.program)
-    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "MEMTRACK_OPTIONS")}
-    plain, _ = run([program], env, temp_dir)
+    env = e2e_case.plain_environment()
+    plain, _ = e2e_case.run([program], env, temp_dir)
     env["LD_PRELOAD"] = os.path.abspath(args.runtime)
     if case.options:
         env["MEMTRACK_OPTIONS"] = ":".join(case.options)
-    traced, main_pid = run([program], env, temp_dir)
+    traced, main_pid = e2e_case.run([program], env, temp_dir)
 
     failures = []
     output = memtrack_report.parse(traced.stderr)
@@ -261,27 +130,13 @@ def check(args, temp_dir):
         file_output = read_report_files(case, temp_dir, failures)
         output.reports, output.errors = file_output.reports, output.errors + file_output.errors
     failures += output.errors
-    check_diagnostics(case, output.diagnostics, failures)
-    if traced.returncode != case.exit:
-        failures.append(f"exit status\n    expected: {case.exit}\n"
-                        f"    actual:   {traced.returncode}")
-    compare_plain(case, plain, traced, output.other, failures)
-
-    reports = output.reports
-    pids = [r.pid for r in reports]
-    if len(reports) != case.reports:
-        failures.append(f"number of reports\n    expected: {case.reports}\n"
-                        f"    actual:   {len(reports)} (pids {pids})")
-    if len(set(pids)) != len(pids):
-        failures.append(f"several reports from one pid: {pids}")
-    if case.reports > 0 and main_pid not in pids:
-        failures.append(f"no report from the started process (pid {main_pid}); pids {pids}")
-    labels = label_reports(reports, main_pid)
-    for label in case.expect.keys() - {"*"} - set(labels.values()):
-        failures.append(f"no report for process {label!r} (have {sorted(labels.values())})")
-    for report in reports:
-        check_report(report, case.expectations(labels[id(report)]), failures)
-    return failures, traced, reports if case.report_file else []
+    e2e_case.check_diagnostics(case, output.diagnostics, failures)
+    e2e_case.check_exit(case, traced, failures)
+    e2e_case.compare_plain(case, plain, traced, output.other, failures)
+    e2e_case.check_processes(case, output.reports, main_pid, failures)
+    extra = "".join(f"--- report of pid {r.pid} from its log file ---\n" + "\n".join(r.lines)
+                    + "\n" for r in output.reports) if case.report_file else ""
+    return failures, traced, extra
 
 
 def main():
@@ -289,28 +144,35 @@ def main():
     parser.add_argument("--runtime", required=True, help="path of libmemtrack.so")
     parser.add_argument("--program", required=True, help="the test program")
     parser.add_argument("--source", required=True, help="its source, holding the directives")
+    parser.add_argument("--cli", metavar="MEMTRACK",
+                        help="run through this memtrack executable (CLI mode)")
     parser.add_argument("--keep-temp", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
 
+    name = os.path.basename(args.source)
     temp_dir = tempfile.mkdtemp(prefix="memtrack-e2e-")
     try:
-        failures, traced, file_reports = check(args, temp_dir)
+        case = e2e_case.Case(args.source, temp_dir, "cli" if args.cli else "text")
+        if args.cli and case.cli_skip:
+            print(f"SKIP {name} under the CLI: {case.cli_skip}")
+            return SKIPPED
+        check = e2e_cli.check_cli if args.cli else check_text
+        failures, traced, extra = check(case, args, temp_dir)
     finally:
         if args.keep_temp:
             print(f"temporary directory kept: {temp_dir}")
         else:
             shutil.rmtree(temp_dir, ignore_errors=True)
-    name = os.path.basename(args.source)
+    mode = " (CLI)" if args.cli else ""
     if not failures:
-        print(f"PASS {name}")
+        print(f"PASS {name}{mode}")
         return 0
-    print(f"FAIL {name}: {len(failures)} problem(s)")
+    print(f"FAIL {name}{mode}: {len(failures)} problem(s)")
     for failure in failures:
         print("  - " + failure.replace("\n", "\n    "))
     print(f"--- stdout under memtrack (exit {traced.returncode}) ---\n{traced.stdout}", end="")
     print("--- stderr under memtrack ---\n" + traced.stderr, end="")
-    for report in file_reports:
-        print(f"--- report of pid {report.pid} from its log file ---\n" + "\n".join(report.lines))
+    print(extra, end="")
     return 1
 
 

@@ -7,7 +7,7 @@
 // EXPECT-LEAKED: 0 bytes in 0 blocks
 // EXPECT-PROCESS-LEAKED: main 4000 bytes in 40 blocks
 // EXPECT-PROCESS-GROUPS: main 1
-// EXPECT-PROCESS-GROUP: main 4000 bytes in 40 blocks | leak_ten churn
+// EXPECT-PROCESS-GROUP: main 4000 bytes in 40 blocks | leak_ten@alloc churn@call
 #include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 enum { kThreads = 4, kPairs = 30000, kChildren = 20, kSlots = 64 };
 
 __attribute__((noinline)) void leak_ten(void) {
-  for (int i = 0; i < 10; ++i) ESCAPE(malloc(100));
+  for (int i = 0; i < 10; ++i) ESCAPE(malloc(100));  // @alloc
 }
 
 __attribute__((noinline)) static void* churn(void* arg) {
@@ -30,7 +30,7 @@ __attribute__((noinline)) static void* churn(void* arg) {
     slots[slot] = malloc(8 + (x >> 24) % 200);
   }
   for (int i = 0; i < kSlots; ++i) free(slots[i]);
-  leak_ten();
+  leak_ten();  // @call
   ESCAPE(0);
   return NULL;
 }

@@ -3,13 +3,13 @@
 // from ld.so) is runtime internal and not shown.
 // EXPECT-LEAKED: 400 bytes in 4 blocks
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 400 bytes in 4 blocks | worker !main
+// EXPECT-GROUP: 400 bytes in 4 blocks | worker@alloc !main
 #include <pthread.h>
 
 #include "e2e_util.h"
 
 static void* worker(void* arg) {
-  char* scratch = malloc(100);  // leaked by every thread
+  char* scratch = malloc(100);  // @alloc: leaked by every thread
   ESCAPE(scratch);
   return arg;
 }

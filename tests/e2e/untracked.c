@@ -6,7 +6,8 @@
 // EXPECT-DIAGNOSTIC: the allocation table cannot grow (max_metadata_mb reached or mmap failed)
 // EXPECT-LEAKED: 0 bytes in 0 blocks
 // EXPECT-GROUPS: 0
-// EXPECT-NOTE: untracked:
+// TEXT-EXPECT-NOTE: untracked:
+// CLI-EXPECT-NOTE: allocations untracked
 #include "e2e_util.h"
 
 enum { kBlocks = 300000 };

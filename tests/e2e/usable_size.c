@@ -2,14 +2,14 @@
 // still shows the requested size (100), not the usable one.
 // EXPECT-LEAKED: 100 bytes in 1 block
 // EXPECT-GROUPS: 1
-// EXPECT-GROUP: 100 bytes in 1 block | leak_checked_block main
+// EXPECT-GROUP: 100 bytes in 1 block | leak_checked_block@alloc main@call
 #include <malloc.h>
 #include <string.h>
 
 #include "e2e_util.h"
 
 __attribute__((noinline)) void leak_checked_block(void) {
-  char* p = malloc(100);
+  char* p = malloc(100);  // @alloc
   CHECK(malloc_usable_size(p) >= 100);
   memset(p, 1, malloc_usable_size(p));  // all of it is usable
   ESCAPE(p);
@@ -30,7 +30,7 @@ __attribute__((noinline)) void check_other_families(void) {
 }
 
 int main(void) {
-  leak_checked_block();
+  leak_checked_block();  // @call
   check_other_families();
   printf("malloc_usable_size >= requested size\n");
   return 0;

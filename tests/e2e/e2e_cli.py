@@ -1,0 +1,169 @@
+"""CLI mode of run_e2e.py: runs a test program through `memtrack run --json`, reads the JSON
+report and checks it (and the text report the CLI prints on stderr) against the program's
+directives. Standard library only.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+import e2e_case
+import json_schema
+
+_REPORT_LINE = re.compile(r"^==(\d+)==(?: (.*))?$")  # the CLI's text report
+_DIAGNOSTIC = re.compile(r"^memtrack\[\d+\]: ")  # the runtime's
+_TOOL_MESSAGE = re.compile(r"^memtrack: ")  # the CLI's own (errors, warnings)
+MAX_JSON_SHOWN = 20000  # characters of the JSON report printed with a failure
+
+
+@dataclass
+class JsonFrame:
+    function: str
+    file: str
+    line: int
+    inlined: bool
+    address: str
+
+    def describe(self):
+        where = f"{os.path.basename(self.file)}:{self.line}" if self.file else "??"
+        return f"{self.function or '??'} ({where}{', inlined' if self.inlined else ''})"
+
+
+@dataclass(eq=False)  # groups compare by identity: two may look the same
+class JsonGroup:
+    bytes: int
+    blocks: int
+    frames: list
+
+    def describe(self):
+        shown = e2e_case.frames_to_main(self.frames)
+        more = len(self.frames) - len(shown)
+        return (f"{e2e_case.format_counts(self.bytes, self.blocks)} | "
+                + " ".join(f.describe() for f in shown) + (f" +{more} below main" if more else ""))
+
+
+@dataclass
+class JsonReport:
+    pid: int
+    how: str  # in the words of the text mode's EXPECT-HOW: exit, _exit with status N, ...
+    code: int | None
+    leaked: tuple  # (bytes, blocks, groups)
+    groups: list
+    notes: list = field(default_factory=list)  # the process's text report lines on stderr
+
+
+def how_of(exit):
+    """A JSON `exit` object in the words of EXPECT-HOW."""
+    if "signal" in exit:
+        return f"killed by signal {exit['signal']}"
+    if "code" not in exit:
+        return "unknown"
+    if exit.get("how", "exit") == "exit":
+        return "exit"
+    return f"{exit['how']} with status {exit['code']}"
+
+
+def as_report(process, text_lines):
+    groups = [JsonGroup(leak["bytes"], leak["blocks"],
+                        [JsonFrame(f["function"], f["file"], f["line"], f["inlined"], f["address"])
+                         for f in leak["stack"]])
+              for leak in process["leaks"]]
+    summary = process["summary"]
+    return JsonReport(process["pid"], how_of(process["exit"]), process["exit"].get("code"),
+                      (summary["leaked_bytes"], summary["leaked_blocks"], len(groups)), groups,
+                      text_lines.get(process["pid"], []))
+
+
+def split_stderr(stderr):
+    """-> ({pid: text report lines}, runtime diagnostics, CLI messages, the rest)."""
+    reports, diagnostics, messages, other = {}, [], [], []
+    for line in stderr.splitlines(keepends=True):
+        if m := _REPORT_LINE.match(line.rstrip("\n")):
+            reports.setdefault(int(m.group(1)), []).append(m.group(2) or "")
+        elif _DIAGNOSTIC.match(line):
+            diagnostics.append(line)
+        elif _TOOL_MESSAGE.match(line):
+            messages.append(line)
+        else:
+            other.append(line)
+    return reports, diagnostics, messages, "".join(other)
+
+
+def check_consistency(document, cli_pid, program, text_pids, failures):
+    """What must hold for every run: the started program comes first, as a child of the CLI;
+    summaries add up; groups are sorted and unclassified; an inlined frame shares its
+    address with the frame it was inlined into; each process has a text report too."""
+    processes = document["processes"]
+    if processes and (processes[0]["ppid"], processes[0]["command"]) != (cli_pid, [program]):
+        failures.append(f"first process is not the started program: ppid "
+                        f"{processes[0]['ppid']} (CLI pid {cli_pid}), command "
+                        f"{processes[0]['command']}")
+    for p in processes:
+        where = f"pid {p['pid']}"
+        for kind in ("leaks", "suppressed"):
+            groups, summary = p[kind], p["summary"]
+            prefix = "leaked" if kind == "leaks" else "suppressed"
+            totals = (sum(g["bytes"] for g in groups), sum(g["blocks"] for g in groups))
+            if totals != (summary[f"{prefix}_bytes"], summary[f"{prefix}_blocks"]):
+                failures.append(f"{where}: {kind} add up to {totals}, summary says "
+                                f"{summary[f'{prefix}_bytes'], summary[f'{prefix}_blocks']}")
+            order = [(-g["bytes"], -g["blocks"]) for g in groups]
+            if order != sorted(order):
+                failures.append(f"{where}: {kind} not sorted largest first")
+            for group in groups:
+                if group["kind"] != "unclassified":
+                    failures.append(f"{where}: {kind} group of kind {group['kind']!r}")
+                stack = group["stack"]
+                for frame, caller in zip(stack, stack[1:] + [None]):
+                    if frame["inlined"] and (caller is None
+                                             or caller["address"] != frame["address"]):
+                        failures.append(f"{where}: inlined frame {frame['function']} is not "
+                                        f"followed by a frame at its address {frame['address']}")
+    json_pids = {p["pid"] for p in processes}
+    if json_pids != set(text_pids):
+        failures.append(f"pids with a JSON report {sorted(json_pids)}, with a text report "
+                        f"{sorted(text_pids)}")
+
+
+def check_cli(case, args, temp_dir):
+    """Returns (failures, the CLI's CompletedProcess, extra text to show on failure)."""
+    program = os.path.abspath(args.program)
+    env = e2e_case.plain_environment()
+    plain, _ = e2e_case.run([program], env, temp_dir)
+    env["MEMTRACK_RUNTIME"] = os.path.abspath(args.runtime)  # the one the text mode tests
+    if case.options:
+        env["MEMTRACK_OPTIONS"] = ":".join(case.options)  # the CLI adds its own after these
+    json_path = os.path.join(temp_dir, "report.json")
+    traced, cli_pid = e2e_case.run([os.path.abspath(args.cli), "run", f"--json={json_path}",
+                                    "--", program], env, temp_dir)
+
+    failures = []
+    if case.report_file:
+        failures.append("EXPECT-REPORT-FILE cannot hold under the CLI (give 'CLI: skip')")
+    text_reports, diagnostics, messages, other = split_stderr(traced.stderr)
+    failures += [f"memtrack printed: {m.rstrip()}" for m in messages]
+    e2e_case.check_diagnostics(case, diagnostics, failures)
+    e2e_case.check_exit(case, traced, failures)
+    e2e_case.compare_plain(case, plain, traced, other, failures)
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            raw = f.read()
+        document = json.loads(raw)
+    except (OSError, ValueError) as e:
+        return failures + [f"no JSON report: {e}"], traced, ""
+    shown = raw if len(raw) <= MAX_JSON_SHOWN else raw[:MAX_JSON_SHOWN] + "\n[... cut]\n"
+    extra = f"--- {json_path} ---\n{shown}"
+    errors = json_schema.Schema().check(document)
+    if errors:  # the checks below would only stumble over the same problems
+        return failures + [f"JSON schema: {e}" for e in errors], traced, extra
+    check_consistency(document, cli_pid, program, text_reports, failures)
+    reports = [as_report(p, text_reports) for p in document["processes"]]
+    main = reports[0] if reports else None
+    if main is not None and main.code is not None and main.code != case.exit:
+        failures.append(f"JSON exit code of the started program {main.code}, expected {case.exit}")
+    for label, expectations in case.expect.items():  # the JSON cannot tell _Exit from _exit
+        case.expect[label] = [(k, v.replace("_Exit ", "_exit ", 1) if k == "HOW" else v, t)
+                              for k, v, t in expectations]
+    e2e_case.check_processes(case, reports, main.pid if main else None, failures)
+    return failures, traced, extra
