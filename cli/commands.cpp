@@ -25,6 +25,7 @@ int status_of(const report::ExitInfo& exit) {
 int run_command(const Config& config) {
   std::string runtime = find_runtime();
   resolve_program(config.program.front());  // fail early, with memtrack's exit codes
+  report::Suppressions suppressions = load_suppressions(config);
   ResultDir dir(config.keep_results);
   std::string options = "result_dir=" + quoted(dir.path());
   if (config.num_callers > 0) options += ":max_frames=" + std::to_string(config.num_callers);
@@ -33,7 +34,7 @@ int run_command(const Config& config) {
 
   MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};
   bool had_errors = false;
-  report::Report report = build_report(dir.new_result_files(), config, main, &had_errors);
+  report::Report report = build_report(dir.new_result_files(), suppressions, main, &had_errors);
   write_outputs(report, config, main.pid);
   if (had_errors) return kExitToolFailed;
   return exit_status(report, config, status_of(launched.exit));
@@ -41,7 +42,8 @@ int run_command(const Config& config) {
 
 int report_command(const Config& config) {
   bool had_errors = false;
-  report::Report report = build_report(config.files, config, std::nullopt, &had_errors);
+  report::Report report =
+      build_report(config.files, load_suppressions(config), std::nullopt, &had_errors);
   uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
   if (!report.processes.empty()) write_outputs(report, config, first_pid);
   if (had_errors) return kExitToolFailed;

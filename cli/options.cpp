@@ -64,8 +64,8 @@ const std::vector<OptionSpec>& option_table() {
          c.gen_suppressions = parse_yes_no("--gen-suppressions", v);
        }},
       {"--error-exitcode", "N",
-       "Exit with N (1-255) when unsuppressed leaks are found. Default: 0, the program's own "
-       "exit status.",
+       "Exit with N (1-255) when unsuppressed leaks are found. Default: 0 (off: the "
+       "program's own exit status).",
        kRun | kReport, false,
        [](Config& c, const std::string& v) {
          c.error_exitcode = parse_int("--error-exitcode", v, 0, 255);
@@ -128,7 +128,8 @@ void add_options(CLI::App& app, Config& config, Command command) {
 }
 
 // Splits "memtrack run OPTIONS -- PROG ARGS" at the first "--": CLI11 sees only the part
-// before it, and the program's own arguments are never parsed as memtrack options.
+// before it, and the program's own arguments are never parsed as memtrack options. If PROG
+// turns out to come before that "--", the caller puts the "--" back into PROG's arguments.
 std::vector<std::string> split_at_double_dash(int argc, char** argv, Config& config,
                                               bool* had_dash) {
   std::vector<std::string> ours;
@@ -182,20 +183,19 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   if (run->parsed()) {
     config->command = kRun;
     std::vector<std::string> rest = run->remaining();
-    if (had_dash && !rest.empty()) {
-      std::cerr << "memtrack: error: unexpected argument '" << rest.front() << "' before '--'\n";
+    // prefix_command() stops at the first argument it does not know, options included.
+    if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-') {
+      std::cerr << "memtrack: error: unknown option '" << rest.front()
+                << "' (see memtrack run --help; put '--' before a program whose name starts "
+                   "with '-')\n";
       *exit_code = kExitToolFailed;
       return false;
     }
-    if (!had_dash) {
-      // prefix_command() stops at the first argument it does not know, options included.
-      if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-') {
-        std::cerr << "memtrack: error: unknown option '" << rest.front()
-                  << "' (see memtrack run --help; put '--' before a program whose name starts "
-                     "with '-')\n";
-        *exit_code = kExitToolFailed;
-        return false;
-      }
+    if (!rest.empty()) {
+      // PROG came before the first "--", so that "--" and what follows are PROG's arguments
+      // (memtrack run git log -- file).
+      if (had_dash) rest.push_back("--");
+      rest.insert(rest.end(), config->program.begin(), config->program.end());
       config->program = rest;
     }
     if (config->program.empty()) {

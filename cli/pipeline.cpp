@@ -34,12 +34,6 @@ std::string module_key(const std::vector<report::RawModule>& modules) {
   return key;
 }
 
-report::Suppressions load_suppressions(const Config& config) {
-  report::Suppressions all;
-  for (const std::string& path : config.suppressions) all.append(report::Suppressions::load(path));
-  return all;
-}
-
 // The main process left no result file: killed by a signal, or it exec'd a program that
 // memtrack does not follow.
 report::ProcessReport missing_main_report(const MainProcess& main) {
@@ -48,6 +42,7 @@ report::ProcessReport missing_main_report(const MainProcess& main) {
   p.ppid = static_cast<uint32_t>(getpid());
   p.command = main.command;
   p.exit = main.exit;
+  p.has_leak_data = false;
   if (main.exit.how == report::ExitInfo::How::kSignal) {
     p.notes.push_back("no leak data: the process was killed by signal " +
                       std::to_string(main.exit.signal) + " before memtrack could write its report");
@@ -100,9 +95,15 @@ std::string expand_pid(const std::string& pattern, uint32_t pid) {
 
 }  // namespace
 
-report::Report build_report(const std::vector<std::string>& result_files, const Config& config,
+report::Suppressions load_suppressions(const Config& config) {
+  report::Suppressions all;
+  for (const std::string& path : config.suppressions) all.append(report::Suppressions::load(path));
+  return all;
+}
+
+report::Report build_report(const std::vector<std::string>& result_files,
+                            const report::Suppressions& suppressions,
                             const std::optional<MainProcess>& main, bool* had_errors) {
-  report::Suppressions suppressions = load_suppressions(config);
   *had_errors = false;
   std::vector<report::ResultFile> files;
   for (const std::string& path : result_files) {

@@ -8,6 +8,7 @@
 
 #include "cli/options.h"
 #include "report/model.h"
+#include "report/suppressions.h"
 
 namespace memtrack::cli {
 
@@ -19,10 +20,15 @@ struct MainProcess {
   report::ExitInfo exit;
 };
 
+// Reads every --suppressions file. Throws Error (with FILE:LINE) for a bad or missing one;
+// `run` calls it before starting the program, so a typo never costs a whole run.
+report::Suppressions load_suppressions(const Config& config);
+
 // Builds the report of every file, the main process first, then the others by pid. Files
 // that cannot be read are skipped after one "memtrack: error:" line each; `*had_errors` says
-// whether that happened. Throws Error for unreadable suppression files.
-report::Report build_report(const std::vector<std::string>& result_files, const Config& config,
+// whether that happened.
+report::Report build_report(const std::vector<std::string>& result_files,
+                            const report::Suppressions& suppressions,
                             const std::optional<MainProcess>& main, bool* /*out*/ had_errors);
 
 // Writes the text report (stderr or --log-file) and the JSON report (--json).

@@ -81,7 +81,7 @@ struct ResultFile {
 
 struct Frame {
   uint64_t address = 0;
-  std::string module;    // path of the module, "" if unknown
+  std::string module;  // path of the module, "" if unknown
   uint64_t module_offset = 0;
   std::string function;  // demangled; "" if unknown
   std::string file;      // source file, "" without debug info
@@ -103,7 +103,7 @@ struct Summary {
   uint64_t frees = 0;
   uint64_t bytes_allocated = 0;
   uint64_t peak_bytes = 0;
-  uint64_t leaked_bytes = 0;      // unsuppressed groups, excluding runtime-internal ones
+  uint64_t leaked_bytes = 0;  // unsuppressed groups, excluding runtime-internal ones
   uint64_t leaked_blocks = 0;
   uint64_t suppressed_bytes = 0;  // matched by a suppression
   uint64_t suppressed_blocks = 0;
@@ -122,6 +122,7 @@ struct ProcessReport {
   std::vector<LeakGroup> leaks;       // reported groups, sorted by bytes (largest first)
   std::vector<LeakGroup> suppressed;  // groups matched by a suppression
   std::vector<std::string> notes;     // e.g. "no debug info for /lib/.../libc.so.6"
+  bool has_leak_data = true;          // false: the process left no result file (notes say why)
 };
 
 struct Report {

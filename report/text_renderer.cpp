@@ -161,6 +161,11 @@ std::string format_frame(const Frame& frame) {
 void render_process_text(const ProcessReport& process, std::ostream& out,
                          const TextOptions& options) {
   LineWriter lines(out, process.pid, options.color);
+  if (!process.has_leak_data) {
+    lines.line(fmt::format("memtrack: {}: no leak data", process_phrase(process)));
+    for (const std::string& note : process.notes) lines.line("  note: " + note);
+    return;
+  }
   if (process.leaks.empty()) {
     write_no_leaks_line(process, lines);
     return;
