@@ -18,6 +18,7 @@ enum class Section : uint32_t {
   kModules = 3,  // module map
   kStacks = 4,   // stacks referenced by leaks
   kLeaks = 5,    // leak groups
+  kIndirect = 6,  // for definitely lost groups: the indirectly lost blocks hanging off them
   kEnd = 0xffff  // checksum of everything before this section; always last
 };
 

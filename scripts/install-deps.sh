@@ -11,6 +11,7 @@ packages=(
   clang libclang-rt-14-dev          # libFuzzer target for the result-file reader
   libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
   coreutils procps    # real-program tests: ls, sort
+  valgrind            # the oracle for leak classification (tests/memcheck)
 )
 
 missing=()
