@@ -39,12 +39,23 @@ class MmapArray {
     return true;
   }
 
+  // Sets the size; new elements are whatever the memory holds (zero when freshly mapped).
+  [[nodiscard]] bool try_resize(size_t size) {
+    if (!try_reserve(size)) return false;
+    size_ = size;
+    return true;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+
   T* data() { return data_; }
   size_t size() const { return size_; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
   T* begin() { return data_; }
   T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
 
  private:
   T* data_ = nullptr;

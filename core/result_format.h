@@ -13,13 +13,13 @@ inline constexpr uint32_t kSectionHeaderSize = 16;  // type, reserved, payload s
 inline constexpr uint64_t kMaxSectionSize = uint64_t{1} << 36;
 
 enum class Section : uint32_t {
-  kProcess = 1,  // pid, ppid, exit, command line, executable
-  kStats = 2,    // counters
-  kModules = 3,  // module map
-  kStacks = 4,   // stacks referenced by leaks
-  kLeaks = 5,    // leak groups
+  kProcess = 1,   // pid, ppid, exit, command line, executable
+  kStats = 2,     // counters
+  kModules = 3,   // module map
+  kStacks = 4,    // stacks referenced by leaks
+  kLeaks = 5,     // leak groups
   kIndirect = 6,  // for definitely lost groups: the indirectly lost blocks hanging off them
-  kEnd = 0xffff  // checksum of everything before this section; always last
+  kEnd = 0xffff   // checksum of everything before this section; always last
 };
 
 // ExitInfo::How as stored.

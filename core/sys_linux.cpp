@@ -1,6 +1,8 @@
 // Thin wrappers over Linux system calls. Runtime-safe: none of these allocate.
 #include "core/sys_linux.h"
 
+#include "core/spin_lock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -10,14 +12,54 @@
 #include <unistd.h>
 
 namespace memtrack::core::sys {
+namespace {
+
+// The registry of the runtime's own mappings. A spin lock is enough: mappings are made and
+// dropped rarely (table growth, 1 MiB depot chunks, report working sets).
+constexpr size_t kMaxOwnMappings = 16384;
+MemoryRange g_own[kMaxOwnMappings];
+size_t g_own_count = 0;
+size_t g_own_lost = 0;  // registrations that did not fit
+SpinLock g_own_lock;
+
+void remember_mapping(uintptr_t start, size_t bytes) {
+  SpinLockGuard guard(g_own_lock);
+  if (g_own_count == kMaxOwnMappings) {
+    ++g_own_lost;
+    return;
+  }
+  g_own[g_own_count++] = MemoryRange{start, start + bytes};
+}
+
+void forget_mapping(uintptr_t start) {
+  SpinLockGuard guard(g_own_lock);
+  for (size_t i = 0; i < g_own_count; ++i) {
+    if (g_own[i].start == start) {
+      g_own[i] = g_own[--g_own_count];
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 void* map_pages(size_t bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  if (p == MAP_FAILED) return nullptr;
+  remember_mapping(reinterpret_cast<uintptr_t>(p), bytes);
+  return p;
 }
 
 void unmap_pages(void* addr, size_t bytes) {
-  if (addr != nullptr) munmap(addr, bytes);
+  if (addr == nullptr) return;
+  forget_mapping(reinterpret_cast<uintptr_t>(addr));
+  munmap(addr, bytes);
+}
+
+size_t own_mappings(MemoryRange* out, size_t max) {
+  SpinLockGuard guard(g_own_lock);
+  for (size_t i = 0; i < g_own_count && i < max; ++i) out[i] = g_own[i];
+  return g_own_count + g_own_lost;
 }
 
 bool write_all(int fd, const char* data, size_t size) {

@@ -14,6 +14,16 @@ void* map_pages(size_t bytes);
 // Releases memory obtained from map_pages with the same `bytes`.
 void unmap_pages(void* addr, size_t bytes);
 
+// The ranges map_pages handed out and unmap_pages has not taken back: the runtime's own
+// memory, which the leak scan must never treat as a root. Copies up to `max` of them,
+// unsorted, into `out` and returns how many there are (more than `max` means some were not
+// copied). Thread safe.
+struct MemoryRange {
+  uintptr_t start;
+  uintptr_t end;
+};
+size_t own_mappings(MemoryRange* /*out*/ out, size_t max);
+
 // Writes the whole buffer, retrying on EINTR and short writes. Returns false on error.
 bool write_all(int fd, const char* data, size_t size);
 

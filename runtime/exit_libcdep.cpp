@@ -8,6 +8,7 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/leak_report.h"
+#include "runtime/leak_scan.h"
 #include "runtime/process_info.h"
 #include "runtime/report_text.h"
 #include "runtime/result_file.h"
@@ -48,6 +49,19 @@ int open_report_fd() {
   return fd;
 }
 
+// Classified if the scan can run (and classify_leaks is on), unclassified otherwise.
+bool collect(LeakReport& report, uintptr_t stack_top) {
+  uint32_t stack_count = g_stacks.size();
+  if (g_flags.classify_leaks) {
+    core::MmapArray<ScanBlock> blocks;
+    if (scan_live_blocks(blocks, stack_top)) {
+      return report.try_collect_classified(blocks, stack_count);
+    }
+    diag("warning: the leak scan could not run; leaks are reported unclassified");
+  }
+  return report.try_collect(g_allocs, stack_count);
+}
+
 void mark_runtime_internal(LeakReport& report) {
   for (LeakGroup& group : report.groups()) {
     group.runtime_internal = is_runtime_internal(g_stacks.get(group.stack_id));
@@ -62,7 +76,10 @@ void report_at_exit(const char* how, int status, bool have_status) {
   RuntimeScope scope;
   int saved_errno = errno;
   LeakReport report;
-  if (!report.try_collect(g_allocs, g_stacks.size())) {
+  uintptr_t stack_top = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  uintptr_t exit_frame = exit_stack(core::sys::current_tid());
+  if (exit_frame > stack_top) stack_top = exit_frame;
+  if (!collect(report, stack_top)) {
     diag("error: cannot map memory to build the leak report; no report");
     errno = saved_errno;
     return;
@@ -111,12 +128,14 @@ __attribute__((destructor)) static void memtrack_destructor() {
 namespace rt = memtrack::rt;
 
 extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  rt::note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   rt::set_exit_record(memtrack::core::result::ExitHow::kUnderscoreExit, status);
   if (!rt::is_vfork_child()) rt::report_at_exit("_exit", status, true);
   rt::exit_without_cleanup(rt::g_real.exit_now, status);
 }
 
 extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int status) {
+  rt::note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   rt::set_exit_record(memtrack::core::result::ExitHow::kUnderscoreExit, status);
   if (!rt::is_vfork_child()) rt::report_at_exit("_Exit", status, true);
   rt::exit_without_cleanup(rt::g_real.exit_now_upper, status);

@@ -27,6 +27,34 @@ bool LeakReport::try_collect(core::AllocTable& table, uint32_t stack_count) {
   return true;
 }
 
+bool LeakReport::try_collect_classified(const core::MmapArray<ScanBlock>& blocks,
+                                        uint32_t stack_count) {
+  constexpr uint32_t kKinds = 4;  // definite, indirect, possible, reachable
+  core::MmapArray<LeakGroup> by_key;
+  if (!by_key.try_resize((size_t{stack_count} + 1) * kKinds)) return false;
+  for (size_t i = 0; i < by_key.size(); ++i) {
+    by_key[i] = LeakGroup{};
+    by_key[i].stack_id = static_cast<uint32_t>(i / kKinds);
+    by_key[i].kind = static_cast<LeakKind>(i % kKinds);
+  }
+  for (const ScanBlock& b : blocks) {
+    if (b.stack_id > stack_count) continue;
+    LeakKind kind = b.state == BlockState::kReachable  ? LeakKind::kReachable
+                    : b.state == BlockState::kPossible ? LeakKind::kPossible
+                    : b.state == BlockState::kIndirect ? LeakKind::kIndirect
+                                                       : LeakKind::kDefinite;
+    LeakGroup& group = by_key[size_t{b.stack_id} * kKinds + static_cast<uint32_t>(kind)];
+    group.bytes += b.size;
+    group.blocks += 1;
+    group.indirect_bytes += b.indirect_bytes;
+    group.indirect_blocks += b.indirect_blocks;
+  }
+  for (const LeakGroup& group : by_key) {
+    if (group.blocks > 0 && !groups_.try_push_back(group)) return false;
+  }
+  return true;
+}
+
 void LeakReport::sort() {
   core::heap_sort(groups_.data(), groups_.size(), [](const LeakGroup& a, const LeakGroup& b) {
     // true when a sorts before b: more bytes first, then more blocks, then older stacks.
@@ -34,6 +62,17 @@ void LeakReport::sort() {
     if (a.blocks != b.blocks) return a.blocks > b.blocks;
     return a.stack_id < b.stack_id;
   });
+}
+
+LeakTotals LeakReport::totals(bool runtime_internal, LeakKind kind) const {
+  LeakTotals sum;
+  for (const LeakGroup& group : groups_) {
+    if (group.runtime_internal != runtime_internal || group.kind != kind) continue;
+    sum.bytes += group.bytes;
+    sum.blocks += group.blocks;
+    sum.groups += 1;
+  }
+  return sum;
 }
 
 LeakTotals LeakReport::totals(bool runtime_internal) const {

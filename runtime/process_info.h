@@ -26,6 +26,13 @@ const char* executable_path();
 ExitRecord exit_record();
 void set_exit_record(core::result::ExitHow how, int status);
 
+// Where the program's live stack ends on the thread that ends the process: the frame of the
+// exit hook, or of main's wrapper once main has returned. Below it lie only exit handling and
+// stale values of returned frames, which memcheck ignores as undefined; the leak scan starts
+// above it. Returns 0 if not recorded for `tid`.
+void note_exit_stack(uintptr_t frame);
+uintptr_t exit_stack(int tid);
+
 // Removes libmemtrack.so from LD_PRELOAD in place (follow_exec=0), so programs this process
 // executes run without it while forked children of this image stay tracked.
 void stop_following_exec();

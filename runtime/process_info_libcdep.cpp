@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/runtime.h"
 
@@ -56,8 +57,12 @@ void remove_self_from_list(char* list) {
   *out = '\0';
 }
 
+uintptr_t g_exit_frame = 0;
+int g_exit_tid = 0;
+
 int main_wrapper(int argc, char** argv, char** envp) {
   int status = g_real_main(argc, argv, envp);
+  note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   set_exit_record(core::result::ExitHow::kExit, status);
   return status;
 }
@@ -86,6 +91,16 @@ const char* executable_path() {
 
 ExitRecord exit_record() {
   return g_exit;
+}
+
+void note_exit_stack(uintptr_t frame) {
+  if (g_exit_frame != 0) return;  // the first exit path wins, as for the exit record
+  g_exit_tid = core::sys::current_tid();
+  g_exit_frame = frame;
+}
+
+uintptr_t exit_stack(int tid) {
+  return tid == g_exit_tid ? g_exit_frame : 0;
 }
 
 void set_exit_record(core::result::ExitHow how, int status) {
@@ -119,6 +134,7 @@ extern "C" __attribute__((visibility("default"))) int __libc_start_main(
 
 extern "C" __attribute__((visibility("default"), noreturn)) void exit(int status) {
   rt::ensure_initialized();
+  rt::note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   rt::set_exit_record(memtrack::core::result::ExitHow::kExit, status);
   rt::g_real.exit_process(status);
   __builtin_unreachable();

@@ -99,14 +99,43 @@ void write_frames(core::FdWriter& out, core::StackView stack) {
   }
 }
 
+const char* kind_phrase(LeakKind kind) {
+  switch (kind) {
+    case LeakKind::kDefinite:
+      return " definitely lost";
+    case LeakKind::kIndirect:
+      return " indirectly lost";
+    case LeakKind::kPossible:
+      return " possibly lost";
+    case LeakKind::kReachable:
+      return " still reachable";
+    case LeakKind::kUnclassified:
+      break;
+  }
+  return " unfreed at exit";
+}
+
+bool is_shown(const LeakGroup& group) {
+  return (!group.runtime_internal || g_flags.show_runtime_internal) &&
+         (group.kind != LeakKind::kReachable || g_flags.show_reachable);
+}
+
+// "80 (16 direct, 64 indirect) bytes in 1 block is definitely lost", as memcheck words it.
 void write_group(core::FdWriter& out, const LeakGroup& group, size_t index, size_t shown) {
   core::FixedText<256> line;
   line_start(line);
   emit(out, line);
   line_start(line);
-  line.grouped(group.bytes).str(" bytes in ").grouped(group.blocks).chr(' ');
+  if (group.indirect_bytes > 0) {
+    line.grouped(group.bytes + group.indirect_bytes).str(" (").grouped(group.bytes);
+    line.str(" direct, ").grouped(group.indirect_bytes).str(" indirect)");
+  } else {
+    line.grouped(group.bytes);
+  }
+  line.str(" bytes in ").grouped(group.blocks).chr(' ');
   line.plural(group.blocks, "block").str(group.blocks == 1 ? " is" : " are");
-  line.str(" unfreed at exit (group ").u64(index + 1).str(" of ").u64(shown).chr(')');
+  line.str(kind_phrase(group.kind)).str(" (group ").u64(index + 1).str(" of ").u64(shown);
+  line.chr(')');
   if (group.runtime_internal) line.str(" [kept by the C/C++ runtime]");
   line.str(", allocated at:");
   emit(out, line);
@@ -129,17 +158,42 @@ void write_heap_summary(core::FdWriter& out, const char* how) {
   emit(out, line);
 }
 
+void write_kind_line(core::FdWriter& out, const char* label, LeakTotals totals,
+                     const char* suffix) {
+  core::FixedText<256> line;
+  line_start(line);
+  line.str("  ").str(label).str(": ").grouped(totals.bytes).str(" bytes in ");
+  line.grouped(totals.blocks).chr(' ').plural(totals.blocks, "block").str(suffix);
+  emit(out, line);
+}
+
 void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
-  LeakTotals leaks = report.totals(false);
+  LeakTotals leaks;
+  bool classified = false;
+  for (const LeakGroup& group : report.groups()) {
+    if (group.kind != LeakKind::kUnclassified) classified = true;
+    if (group.runtime_internal || group.kind == LeakKind::kReachable) continue;
+    leaks.bytes += group.bytes;
+    leaks.blocks += group.blocks;
+    leaks.groups += 1;
+  }
   LeakTotals internal = report.totals(true);
   core::FixedText<512> line;
   line_start(line);
   emit(out, line);
   line_start(line);
   line.str("LEAK SUMMARY: ").grouped(leaks.bytes).str(" bytes in ").grouped(leaks.blocks);
-  line.chr(' ').plural(leaks.blocks, "block").str(" unfreed at exit, from ").grouped(leaks.groups);
+  line.chr(' ').plural(leaks.blocks, "block").str(classified ? " lost" : " unfreed at exit");
+  line.str(", from ").grouped(leaks.groups);
   line.str(leaks.groups == 1 ? " allocation site" : " allocation sites");
   emit(out, line);
+  if (classified) {
+    write_kind_line(out, "definitely lost", report.totals(false, LeakKind::kDefinite), "");
+    write_kind_line(out, "indirectly lost", report.totals(false, LeakKind::kIndirect), "");
+    write_kind_line(out, "possibly lost", report.totals(false, LeakKind::kPossible), "");
+    write_kind_line(out, "still reachable", report.totals(false, LeakKind::kReachable),
+                    g_flags.show_reachable ? "" : " (show_reachable=1 lists them)");
+  }
   if (internal.blocks > 0) {
     line_start(line);
     line.str("  ").str(g_flags.show_runtime_internal ? "included above: " : "not shown: ");
@@ -178,13 +232,13 @@ void write_text_report(core::FdWriter& out, LeakReport& report, const char* how)
   write_heap_summary(out, how);
   size_t shown_total = 0;
   for (const LeakGroup& group : report.groups()) {
-    if (!group.runtime_internal || g_flags.show_runtime_internal) ++shown_total;
+    if (is_shown(group)) ++shown_total;
   }
   size_t limit = g_flags.max_groups > 0 ? static_cast<size_t>(g_flags.max_groups) : shown_total;
   size_t index = 0;
   LeakTotals hidden;
   for (const LeakGroup& group : report.groups()) {
-    if (group.runtime_internal && !g_flags.show_runtime_internal) continue;
+    if (!is_shown(group)) continue;
     if (index < limit) {
       write_group(out, group, index, shown_total);
     } else {

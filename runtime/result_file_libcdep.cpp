@@ -85,16 +85,32 @@ void write_stacks(core::ResultWriter& w, LeakReport& report) {
 }
 
 void write_leaks(core::ResultWriter& w, LeakReport& report) {
-  constexpr uint8_t kUnclassified = 4;  // report::LeakKind::kUnclassified
   w.begin_section(result::Section::kLeaks, 4 + 24 * report.groups().size());
   w.put_u32(static_cast<uint32_t>(report.groups().size()));
   for (const LeakGroup& g : report.groups()) {
     w.put_u32(g.stack_id);
-    w.put_u8(kUnclassified);
+    w.put_u8(static_cast<uint8_t>(g.kind));
     w.put_u8(g.runtime_internal ? result::kLeakRuntimeInternal : 0);
     w.put_u16(0);
     w.put_u64(g.bytes);
     w.put_u64(g.blocks);
+  }
+}
+
+void write_indirect(core::ResultWriter& w, LeakReport& report) {
+  uint32_t count = 0;
+  for (const LeakGroup& g : report.groups()) count += g.indirect_blocks > 0 ? 1 : 0;
+  w.begin_section(result::Section::kIndirect, 4 + 24 * uint64_t{count});
+  w.put_u32(count);
+  uint32_t index = 0;
+  for (const LeakGroup& g : report.groups()) {
+    if (g.indirect_blocks > 0) {
+      w.put_u32(index);
+      w.put_u32(0);
+      w.put_u64(g.indirect_bytes);
+      w.put_u64(g.indirect_blocks);
+    }
+    ++index;
   }
 }
 
@@ -129,6 +145,7 @@ bool write_result_file(const char* result_dir, LeakReport& report) {
     write_modules(w, modules);
     write_stacks(w, report);
     write_leaks(w, report);
+    write_indirect(w, report);
     ok = w.finish();
   }
   ok = close(fd) == 0 && ok;

@@ -16,14 +16,16 @@ _DIAG = re.compile(r"^memtrack\[\d+\]: ")
 _HEADER = re.compile(r"^memtrack (\S+) leak report: (.*) \(pid (\d+), (.+)\)$")
 _HEAP = re.compile(rf"^HEAP SUMMARY: {_NUM} allocations?, {_NUM} frees?, {_NUM} bytes "
                    rf"allocated, {_NUM} bytes peak live$")
-_GROUP = re.compile(rf"^{_NUM} bytes in {_NUM} (block is|blocks are) unfreed at exit "
+_GROUP = re.compile(rf"^{_NUM}(?: \({_NUM} direct, {_NUM} indirect\))? bytes in {_NUM} "
+                    r"(block is|blocks are) (unfreed at exit|definitely lost|indirectly lost|"
+                    r"possibly lost|still reachable) "
                     r"\(group (\d+) of (\d+)\)( \[kept by the C/C\+\+ runtime\])?, allocated at:$")
 _FRAME = re.compile(r"^   #(\d+) 0x([0-9a-f]{16}) (\?\?|.+\+0x[0-9a-f]+) "
                     r"\((<unknown module>|.+\+0x[0-9a-f]+)\)$")
 _NO_FRAMES = re.compile(r"^   \((no stack|no frames could be unwound).*\)$")
 _HIDDEN = re.compile(rf"^\.\.\. {_NUM} more groups? \({_NUM} bytes in {_NUM} blocks?\) "
                      r"not shown; max_groups=\d+$")
-_SUMMARY = re.compile(rf"^LEAK SUMMARY: {_NUM} bytes in {_NUM} blocks? unfreed at exit, "
+_SUMMARY = re.compile(rf"^LEAK SUMMARY: {_NUM} bytes in {_NUM} blocks? (?:unfreed at exit|lost), "
                       rf"from {_NUM} allocation sites?$")
 
 
@@ -45,6 +47,8 @@ class Group:
     runtime_internal: bool
     number: tuple  # (i, n) from "(group i of n)"
     frames: list = field(default_factory=list)
+    kind: str = "unfreed at exit"  # or "definitely lost", "still reachable", ...
+    indirect_bytes: int = 0
 
     def describe(self):
         names = " ".join(f.function or "??" for f in self.frames)
@@ -115,11 +119,15 @@ def _parse_body_line(report, body):
             return None
         return "line after LEAK SUMMARY"
     if m := _GROUP.match(body):
-        blocks = _int(m.group(2))
-        if (blocks == 1) != (m.group(3) == "block is"):
+        direct = _int(m.group(2)) if m.group(2) else _int(m.group(1))
+        blocks = _int(m.group(4))
+        if (blocks == 1) != (m.group(5) == "block is"):
             return "wrong singular/plural"
-        number = (int(m.group(4)), int(m.group(5)))
-        report.groups.append(Group(_int(m.group(1)), blocks, m.group(6) is not None, number))
+        number = (int(m.group(7)), int(m.group(8)))
+        group = Group(direct, blocks, m.group(9) is not None, number)
+        group.kind = m.group(6)
+        group.indirect_bytes = _int(m.group(3)) if m.group(3) else 0
+        report.groups.append(group)
         return None
     if m := _FRAME.match(body):
         if not report.groups:

@@ -1,0 +1,143 @@
+// Orchestration of the leak scan. Calls libc (through proc_maps and stop_threads) but never
+// malloc; while other threads are stopped it takes no lock they could hold, because the
+// stopper only parks threads that are outside the runtime.
+#include "runtime/leak_scan.h"
+
+#include "core/sys_linux.h"
+#include "runtime/proc_maps.h"
+#include "runtime/runtime.h"
+#include "runtime/stop_threads.h"
+
+namespace memtrack::rt {
+namespace {
+
+ThreadStopper g_stopper;  // large; lives in .bss, never on a stack
+
+bool snapshot_blocks(core::MmapArray<ScanBlock>& blocks) {
+  bool ok = true;
+  g_allocs.for_each([&](const core::AllocRecord& rec) {
+    ScanBlock b{};
+    b.start = rec.ptr;
+    b.size = rec.size;
+    b.stack_id = rec.stack_id;
+    if (!blocks.try_push_back(b)) ok = false;
+  });
+  core::heap_sort(blocks.data(), blocks.size(),
+                  [](const ScanBlock& a, const ScanBlock& b) { return a.start < b.start; });
+  return ok;
+}
+
+bool contains_block_start(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin,
+                          uintptr_t end) {
+  size_t lo = 0;
+  size_t hi = blocks.size();
+  while (lo < hi) {  // first block starting at or after begin
+    size_t mid = lo + (hi - lo) / 2;
+    if (blocks[mid].start < begin) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < blocks.size() && blocks[lo].start < end;
+}
+
+// Scans [begin, end) as roots, leaving out memtrack's own mappings (sorted by start).
+void scan_without_own(ReachabilityScan& scan, uintptr_t begin, uintptr_t end,
+                      const core::MmapArray<core::sys::MemoryRange>& own) {
+  uintptr_t cursor = begin;
+  for (const core::sys::MemoryRange& r : own) {
+    if (r.end <= cursor || r.start >= end) continue;
+    if (r.start > cursor) scan.scan_root_range(cursor, r.start);
+    cursor = r.end;
+  }
+  if (cursor < end) scan.scan_root_range(cursor, end);
+}
+
+// A stopped thread's stack pointer, if it lies in [begin, end); the red zone below it
+// (128 bytes on x86-64) may hold live values too.
+uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp) {
+  if (self_sp >= begin && self_sp < end) return self_sp;
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    const StoppedThread& t = g_stopper.thread(i);
+    if (!t.captured || t.sp < begin || t.sp >= end) continue;
+    return t.sp - 128 < begin ? begin : t.sp - 128;
+  }
+  return 0;
+}
+
+// Copies the registry of memtrack's own mappings; resizing the array may itself add one.
+// glibc puts a thread's descriptor (TCB) at the top of its stack mapping; the TCB starts with
+// tcbhead_t {tcb, dtv, self} where tcb and self point at the TCB itself. A region with that
+// signature near its end is a thread stack, live or cached by glibc after the thread exited.
+bool looks_like_thread_stack(const MapRegion& m) {
+  uintptr_t from = m.end - m.start > 65536 ? m.end - 65536 : m.start;
+  from = (from + 63) & ~uintptr_t{63};
+  for (uintptr_t a = from; a + 24 <= m.end; a += 64) {
+    const auto* words = reinterpret_cast<const uintptr_t*>(a);
+    if (words[0] == a && words[2] == a) return true;
+  }
+  return false;
+}
+
+bool collect_own_mappings(core::MmapArray<core::sys::MemoryRange>& own) {
+  for (;;) {
+    size_t wanted = core::sys::own_mappings(nullptr, 0) + 16;
+    if (!own.try_resize(wanted)) return false;
+    size_t n = core::sys::own_mappings(own.data(), own.size());
+    if (n <= own.size()) return own.try_resize(n);
+  }
+}
+
+void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
+                const core::MmapArray<MapRegion>& maps,
+                const core::MmapArray<core::sys::MemoryRange>& own, uintptr_t self_sp) {
+  for (const MapRegion& m : maps) {
+    if (!m.readable || !m.writable || m.special || m.device || m.heap) continue;
+    if (is_runtime_address(m.start)) continue;                   // memtrack's own globals
+    if (contains_block_start(blocks, m.start, m.end)) continue;  // malloc arena or chunk
+    uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
+    // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
+    if (sp == 0 && looks_like_thread_stack(m)) continue;
+    scan_without_own(scan, sp != 0 ? sp : m.start, m.end, own);
+  }
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    const StoppedThread& t = g_stopper.thread(i);
+    if (!t.captured) continue;
+    for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
+  }
+}
+
+}  // namespace
+
+bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
+  g_stopper.stop_all();
+  core::MmapArray<MapRegion> maps;
+  core::MmapArray<core::sys::MemoryRange> own;
+  core::MmapArray<core::sys::MemoryRange> readonly;
+  ReachabilityScan scan;
+  bool ok = snapshot_blocks(blocks) && read_proc_maps(maps);
+  for (size_t i = 0; ok && i < maps.size(); ++i) {
+    const MapRegion& m = maps[i];
+    if (m.file_backed && m.readable && !m.writable) {
+      ok = readonly.try_push_back(core::sys::MemoryRange{m.start, m.end});
+    }
+  }
+  ok = ok && collect_own_mappings(own);
+  if (ok) {
+    core::heap_sort(own.data(), own.size(),
+                    [](const core::sys::MemoryRange& a, const core::sys::MemoryRange& b) {
+                      return a.start < b.start;
+                    });
+    ok = scan.try_init(blocks, readonly);
+  }
+  if (ok) {
+    scan_roots(scan, blocks, maps, own, stack_top);
+    ok = scan.propagate();
+    scan.classify_unreached();
+  }
+  g_stopper.resume_all();
+  return ok;
+}
+
+}  // namespace memtrack::rt

@@ -1,0 +1,128 @@
+// Thread stopping with a real-time signal. Calls libc (sigaction, syscall, open) but never
+// malloc. The handler stays installed once used: a thread that had the signal blocked may
+// take it late, and the default action of a real-time signal would kill the process.
+#include "runtime/stop_threads.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "core/sys_linux.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+namespace {
+
+// SIGRTMAX-3: glibc uses the lowest real-time signals itself, programs mostly SIGRTMIN+n.
+int stop_signal() {
+  return SIGRTMAX - 3;
+}
+
+StoppedThread* g_slots = nullptr;
+std::atomic<size_t> g_slot_count{0};
+std::atomic<bool> g_active{false};
+std::atomic<bool> g_release{false};
+std::atomic<int> g_parked{0};
+
+void on_stop_signal(int, siginfo_t*, void* context) {
+  if (!g_active.load(std::memory_order_acquire)) return;
+  int tid = core::sys::current_tid();
+  StoppedThread* slot = nullptr;
+  for (size_t i = 0; i < g_slot_count.load(std::memory_order_acquire); ++i) {
+    if (g_slots[i].tid == tid) slot = &g_slots[i];
+  }
+  // Inside the runtime this thread may hold a table lock: do not park here; the stopper
+  // asks again a moment later.
+  if (slot == nullptr || in_runtime()) return;
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  for (int r = 0; r < 23; ++r) slot->regs[r] = static_cast<uintptr_t>(uc->uc_mcontext.gregs[r]);
+  slot->sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  g_parked.fetch_add(1, std::memory_order_acq_rel);
+  __atomic_store_n(&slot->captured, true, __ATOMIC_RELEASE);
+  while (!g_release.load(std::memory_order_acquire)) core::sys::yield_cpu();
+  g_parked.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+bool install_handler() {
+  struct sigaction old {};
+  if (sigaction(stop_signal(), nullptr, &old) != 0) return false;
+  if ((old.sa_flags & SA_SIGINFO) != 0 && old.sa_sigaction == on_stop_signal) return true;
+  if (old.sa_handler != SIG_DFL) return false;  // the program uses this signal
+  struct sigaction act {};
+  act.sa_sigaction = on_stop_signal;
+  act.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&act.sa_mask);
+  return sigaction(stop_signal(), &act, nullptr) == 0;
+}
+
+// Reads the thread ids from /proc/self/task with getdents64 (opendir would malloc).
+size_t list_threads(StoppedThread* out, size_t max, int self) {
+  int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  size_t count = 0;
+  alignas(8) char buffer[4096];
+  for (;;) {
+    long n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
+    if (n <= 0) break;
+    for (long pos = 0; pos < n;) {
+      auto* entry = reinterpret_cast<struct dirent64*>(buffer + pos);
+      pos += entry->d_reclen;
+      int tid = 0;
+      const char* name = entry->d_name;
+      if (*name < '0' || *name > '9') continue;
+      for (; *name >= '0' && *name <= '9'; ++name) tid = tid * 10 + (*name - '0');
+      if (tid == self || count == max) continue;
+      out[count] = StoppedThread{};
+      out[count].tid = tid;
+      ++count;
+    }
+  }
+  close(fd);
+  return count;
+}
+
+}  // namespace
+
+void ThreadStopper::stop_all() {
+  count_ = 0;
+  if (!install_handler()) {
+    diag(
+        "warning: cannot stop other threads for the leak scan (signal in use); their stacks "
+        "and registers are scanned as they are");
+  }
+  int pid = core::sys::current_pid();
+  count_ = list_threads(threads_, kMaxThreads, core::sys::current_tid());
+  g_slots = threads_;
+  g_release.store(false, std::memory_order_release);
+  g_slot_count.store(count_, std::memory_order_release);
+  g_active.store(true, std::memory_order_release);
+  // Ask every thread, then ask again those not parked yet (inside the runtime, or the
+  // signal was merged with a pending one), for at most about a second.
+  uint64_t deadline = core::sys::monotonic_ns() + 1000000000ull;
+  for (;;) {
+    size_t waiting = 0;
+    for (size_t i = 0; i < count_; ++i) {
+      if (__atomic_load_n(&threads_[i].captured, __ATOMIC_ACQUIRE)) continue;
+      ++waiting;
+      syscall(SYS_tgkill, pid, threads_[i].tid, stop_signal());
+    }
+    if (waiting == 0 || core::sys::monotonic_ns() > deadline) break;
+    for (int spin = 0; spin < 100; ++spin) core::sys::yield_cpu();
+  }
+}
+
+void ThreadStopper::resume_all() {
+  g_release.store(true, std::memory_order_release);
+  uint64_t deadline = core::sys::monotonic_ns() + 1000000000ull;
+  while (g_parked.load(std::memory_order_acquire) > 0 && core::sys::monotonic_ns() < deadline) {
+    core::sys::yield_cpu();
+  }
+  g_active.store(false, std::memory_order_release);
+}
+
+}  // namespace memtrack::rt
