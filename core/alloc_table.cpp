@@ -106,6 +106,15 @@ bool AllocTable::try_lookup(uintptr_t ptr, AllocRecord* out) {
   return true;
 }
 
+bool AllocTable::try_mark_ignored(uintptr_t ptr) {
+  Shard& shard = shards_[shard_of(ptr)];
+  SpinLockGuard guard(shard.lock);
+  size_t slot = find_locked(shard, ptr);
+  if (slot == shard.capacity) return false;
+  shard.slots[slot].ignored = 1;
+  return true;
+}
+
 size_t AllocTable::size() {
   size_t total = 0;
   for (Shard& shard : shards_) {

@@ -28,7 +28,8 @@ struct AllocRecord {
   uint32_t stack_id = 0;
   AllocFamily family = AllocFamily::kMalloc;
   uint8_t aligned = 0;  // 1 if made by an aligned operator new
-  uint16_t reserved = 0;
+  uint8_t ignored = 0;  // memtrack_ignore_object: never reported, a root for the leak scan
+  uint8_t reserved = 0;
 };
 static_assert(sizeof(AllocRecord) == 24);
 
@@ -46,6 +47,9 @@ class AllocTable {
   bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out);
 
   bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out);
+
+  // Sets the ignored mark of the block at `ptr`. Returns false if `ptr` is unknown.
+  bool try_mark_ignored(uintptr_t ptr);
 
   // Calls fn(const AllocRecord&) for every live record, one shard locked at a time. `fn`
   // must not call back into the table or allocate through the runtime.

@@ -19,6 +19,10 @@ struct SymbolInfo {
 // return addresses), so the lookup uses pc - 1, which lies inside the call instruction.
 SymbolInfo describe_address(uintptr_t pc, bool is_return_address);
 
+// The run-time address of the function `name` in the main program's symbol table (.symtab,
+// else .dynsym), or 0. Used to find memtrack_default_options() without -rdynamic.
+uintptr_t find_main_program_function(const char* name);
+
 // Writes the demangled form of `name` into `out` (capacity `size`) when libstdc++'s
 // demangler is loaded in the process and `name` is a C++ symbol. Returns false otherwise.
 bool try_demangle(const char* name, char* out, uint64_t size);

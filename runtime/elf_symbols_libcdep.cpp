@@ -185,6 +185,20 @@ SymbolInfo describe_address(uintptr_t pc, bool is_return_address) {
   return info;
 }
 
+uintptr_t find_main_program_function(const char* name) {
+  const link_map* map = _r_debug.r_map;  // the first entry is the main program
+  if (map == nullptr) return 0;
+  ModuleSymbols* mod = module_for(map);
+  if (mod == nullptr || mod->functions == nullptr) return 0;
+  for (const FunctionSymbol& fn : *mod->functions) {
+    const char* candidate = mod->strings + fn.name;
+    if (core::strings_equal(candidate, core::string_length(candidate), name)) {
+      return map->l_addr + fn.start;
+    }
+  }
+  return 0;
+}
+
 bool try_demangle(const char* name, char* out, uint64_t size) {
   using Demangle = char* (*)(const char*, char*, size_t*, int*);
   if (name == nullptr || name[0] != '_' || name[1] != 'Z') return false;

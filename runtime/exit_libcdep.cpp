@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/spin_lock.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/leak_report.h"
@@ -70,26 +71,26 @@ void mark_runtime_internal(LeakReport& report) {
 
 }  // namespace
 
-void report_at_exit(const char* how, int status, bool have_status) {
-  if (!initialized() || !g_flags.report_at_exit) return;
-  if (g_reported.exchange(true)) return;
-  RuntimeScope scope;
-  int saved_errno = errno;
+// Builds and writes one report. `final`: the process is ending (result file for the CLI);
+// otherwise an on-demand check, always as text. Returns the lost bytes found, or -1.
+long produce_report(const char* how, int status, bool have_status, bool final,
+                    uintptr_t stack_top) {
   LeakReport report;
-  uintptr_t stack_top = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  uintptr_t exit_frame = exit_stack(core::sys::current_tid());
+  uintptr_t exit_frame = final ? exit_stack(core::sys::current_tid()) : 0;
   if (exit_frame > stack_top) stack_top = exit_frame;
   if (!collect(report, stack_top)) {
     diag("error: cannot map memory to build the leak report; no report");
-    errno = saved_errno;
-    return;
+    return -1;
   }
   mark_runtime_internal(report);
   report.sort();
-  if (g_flags.result_dir[0] != '\0') {
+  long lost = 0;
+  for (const LeakGroup& g : report.groups()) {
+    if (!g.runtime_internal && g.kind != LeakKind::kReachable) lost += static_cast<long>(g.bytes);
+  }
+  if (final && g_flags.result_dir[0] != '\0') {
     write_result_file(g_flags.result_dir, report);
-    errno = saved_errno;
-    return;
+    return lost;
   }
   core::FixedText<64> ending;
   ending.str(how);
@@ -100,6 +101,16 @@ void report_at_exit(const char* how, int status, bool have_status) {
     write_text_report(out, report, ending.data());
   }
   if (fd != 2) core::sys::close_fd(fd);
+  return lost;
+}
+
+void report_at_exit(const char* how, int status, bool have_status) {
+  if (!initialized() || !g_flags.report_at_exit) return;
+  if (g_reported.exchange(true)) return;
+  RuntimeScope scope;
+  int saved_errno = errno;
+  produce_report(how, status, have_status, true,
+                 reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   errno = saved_errno;
 }
 
@@ -139,4 +150,26 @@ extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int statu
   rt::set_exit_record(memtrack::core::result::ExitHow::kUnderscoreExit, status);
   if (!rt::is_vfork_child()) rt::report_at_exit("_Exit", status, true);
   rt::exit_without_cleanup(rt::g_real.exit_now_upper, status);
+}
+
+// The cooperation API (include/memtrack/memtrack.h).
+
+extern "C" __attribute__((visibility("default"))) void memtrack_rt_ignore_object(const void* ptr) {
+  if (ptr == nullptr || !rt::initialized()) return;
+  rt::RuntimeScope scope;
+  if (!rt::g_allocs.try_mark_ignored(reinterpret_cast<uintptr_t>(ptr))) {
+    rt::diag("warning: memtrack_ignore_object: not the start of a live heap block; ignored");
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) long memtrack_rt_do_leak_check() {
+  if (!rt::initialized()) return -1;
+  static memtrack::core::SpinLock lock;  // one on-demand check at a time
+  memtrack::core::SpinLockGuard guard(lock);
+  rt::RuntimeScope scope;
+  int saved_errno = errno;
+  long lost = rt::produce_report("on demand (memtrack_do_leak_check)", 0, false, false,
+                                 reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  errno = saved_errno;
+  return lost;
 }

@@ -7,6 +7,7 @@
 #include "core/metadata_budget.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/elf_symbols.h"
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
 
@@ -38,6 +39,11 @@ void flag_warning(const char* message) {
 
 void read_options() {
   core::set_defaults(&g_flags);
+  // The program's own defaults (include/memtrack/memtrack.h) come first; the environment wins.
+  using DefaultOptions = const char* (*)();
+  auto defaults =
+      reinterpret_cast<DefaultOptions>(find_main_program_function("memtrack_default_options"));
+  if (defaults != nullptr) core::parse_flags(defaults(), &g_flags, flag_warning);
   core::parse_flags(getenv("MEMTRACK_OPTIONS"), &g_flags, flag_warning);
   core::validate_flags(&g_flags, flag_warning);
   core::set_metadata_limit(static_cast<size_t>(g_flags.max_metadata_mb) << 20);

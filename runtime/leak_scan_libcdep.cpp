@@ -20,6 +20,7 @@ bool snapshot_blocks(core::MmapArray<ScanBlock>& blocks) {
     b.start = rec.ptr;
     b.size = rec.size;
     b.stack_id = rec.stack_id;
+    b.ignored = rec.ignored;
     if (!blocks.try_push_back(b)) ok = false;
   });
   core::heap_sort(blocks.data(), blocks.size(),
@@ -132,6 +133,7 @@ bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
     ok = scan.try_init(blocks, readonly);
   }
   if (ok) {
+    scan.mark_ignored();
     scan_roots(scan, blocks, maps, own, stack_top);
     ok = scan.propagate();
     scan.classify_unreached();

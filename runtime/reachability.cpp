@@ -126,6 +126,12 @@ void ReachabilityScan::scan_root_word(uintptr_t value) {
   reach(value, true);
 }
 
+void ReachabilityScan::mark_ignored() {
+  for (const ScanBlock& b : *blocks_) {
+    if (b.ignored != 0) reach(b.start, true);
+  }
+}
+
 void ReachabilityScan::scan_block_words(const ScanBlock& block, bool from_definite) {
   uintptr_t end = block.start + block.size;
   for (uintptr_t p = block.start; p + 8 <= end; p += 8) {

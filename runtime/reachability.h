@@ -21,7 +21,8 @@ struct ScanBlock {
   uint64_t size;
   uint32_t stack_id;
   BlockState state;
-  uint8_t reserved[3];
+  uint8_t ignored;  // memtrack_ignore_object: treated as a root
+  uint8_t reserved[2];
   uint64_t indirect_bytes;  // for a clique leader: what its clique holds
   uint64_t indirect_blocks;
 };
@@ -38,6 +39,8 @@ class ReachabilityScan {
   void scan_root_range(uintptr_t begin, uintptr_t end);
   // Treats `value` (a register) as a root.
   void scan_root_word(uintptr_t value);
+  // Makes every ignored block reachable, as if a root pointed at it.
+  void mark_ignored();
   // Scans reachable and possibly lost blocks until nothing changes. Returns false if the
   // work list overflowed mmap (the result is then conservative only in part).
   bool propagate();
