@@ -4,7 +4,9 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <iostream>
+#include <optional>
 
+#include "report/leak_kinds.h"
 #include "report/model.h"
 
 #ifndef MEMTRACK_VERSION
@@ -35,6 +37,19 @@ int parse_int(const std::string& name, const std::string& value, int min, int ma
   return n;
 }
 
+// valgrind's --show-leak-kinds syntax. Unclassified blocks (a runtime without reachability
+// scan) are always included: nothing else could show them.
+report::LeakKinds parse_leak_kinds(const std::string& name, const std::string& value) {
+  std::optional<report::LeakKinds> kinds = report::try_parse_leak_kinds(value);
+  if (!kinds) {
+    throw Error(name +
+                " expects all, none or a comma-separated list of definite, indirect, "
+                "possible, reachable, not '" +
+                value + "'");
+  }
+  return kinds->with(report::LeakKind::kUnclassified);
+}
+
 struct OptionSpec {
   const char* name;
   const char* metavar;
@@ -63,12 +78,27 @@ const std::vector<OptionSpec>& option_table() {
        [](Config& c, const std::string& v) {
          c.gen_suppressions = parse_yes_no("--gen-suppressions", v);
        }},
+      {"--show-leak-kinds", "LIST",
+       "Leak kinds listed in the text and JSON reports: all, none or a comma-separated list "
+       "of definite, indirect, possible, reachable (blocks the runtime did not classify are "
+       "always listed). Default: definite,indirect,possible.",
+       kRun | kReport, false,
+       [](Config& c, const std::string& v) {
+         c.show_leak_kinds = parse_leak_kinds("--show-leak-kinds", v);
+       }},
       {"--error-exitcode", "N",
-       "Exit with N (1-255) when unsuppressed leaks are found. Default: 0 (off: the "
-       "program's own exit status).",
+       "Exit with N (1-255) when unsuppressed leaks of the --errors-for-leak-kinds kinds are "
+       "found. Default: 0 (off: the program's own exit status).",
        kRun | kReport, false,
        [](Config& c, const std::string& v) {
          c.error_exitcode = parse_int("--error-exitcode", v, 0, 255);
+       }},
+      {"--errors-for-leak-kinds", "LIST",
+       "Leak kinds that make --error-exitcode apply, same syntax as --show-leak-kinds "
+       "(blocks the runtime did not classify always count). Default: definite,possible.",
+       kRun | kReport, false,
+       [](Config& c, const std::string& v) {
+         c.errors_for_leak_kinds = parse_leak_kinds("--errors-for-leak-kinds", v);
        }},
       {"--color", "auto|always|never",
        "Colour the text report. Default: auto (only on a terminal, never with NO_COLOR set).",

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "report/model.h"
+
 namespace memtrack::cli {
 
 enum Command : unsigned { kRun = 1, kReport = 2 };
@@ -16,6 +18,11 @@ struct Config {
   std::vector<std::string> suppressions;  // files
   bool gen_suppressions = false;
   int error_exitcode = 0;  // 0 = off
+  // Listed in the reports (--show-leak-kinds); unclassified is always in.
+  report::LeakKinds show_leak_kinds = report::kDefaultShownKinds;
+  // Make error_exitcode apply (--errors-for-leak-kinds); unclassified is always in.
+  report::LeakKinds errors_for_leak_kinds = {
+      report::LeakKind::kDefinite, report::LeakKind::kPossible, report::LeakKind::kUnclassified};
   enum class Color { kAuto, kAlways, kNever } color = Color::kAuto;
   int num_callers = 0;  // 0: the runtime's default (32) or MEMTRACK_OPTIONS's max_frames
   bool trace_children = true;

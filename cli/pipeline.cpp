@@ -12,6 +12,7 @@
 
 #include "report/build_report.h"
 #include "report/json_renderer.h"
+#include "report/leak_kinds.h"
 #include "report/result_reader.h"
 #include "report/suppressions.h"
 #include "report/text_renderer.h"
@@ -143,6 +144,9 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
   text_options.color = use_color(config);
   text_options.gen_suppressions = config.gen_suppressions;
   text_options.version = MEMTRACK_VERSION;
+  text_options.show_kinds = config.show_leak_kinds;
+  report::JsonOptions json_options;
+  json_options.show_kinds = config.show_leak_kinds;
   if (config.log_file.empty()) {
     report::render_text(report, std::cerr, text_options);
   } else {
@@ -152,19 +156,19 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
     report::render_text(report, out, text_options);
   }
   if (config.json_file == "-") {
-    report::render_json(report, std::cout, MEMTRACK_VERSION);
+    report::render_json(report, std::cout, MEMTRACK_VERSION, json_options);
   } else if (!config.json_file.empty()) {
     std::string path = expand_pid(config.json_file, main_pid);
     std::ofstream out(path);
     if (!out) throw Error("cannot write the JSON report " + path);
-    report::render_json(report, out, MEMTRACK_VERSION);
+    report::render_json(report, out, MEMTRACK_VERSION, json_options);
   }
 }
 
 int exit_status(const report::Report& report, const Config& config, int program_status) {
   if (config.error_exitcode == 0) return program_status;
   for (const report::ProcessReport& p : report.processes) {
-    if (!p.leaks.empty()) return config.error_exitcode;
+    if (report::has_leaks_of_kinds(p, config.errors_for_leak_kinds)) return config.error_exitcode;
   }
   return program_status;
 }

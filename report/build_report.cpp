@@ -24,14 +24,43 @@ std::vector<Frame> symbolize_stack(const ResultFile& file, uint32_t stack_id,
   return stack;
 }
 
+// Adds an unsuppressed group to the totals of its kind and, unless it is still reachable, to
+// leaked_* (unclassified groups only go there).
+void add_to_summary(const LeakGroup& group, Summary& summary) {
+  auto add = [&](uint64_t& bytes, uint64_t& blocks) {
+    bytes += group.bytes;
+    blocks += group.blocks;
+  };
+  switch (group.kind) {
+    case LeakKind::kDefinite:
+      add(summary.definite_bytes, summary.definite_blocks);
+      break;
+    case LeakKind::kIndirect:
+      add(summary.indirect_bytes, summary.indirect_blocks);
+      break;
+    case LeakKind::kPossible:
+      add(summary.possible_bytes, summary.possible_blocks);
+      break;
+    case LeakKind::kReachable:
+      add(summary.reachable_bytes, summary.reachable_blocks);
+      break;
+    case LeakKind::kUnclassified:
+      break;
+  }
+  if (is_leak(group.kind)) add(summary.leaked_bytes, summary.leaked_blocks);
+}
+
 uint64_t sort_address(const LeakGroup& group) {
   return group.stack.empty() ? std::numeric_limits<uint64_t>::max() : group.stack[0].address;
 }
 
 }  // namespace
 
+// By total bytes as memcheck ranks loss records: a definite group counts what hangs off it.
 bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
-  if (a.bytes != b.bytes) return a.bytes > b.bytes;
+  uint64_t a_total = a.bytes + a.indirect_bytes;
+  uint64_t b_total = b.bytes + b.indirect_bytes;
+  if (a_total != b_total) return a_total > b_total;
   if (a.blocks != b.blocks) return a.blocks > b.blocks;
   return sort_address(a) < sort_address(b);
 }
@@ -63,14 +92,15 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     group.kind = raw.kind;
     group.bytes = raw.bytes;
     group.blocks = raw.blocks;
+    group.indirect_bytes = raw.indirect_bytes;
+    group.indirect_blocks = raw.indirect_blocks;
     group.stack = symbolize_stack(file, raw.stack_id, symbolize);
     if (suppressions.matches(group)) {
       summary.suppressed_bytes += group.bytes;
       summary.suppressed_blocks += group.blocks;
       report.suppressed.push_back(std::move(group));
     } else {
-      summary.leaked_bytes += group.bytes;
-      summary.leaked_blocks += group.blocks;
+      add_to_summary(group, summary);
       report.leaks.push_back(std::move(group));
     }
   }

@@ -28,7 +28,8 @@ using SymbolizeFn =
 //     addresses of file.stacks[stack_id] (an unknown stack id gives an empty stack);
 //   - groups matched by `suppressions` go to `suppressed` (summary.suppressed_*), the rest to
 //     `leaks` (summary.leaked_*).
-// Both lists are sorted by bytes, then blocks (largest first), then by the first frame's
+// Both lists are sorted by total bytes (own plus indirect), then blocks (largest first), then
+// by the first frame's
 // address (groups with an empty stack last), ties kept in file order: deterministic.
 // allocations, frees, bytes_allocated, peak_bytes and untracked_* come from file.stats;
 // pid, ppid, command and exit are copied; notes = symbolizer_notes as they are after the

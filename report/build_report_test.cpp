@@ -203,6 +203,72 @@ TEST(BuildReport, CopiesProcessFieldsStatsAndNotes) {
   EXPECT_EQ(p.leaks[0].bytes, 9u);
 }
 
+TEST(BuildReport, TotalsPerKindAndLeakedExcludesReachable) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100};
+  file.leaks = {
+      raw(1, 16, 1, false, LeakKind::kDefinite),    raw(1, 32, 2, false, LeakKind::kDefinite),
+      raw(1, 64, 4, false, LeakKind::kIndirect),    raw(1, 8, 1, false, LeakKind::kPossible),
+      raw(1, 1024, 1, false, LeakKind::kReachable), raw(1, 5, 5, false, LeakKind::kUnclassified),
+      raw(1, 288, 1, true, LeakKind::kReachable),  // runtime-internal: counted apart
+      raw(1, 77, 7, true, LeakKind::kDefinite)};
+  file.leaks[1].indirect_bytes = 64;
+  file.leaks[1].indirect_blocks = 4;
+  FakeSymbolizer sym;
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+  const Summary& s = p.summary;
+  EXPECT_EQ(std::pair(s.definite_bytes, s.definite_blocks), std::pair(48ul, 3ul));
+  EXPECT_EQ(std::pair(s.indirect_bytes, s.indirect_blocks), std::pair(64ul, 4ul));
+  EXPECT_EQ(std::pair(s.possible_bytes, s.possible_blocks), std::pair(8ul, 1ul));
+  EXPECT_EQ(std::pair(s.reachable_bytes, s.reachable_blocks), std::pair(1024ul, 1ul));
+  // definite + indirect + possible + unclassified; the indirect totals of the definite group
+  // are not added again.
+  EXPECT_EQ(std::pair(s.leaked_bytes, s.leaked_blocks), std::pair(125ul, 13ul));
+  EXPECT_EQ(std::pair(s.runtime_internal_bytes, s.runtime_internal_blocks), std::pair(365ul, 8ul));
+
+  // Every unsuppressed group of every kind is listed, sorted by its total bytes (a definite
+  // group counts what hangs off it, as memcheck ranks loss records).
+  ASSERT_EQ(p.leaks.size(), 6u);
+  EXPECT_EQ(p.leaks[0].kind, LeakKind::kReachable);
+  EXPECT_EQ(p.leaks[1].kind, LeakKind::kDefinite);
+  EXPECT_EQ(p.leaks[1].bytes, 32u);
+  EXPECT_EQ(p.leaks[1].indirect_bytes, 64u);
+  EXPECT_EQ(p.leaks[1].indirect_blocks, 4u);
+  EXPECT_EQ(p.leaks[2].kind, LeakKind::kIndirect);
+  EXPECT_EQ(p.leaks[3].indirect_bytes, 0u);
+  EXPECT_EQ(p.leaks[5].kind, LeakKind::kUnclassified);
+}
+
+TEST(BuildReport, SuppressionsMatchEachGroupOnItsOwnStack) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100};
+  file.stacks[2] = {0x200};
+  file.leaks = {raw(1, 16, 1, false, LeakKind::kDefinite),
+                raw(2, 64, 4, false, LeakKind::kIndirect),
+                raw(1, 100, 1, false, LeakKind::kReachable)};
+  file.leaks[0].indirect_bytes = 64;
+  file.leaks[0].indirect_blocks = 4;
+  FakeSymbolizer sym;
+  sym.add(0x100, {debug_frame(0x100, "make_list", "l.c", 1, 1)});
+  sym.add(0x200, {debug_frame(0x200, "make_node", "l.c", 2, 1)});
+  Suppressions supp = Suppressions::parse("leak:^make_list$", "s");
+  ProcessReport p = build_process_report(file, sym.fn(), {}, supp);
+  // The list head and the reachable group of the same stack are suppressed; the nodes
+  // hanging off the head have a stack of their own and stay.
+  ASSERT_EQ(p.suppressed.size(), 2u);
+  EXPECT_EQ(p.suppressed[0].kind, LeakKind::kReachable);
+  EXPECT_EQ(p.suppressed[1].kind, LeakKind::kDefinite);
+  EXPECT_EQ(p.suppressed[1].indirect_bytes, 64u);
+  EXPECT_EQ(std::pair(p.summary.suppressed_bytes, p.summary.suppressed_blocks),
+            std::pair(116ul, 2ul));
+  ASSERT_EQ(p.leaks.size(), 1u);
+  EXPECT_EQ(p.leaks[0].kind, LeakKind::kIndirect);
+  EXPECT_EQ(std::pair(p.summary.indirect_bytes, p.summary.indirect_blocks), std::pair(64ul, 4ul));
+  EXPECT_EQ(p.summary.definite_bytes, 0u);
+  EXPECT_EQ(p.summary.reachable_bytes, 0u);
+  EXPECT_EQ(std::pair(p.summary.leaked_bytes, p.summary.leaked_blocks), std::pair(64ul, 4ul));
+}
+
 TEST(BuildReport, EmptyFile) {
   ResultFile file;
   FakeSymbolizer sym;

@@ -38,6 +38,14 @@ ordered_json summary_to_json(const Summary& s) {
   out["peak_bytes"] = s.peak_bytes;
   out["leaked_bytes"] = s.leaked_bytes;
   out["leaked_blocks"] = s.leaked_blocks;
+  out["definite_bytes"] = s.definite_bytes;
+  out["definite_blocks"] = s.definite_blocks;
+  out["indirect_bytes"] = s.indirect_bytes;
+  out["indirect_blocks"] = s.indirect_blocks;
+  out["possible_bytes"] = s.possible_bytes;
+  out["possible_blocks"] = s.possible_blocks;
+  out["reachable_bytes"] = s.reachable_bytes;
+  out["reachable_blocks"] = s.reachable_blocks;
   out["suppressed_bytes"] = s.suppressed_bytes;
   out["suppressed_blocks"] = s.suppressed_blocks;
   out["runtime_internal_bytes"] = s.runtime_internal_bytes;
@@ -60,13 +68,18 @@ ordered_json frame_to_json(const Frame& frame) {
   return out;
 }
 
-ordered_json groups_to_json(const std::vector<LeakGroup>& groups) {
+// The groups of the shown kinds, in their order.
+ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show_kinds) {
   ordered_json out = ordered_json::array();
   for (const LeakGroup& group : groups) {
+    if (!show_kinds.contains(group.kind)) continue;
     ordered_json g = ordered_json::object();
     g["kind"] = kind_name(group.kind);
     g["bytes"] = group.bytes;
     g["blocks"] = group.blocks;
+    // In every group, 0 where nothing hangs off it: one shape for all kinds.
+    g["indirect_bytes"] = group.indirect_bytes;
+    g["indirect_blocks"] = group.indirect_blocks;
     g["suppression"] = suggest_suppression(group);
     ordered_json stack = ordered_json::array();
     for (const Frame& frame : group.stack) stack.push_back(frame_to_json(frame));
@@ -78,32 +91,34 @@ ordered_json groups_to_json(const std::vector<LeakGroup>& groups) {
 
 }  // namespace
 
-ordered_json process_to_json(const ProcessReport& process) {
+ordered_json process_to_json(const ProcessReport& process, const JsonOptions& options) {
   ordered_json out = ordered_json::object();
   out["pid"] = process.pid;
   out["ppid"] = process.ppid;
   out["command"] = process.command;
   out["exit"] = exit_to_json(process.exit);
   out["summary"] = summary_to_json(process.summary);
-  out["leaks"] = groups_to_json(process.leaks);
-  out["suppressed"] = groups_to_json(process.suppressed);
+  out["leaks"] = groups_to_json(process.leaks, options.show_kinds);
+  out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds);
   out["notes"] = process.notes;
   return out;
 }
 
-ordered_json to_json(const Report& report, const std::string& version) {
+ordered_json to_json(const Report& report, const std::string& version, const JsonOptions& options) {
   ordered_json out = ordered_json::object();
   out["memtrack"] = {{"version", version}, {"schema", kJsonSchemaVersion}};
   ordered_json processes = ordered_json::array();
   for (const ProcessReport& process : report.processes) {
-    processes.push_back(process_to_json(process));
+    processes.push_back(process_to_json(process, options));
   }
   out["processes"] = std::move(processes);
   return out;
 }
 
-void render_json(const Report& report, std::ostream& out, const std::string& version) {
-  out << to_json(report, version).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+void render_json(const Report& report, std::ostream& out, const std::string& version,
+                 const JsonOptions& options) {
+  out << to_json(report, version, options)
+             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
       << '\n';
 }
 

@@ -14,17 +14,27 @@ namespace memtrack::report {
 
 inline constexpr int kJsonSchemaVersion = 1;
 
+struct JsonOptions {
+  // Groups of other kinds are left out of "leaks" and "suppressed"; the summary still
+  // totals every kind.
+  LeakKinds show_kinds = kDefaultShownKinds;
+};
+
 // {"memtrack": {"version": version, "schema": 1}, "processes": [...]}. Keys keep the
 // documented order. Addresses and offsets are "0x..." strings (JSON numbers lose 64-bit
-// precision). Every group carries its suggested suppression ("" if none is possible).
-// Stacks are complete: frames below main are kept.
-nlohmann::ordered_json to_json(const Report& report, const std::string& version);
+// precision). Every group carries its suggested suppression ("" if none is possible) and
+// its indirect_bytes/indirect_blocks (0 unless it is definitely lost with blocks hanging off
+// it). Stacks are complete: frames below main are kept.
+nlohmann::ordered_json to_json(const Report& report, const std::string& version,
+                               const JsonOptions& options = {});
 
 // One element of "processes".
-nlohmann::ordered_json process_to_json(const ProcessReport& process);
+nlohmann::ordered_json process_to_json(const ProcessReport& process,
+                                       const JsonOptions& options = {});
 
 // to_json(...) indented by 2 spaces plus a final newline. Invalid UTF-8 in names (ELF and
 // DWARF strings are untrusted) is written as U+FFFD instead of throwing.
-void render_json(const Report& report, std::ostream& out, const std::string& version);
+void render_json(const Report& report, std::ostream& out, const std::string& version,
+                 const JsonOptions& options = {});
 
 }  // namespace memtrack::report

@@ -139,17 +139,19 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 43u);
+  EXPECT_EQ(fields.size(), 53u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_TRUE(fields["processes[].exit.code"].optional);
   EXPECT_FALSE(fields["processes[].pid"].optional);
 }
 
 TEST(JsonSchemaDoc, OutputMatchesDocumentedFieldsBothWays) {
-  SchemaChecker checker(load_documented_fields());
-  checker.check(to_json(schema_coverage_report(), "0.1.0"));
-  EXPECT_EQ(checker.errors(), std::vector<std::string>{});
-  EXPECT_EQ(checker.never_seen(), std::vector<std::string>{});
+  for (LeakKinds shown : {kDefaultShownKinds, LeakKinds::all()}) {
+    SchemaChecker checker(load_documented_fields());
+    checker.check(to_json(schema_coverage_report(), "0.1.0", JsonOptions{shown}));
+    EXPECT_EQ(checker.errors(), std::vector<std::string>{});
+    EXPECT_EQ(checker.never_seen(), std::vector<std::string>{});
+  }
 }
 
 TEST(JsonSchemaDoc, CheckerFindsUndocumentedMissingAndMistypedFields) {
@@ -215,6 +217,57 @@ TEST(JsonRenderer, InvalidUtf8IsReplacedNotThrown) {
   std::ostringstream out;
   EXPECT_NO_THROW(render_json(r, out, "0.1.0"));
   EXPECT_NE(out.str().find("\"./a\xef\xbf\xbd\""), std::string::npos) << out.str();
+}
+
+std::vector<std::string> kinds_of(const ordered_json& groups) {
+  std::vector<std::string> out;
+  for (const ordered_json& g : groups) out.push_back(g["kind"]);
+  return out;
+}
+
+TEST(JsonRenderer, ShowKindsSelectsListedGroupsNotTotals) {
+  ProcessReport p = sample_process();
+  LeakGroup unclassified;
+  unclassified.bytes = 1;
+  unclassified.blocks = 1;
+  p.leaks.push_back(unclassified);
+  LeakGroup suppressed_reachable;
+  suppressed_reachable.kind = LeakKind::kReachable;
+  p.suppressed.push_back(suppressed_reachable);
+
+  ordered_json by_default = process_to_json(p);
+  EXPECT_EQ(kinds_of(by_default["leaks"]),
+            (std::vector<std::string>{"definite", "possible", "indirect", "unclassified"}));
+  EXPECT_EQ(kinds_of(by_default["suppressed"]), std::vector<std::string>{"definite"});
+
+  ordered_json all = process_to_json(p, JsonOptions{LeakKinds::all()});
+  EXPECT_EQ(kinds_of(all["leaks"]), (std::vector<std::string>{"definite", "reachable", "possible",
+                                                              "indirect", "unclassified"}));
+  EXPECT_EQ(kinds_of(all["suppressed"]), (std::vector<std::string>{"definite", "reachable"}));
+
+  ordered_json reachable = process_to_json(p, JsonOptions{LeakKinds{LeakKind::kReachable}});
+  EXPECT_EQ(kinds_of(reachable["leaks"]), std::vector<std::string>{"reachable"});
+  EXPECT_EQ(reachable["leaks"][0]["bytes"], 1024);
+
+  ordered_json none = process_to_json(p, JsonOptions{LeakKinds{}});
+  EXPECT_TRUE(none["leaks"].empty());
+  EXPECT_TRUE(none["suppressed"].empty());
+  // The summary totals every kind whatever is listed.
+  EXPECT_EQ(none["summary"], by_default["summary"]);
+  EXPECT_EQ(none["summary"]["reachable_bytes"], 1024);
+  EXPECT_EQ(none["summary"]["leaked_bytes"], 4336);
+}
+
+TEST(JsonRenderer, IndirectTotalsInEveryGroup) {
+  ordered_json groups = process_to_json(sample_process(), JsonOptions{LeakKinds::all()})["leaks"];
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0]["kind"], "definite");
+  EXPECT_EQ(groups[0]["indirect_bytes"], 96);
+  EXPECT_EQ(groups[0]["indirect_blocks"], 2);
+  for (size_t i = 1; i < groups.size(); ++i) {
+    EXPECT_EQ(groups[i]["indirect_bytes"], 0) << i;
+    EXPECT_EQ(groups[i]["indirect_blocks"], 0) << i;
+  }
 }
 
 // The exact document for testing::sample_report(). After an intended change, regenerate it

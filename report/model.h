@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -21,10 +22,47 @@ class Error : public std::runtime_error {
 
 namespace memtrack::report {
 
+// memcheck's categories (docs/format.md, section 5). kUnclassified: the runtime did no
+// reachability scan, so the block was merely still allocated at exit.
 enum class LeakKind { kDefinite, kIndirect, kPossible, kReachable, kUnclassified };
 
 // "definite", "indirect", "possible", "reachable", "unclassified" (the JSON spelling).
 const char* kind_name(LeakKind kind);
+
+// A set of leak kinds (--show-leak-kinds, --errors-for-leak-kinds). A value type.
+class LeakKinds {
+ public:
+  constexpr LeakKinds() = default;
+  constexpr LeakKinds(std::initializer_list<LeakKind> kinds) {
+    for (LeakKind kind : kinds) bits_ |= bit(kind);
+  }
+  static constexpr LeakKinds all() {
+    return {LeakKind::kDefinite, LeakKind::kIndirect, LeakKind::kPossible, LeakKind::kReachable,
+            LeakKind::kUnclassified};
+  }
+  constexpr bool contains(LeakKind kind) const { return (bits_ & bit(kind)) != 0; }
+  constexpr LeakKinds with(LeakKind kind) const {
+    LeakKinds out = *this;
+    out.bits_ |= bit(kind);
+    return out;
+  }
+  constexpr bool operator==(const LeakKinds&) const = default;
+
+ private:
+  static constexpr uint8_t bit(LeakKind kind) {
+    return static_cast<uint8_t>(1u << static_cast<unsigned>(kind));
+  }
+  uint8_t bits_ = 0;
+};
+
+// What the reports list unless told otherwise: everything but still reachable blocks.
+inline constexpr LeakKinds kDefaultShownKinds = {LeakKind::kDefinite, LeakKind::kIndirect,
+                                                 LeakKind::kPossible, LeakKind::kUnclassified};
+
+// True for the kinds that count as leaked (Summary::leaked_*): all but kReachable.
+constexpr bool is_leak(LeakKind kind) {
+  return kind != LeakKind::kReachable;
+}
 
 // ---- As stored in a result file (raw addresses) ----
 
@@ -43,6 +81,9 @@ struct RawLeak {
   bool runtime_internal = false;  // kept by ld.so/stdio/libstdc++ for their own use
   uint64_t bytes = 0;
   uint64_t blocks = 0;
+  // kDefinite only (indirect section): the indirectly lost blocks hanging off this group.
+  // They are also leak records of their own (kind kIndirect), so never add them to totals.
+  uint64_t indirect_bytes = 0, indirect_blocks = 0;
 };
 
 struct ExitInfo {
@@ -92,8 +133,11 @@ struct Frame {
 
 struct LeakGroup {
   LeakKind kind = LeakKind::kUnclassified;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;  // the group's own (direct) blocks
   uint64_t blocks = 0;
+  // kDefinite only: what hangs off this group, as in memcheck's "X (Y direct, Z indirect)
+  // bytes". Informational: those blocks are listed and totalled as kIndirect groups.
+  uint64_t indirect_bytes = 0, indirect_blocks = 0;
   bool runtime_internal = false;
   std::vector<Frame> stack;  // innermost first; frame 0 is the allocator's caller
 };
@@ -103,9 +147,16 @@ struct Summary {
   uint64_t frees = 0;
   uint64_t bytes_allocated = 0;
   uint64_t peak_bytes = 0;
-  uint64_t leaked_bytes = 0;  // unsuppressed groups, excluding runtime-internal ones
+  // Unsuppressed groups, excluding runtime-internal ones, of every kind but kReachable:
+  // definite + indirect + possible + unclassified.
+  uint64_t leaked_bytes = 0;
   uint64_t leaked_blocks = 0;
-  uint64_t suppressed_bytes = 0;  // matched by a suppression
+  // The same groups per kind (unclassified ones are leaked_* minus the other three).
+  uint64_t definite_bytes = 0, definite_blocks = 0;
+  uint64_t indirect_bytes = 0, indirect_blocks = 0;
+  uint64_t possible_bytes = 0, possible_blocks = 0;
+  uint64_t reachable_bytes = 0, reachable_blocks = 0;  // not part of leaked_*
+  uint64_t suppressed_bytes = 0;  // matched by a suppression, groups of every kind
   uint64_t suppressed_blocks = 0;
   uint64_t runtime_internal_bytes = 0;
   uint64_t runtime_internal_blocks = 0;
@@ -119,8 +170,10 @@ struct ProcessReport {
   std::vector<std::string> command;
   ExitInfo exit;
   Summary summary;
-  std::vector<LeakGroup> leaks;       // reported groups, sorted by bytes (largest first)
-  std::vector<LeakGroup> suppressed;  // groups matched by a suppression
+  // Unsuppressed groups of every kind (renderers pick the kinds they show), sorted by bytes
+  // (largest first).
+  std::vector<LeakGroup> leaks;
+  std::vector<LeakGroup> suppressed;  // groups matched by a suppression, every kind
   std::vector<std::string> notes;     // e.g. "no debug info for /lib/.../libc.so.6"
   bool has_leak_data = true;          // false: the process left no result file (notes say why)
 };

@@ -179,6 +179,31 @@ void read_leaks(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 6: what hangs off definitely lost groups. Each record names a leak of kind
+// definite, at most once.
+void read_indirect(Cursor c, ResultFile& file) {
+  uint32_t count = c.count(24);
+  std::vector<bool> seen(file.leaks.size(), false);
+  for (uint32_t i = 0; i < count; ++i) {
+    auto index = c.get<uint32_t>();
+    auto reserved = c.get<uint32_t>();
+    auto bytes = c.get<uint64_t>();
+    auto blocks = c.get<uint64_t>();
+    std::string leak = "leak " + std::to_string(index);
+    if (reserved != 0) c.fail("reserved field of " + leak + " is not 0");
+    if (index >= file.leaks.size()) {
+      c.fail(leak + " does not exist (" + std::to_string(file.leaks.size()) + " leaks)");
+    }
+    RawLeak& raw = file.leaks[index];
+    if (raw.kind != LeakKind::kDefinite) c.fail(leak + " is not definitely lost");
+    if (seen[index]) c.fail(leak + " appears twice");
+    seen[index] = true;
+    raw.indirect_bytes = bytes;
+    raw.indirect_blocks = blocks;
+  }
+  c.expect_end();
+}
+
 const char* section_name(uint32_t type) {
   switch (static_cast<result::Section>(type)) {
     case result::Section::kProcess:
@@ -191,6 +216,8 @@ const char* section_name(uint32_t type) {
       return "stacks section";
     case result::Section::kLeaks:
       return "leaks section";
+    case result::Section::kIndirect:
+      return "indirect section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -225,7 +252,8 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
   file.version = result::kVersion;
   uint64_t pos = result::kHeaderSize;
   std::set<uint32_t> seen;
-  // Sections are decoded in file order; the stacks section precedes the leaks that use it.
+  // Sections are decoded in file order; the stacks section precedes the leaks that use it,
+  // and the leaks section the indirect section that refers to them.
   for (;;) {
     if (data.size() - pos < result::kSectionHeaderSize) {
       throw Error(name +
@@ -272,6 +300,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_leaks(c, file);
+        break;
+      case result::Section::kIndirect:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kLeaks))) {
+          c.fail("comes before the leaks section");
+        }
+        read_indirect(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

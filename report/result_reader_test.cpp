@@ -16,8 +16,36 @@ namespace {
 
 namespace result = core::result;
 
-// Writes a small, valid file: one process, two modules, two stacks, two leaks.
-std::vector<uint8_t> make_file(bool with_leaks_section = true, uint8_t kind = 4) {
+struct IndirectRecord {
+  uint32_t leak_index = 0;
+  uint32_t reserved = 0;
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+};
+
+struct FileSpec {
+  bool with_leaks_section = true;
+  uint8_t kinds[2] = {4, 4};  // of the two leak records
+  bool with_indirect_section = false;
+  std::vector<IndirectRecord> indirect;  // its records
+  bool indirect_first = false;           // write it before the leaks section
+  bool indirect_twice = false;           // write it twice after the leaks section
+};
+
+void write_indirect(core::ResultWriter& w, const std::vector<IndirectRecord>& records) {
+  w.begin_section(result::Section::kIndirect, 4 + 24 * records.size());
+  w.put_u32(static_cast<uint32_t>(records.size()));
+  for (const IndirectRecord& r : records) {
+    w.put_u32(r.leak_index);
+    w.put_u32(r.reserved);
+    w.put_u64(r.bytes);
+    w.put_u64(r.blocks);
+  }
+}
+
+// Writes a small, valid file: one process, two modules, two stacks, two leaks, and an
+// indirect section if the spec asks for one.
+std::vector<uint8_t> make_file(const FileSpec& spec) {
   std::FILE* tmp = std::tmpfile();
   int fd = fileno(tmp);
   {
@@ -60,24 +88,41 @@ std::vector<uint8_t> make_file(bool with_leaks_section = true, uint8_t kind = 4)
     w.put_u32(2);
     w.put_u32(1);
     w.put_u64(0x2100);
-    if (with_leaks_section) {
+    if (spec.with_indirect_section && spec.indirect_first) write_indirect(w, spec.indirect);
+    if (spec.with_leaks_section) {
       w.begin_section(result::Section::kLeaks, 4 + 2 * 24);
       w.put_u32(2);
       for (uint32_t id : {1u, 2u}) {
         w.put_u32(id);
-        w.put_u8(kind);
+        w.put_u8(spec.kinds[id - 1]);
         w.put_u8(id == 2 ? result::kLeakRuntimeInternal : 0);
         w.put_u16(0);
         w.put_u64(100 * id);
         w.put_u64(id);
       }
     }
+    if (spec.with_indirect_section && !spec.indirect_first) write_indirect(w, spec.indirect);
+    if (spec.indirect_twice) write_indirect(w, spec.indirect);
     EXPECT_TRUE(w.finish());
   }
   std::vector<uint8_t> data(static_cast<size_t>(lseek(fd, 0, SEEK_END)));
   EXPECT_EQ(pread(fd, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
   std::fclose(tmp);
   return data;
+}
+
+std::vector<uint8_t> make_file() {
+  return make_file(FileSpec{});
+}
+
+// Leak 0 definitely lost with 48 bytes in 2 blocks hanging off it, leak 1 indirectly lost.
+FileSpec classified_spec() {
+  FileSpec spec;
+  spec.kinds[0] = 0;
+  spec.kinds[1] = 1;
+  spec.with_indirect_section = true;
+  spec.indirect = {{0, 0, 48, 2}};
+  return spec;
 }
 
 std::string error_of(const std::vector<uint8_t>& data) {
@@ -149,9 +194,80 @@ TEST(ResultReaderTest, NamesTheProblem) {
   std::vector<uint8_t> corrupt = data;
   corrupt[40] ^= 1;
   EXPECT_EQ(error_of(corrupt), "f.mtr: corrupt result file (checksum mismatch)");
-  EXPECT_EQ(error_of(make_file(false)), "f.mtr: corrupt result file (leaks section missing)");
-  EXPECT_EQ(error_of(make_file(true, 9)),
+  FileSpec no_leaks;
+  no_leaks.with_leaks_section = false;
+  EXPECT_EQ(error_of(make_file(no_leaks)), "f.mtr: corrupt result file (leaks section missing)");
+  FileSpec bad_kind;
+  bad_kind.kinds[0] = 9;
+  EXPECT_EQ(error_of(make_file(bad_kind)),
             "f.mtr: corrupt result file (leaks section: unknown leak kind 9)");
+}
+
+TEST(ResultReaderTest, RoundTripsKindsAndIndirectTotals) {
+  ResultFile file = parse_result(make_file(classified_spec()), "f.mtr");
+  ASSERT_EQ(file.leaks.size(), 2u);
+  EXPECT_EQ(file.leaks[0].kind, LeakKind::kDefinite);
+  EXPECT_EQ(file.leaks[0].indirect_bytes, 48u);
+  EXPECT_EQ(file.leaks[0].indirect_blocks, 2u);
+  EXPECT_EQ(file.leaks[1].kind, LeakKind::kIndirect);
+  EXPECT_EQ(file.leaks[1].indirect_bytes, 0u);
+  EXPECT_EQ(file.leaks[1].indirect_blocks, 0u);
+  for (uint8_t kind = 0; kind <= 4; ++kind) {
+    FileSpec spec;
+    spec.kinds[0] = spec.kinds[1] = kind;
+    EXPECT_EQ(static_cast<uint8_t>(parse_result(make_file(spec), "f.mtr").leaks[1].kind), kind);
+  }
+}
+
+TEST(ResultReaderTest, EmptyIndirectSectionIsAccepted) {
+  FileSpec spec = classified_spec();
+  spec.indirect.clear();
+  ResultFile file = parse_result(make_file(spec), "f.mtr");
+  EXPECT_EQ(file.leaks[0].indirect_bytes, 0u);
+  EXPECT_EQ(file.leaks[0].indirect_blocks, 0u);
+  spec.with_indirect_section = false;  // optional: definite leaks need not have one
+  EXPECT_EQ(parse_result(make_file(spec), "f.mtr").leaks[0].indirect_bytes, 0u);
+}
+
+TEST(ResultReaderTest, RejectsEveryTruncationAndFlipWithAnIndirectSection) {
+  std::vector<uint8_t> data = make_file(classified_spec());
+  for (size_t size = 0; size < data.size(); ++size) {
+    std::vector<uint8_t> cut(data.begin(), data.begin() + static_cast<long>(size));
+    std::string error = error_of(cut);
+    ASSERT_FALSE(error.empty()) << "accepted a file cut to " << size << " bytes";
+    EXPECT_EQ(error.rfind("f.mtr: ", 0), 0u) << error;
+  }
+  for (size_t i = 0; i < data.size(); ++i) {
+    std::vector<uint8_t> bad = data;
+    bad[i] ^= 0x40;
+    EXPECT_FALSE(error_of(bad).empty()) << "accepted a file with byte " << i << " changed";
+  }
+}
+
+TEST(ResultReaderTest, RejectsBadIndirectRecords) {
+  auto error_with = [](std::vector<IndirectRecord> records, bool first = false) {
+    FileSpec spec = classified_spec();
+    spec.indirect = std::move(records);
+    spec.indirect_first = first;
+    return error_of(make_file(spec));
+  };
+  const std::string prefix = "f.mtr: corrupt result file (indirect section: ";
+  EXPECT_EQ(error_with({{2, 0, 8, 1}}), prefix + "leak 2 does not exist (2 leaks))");
+  EXPECT_EQ(error_with({{0xffffffff, 0, 8, 1}}),
+            prefix + "leak 4294967295 does not exist (2 leaks))");
+  EXPECT_EQ(error_with({{1, 0, 8, 1}}), prefix + "leak 1 is not definitely lost)");
+  EXPECT_EQ(error_with({{0, 0, 8, 1}, {0, 0, 8, 1}}), prefix + "leak 0 appears twice)");
+  EXPECT_EQ(error_with({{0, 7, 8, 1}}), prefix + "reserved field of leak 0 is not 0)");
+  EXPECT_EQ(error_with({{0, 0, 8, 1}}, true), prefix + "comes before the leaks section)");
+  EXPECT_EQ(error_with({}, true), prefix + "comes before the leaks section)");
+  FileSpec twice = classified_spec();
+  twice.indirect_twice = true;
+  EXPECT_EQ(error_of(make_file(twice)), prefix + "appears twice)");
+  // Unclassified leaks (version 1 writers) cannot have indirect totals either.
+  FileSpec unclassified;
+  unclassified.with_indirect_section = true;
+  unclassified.indirect = {{0, 0, 8, 1}};
+  EXPECT_EQ(error_of(make_file(unclassified)), prefix + "leak 0 is not definitely lost)");
 }
 
 TEST(ResultReaderTest, MissingFileIsAnError) {

@@ -34,8 +34,10 @@ inline Frame symbol_frame(uint64_t address, std::string module, uint64_t offset,
 
 inline constexpr const char* kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
 
-// Three groups (4,096 + 256 + 144 bytes), one suppressed, one runtime-internal block,
-// untracked allocations and a symbolizer note: every line of the text report appears.
+// Classified groups of every kind: a definitely lost 4,096-byte block with 96 bytes hanging
+// off it (the indirectly lost group), a possibly lost group, a still reachable one (hidden by
+// default), a suppressed group, one runtime-internal block, untracked allocations and a
+// symbolizer note: every line of the text report appears.
 inline ProcessReport sample_process() {
   ProcessReport p;
   p.pid = 1234;
@@ -44,12 +46,20 @@ inline ProcessReport sample_process() {
   p.exit.how = ExitInfo::How::kExit;
   p.exit.code = 0;
   Summary& s = p.summary;
-  s.allocations = 12;
+  s.allocations = 15;
   s.frees = 6;
   s.bytes_allocated = 8816;
-  s.peak_bytes = 4784;
-  s.leaked_bytes = 4496;
-  s.leaked_blocks = 5;
+  s.peak_bytes = 6240;
+  s.leaked_bytes = 4336;
+  s.leaked_blocks = 6;
+  s.definite_bytes = 4096;
+  s.definite_blocks = 1;
+  s.indirect_bytes = 96;
+  s.indirect_blocks = 2;
+  s.possible_bytes = 144;
+  s.possible_blocks = 3;
+  s.reachable_bytes = 1024;
+  s.reachable_blocks = 1;
   s.suppressed_bytes = 100;
   s.suppressed_blocks = 1;
   s.runtime_internal_bytes = 288;
@@ -58,8 +68,11 @@ inline ProcessReport sample_process() {
   s.untracked_bytes = 400;
 
   LeakGroup config;
+  config.kind = LeakKind::kDefinite;
   config.bytes = 4096;
   config.blocks = 1;
+  config.indirect_bytes = 96;
+  config.indirect_blocks = 2;
   config.stack = {
       debug_frame(0x5555555552fb, "read_config", "examples/leaky.c", 37, 45),
       debug_frame(0x555555555093, "inline_helper", "examples/leaky.c", 30, 3, true),
@@ -67,15 +80,11 @@ inline ProcessReport sample_process() {
       symbol_frame(0x7ffff7dd21ca, kLibc, 0x271ca, "__libc_start_call_main"),
       symbol_frame(0x555555555105, "/work/build/leaky", 0x1105, "_start"),
   };
-  LeakGroup worker;
-  worker.kind = LeakKind::kDefinite;
-  worker.bytes = 256;
-  worker.blocks = 1;
-  worker.stack = {
-      symbol_frame(0x5555555551ce, "/work/build/leaky", 0x11ce, "worker"),
-      symbol_frame(0x7ffff7e3d1f5, kLibc, 0x891f5, ""),
-      symbol_frame(0x7ffff7ebd8ec, "", 0, ""),
-  };
+  LeakGroup cache;
+  cache.kind = LeakKind::kReachable;
+  cache.bytes = 1024;
+  cache.blocks = 1;
+  cache.stack = {debug_frame(0x555555555321, "init_cache", "examples/leaky.c", 62, 11)};
   LeakGroup sessions;
   sessions.kind = LeakKind::kPossible;
   sessions.bytes = 144;
@@ -84,9 +93,19 @@ inline ProcessReport sample_process() {
       debug_frame(0x55555555524e, "open_session(int, char const*)", "examples/leaky.c", 21, 0),
       debug_frame(0x5555555552a5, "accept_clients", "examples/leaky.c", 44, 5),
   };
-  p.leaks = {config, worker, sessions};
+  LeakGroup worker;
+  worker.kind = LeakKind::kIndirect;
+  worker.bytes = 96;
+  worker.blocks = 2;
+  worker.stack = {
+      symbol_frame(0x5555555551ce, "/work/build/leaky", 0x11ce, "worker"),
+      symbol_frame(0x7ffff7e3d1f5, kLibc, 0x891f5, ""),
+      symbol_frame(0x7ffff7ebd8ec, "", 0, ""),
+  };
+  p.leaks = {config, cache, sessions, worker};
 
   LeakGroup vendor;
+  vendor.kind = LeakKind::kDefinite;
   vendor.bytes = 100;
   vendor.blocks = 1;
   vendor.stack = {

@@ -1,6 +1,8 @@
 // The human-readable report (see text_renderer.h). Writes only to the given stream.
 #include "report/text_renderer.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/suppressions.h"
@@ -73,9 +75,12 @@ std::string process_phrase(const ProcessReport& process) {
 void write_no_leaks_line(const ProcessReport& process, LineWriter& lines) {
   const Summary& s = process.summary;
   std::string detail = count_of(s.allocations, "allocation", "allocations");
+  if (s.reachable_blocks > 0) {
+    detail += fmt::format(", {} still reachable", count_of(s.reachable_bytes, "byte", "bytes"));
+  }
   if (s.suppressed_blocks > 0) {
     detail += fmt::format(", {} suppressed", count_of(s.suppressed_blocks, "block", "blocks"));
-  } else if (s.runtime_internal_blocks == 0) {
+  } else if (s.runtime_internal_blocks == 0 && s.reachable_blocks == 0) {
     detail += ", all freed";
   }
   if (s.untracked_allocations > 0) {
@@ -96,10 +101,24 @@ void write_header(const ProcessReport& process, const TextOptions& options, Line
   lines.blank();
 }
 
+// "16 bytes in 1 block is definitely lost", or with blocks hanging off the group (memcheck's
+// form, the total first): "80 (16 direct, 64 indirect) bytes in 1 block is definitely lost".
+std::string group_title(const LeakGroup& group) {
+  std::string bytes;
+  if (group.indirect_bytes > 0) {
+    uint64_t total = group.bytes + group.indirect_bytes;
+    bytes =
+        fmt::format("{} ({} direct, {} indirect) {}", with_commas(total), with_commas(group.bytes),
+                    with_commas(group.indirect_bytes), total == 1 ? "byte" : "bytes");
+  } else {
+    bytes = count_of(group.bytes, "byte", "bytes");
+  }
+  return fmt::format("{} in {} {} {}", bytes, count_of(group.blocks, "block", "blocks"),
+                     group.blocks == 1 ? "is" : "are", kind_phrase(group.kind));
+}
+
 void write_group(const LeakGroup& group, const TextOptions& options, LineWriter& lines) {
-  lines.line(fmt::format("{} {} {}", bytes_in_blocks(group.bytes, group.blocks),
-                         group.blocks == 1 ? "is" : "are", kind_phrase(group.kind)),
-             kBoldRed);
+  lines.line(group_title(group), kBoldRed);
   if (group.stack.empty()) lines.line("   (no stack recorded)");
   for (size_t i = 0; i < group.stack.size(); ++i) {
     const Frame& frame = group.stack[i];
@@ -114,13 +133,52 @@ void write_group(const LeakGroup& group, const TextOptions& options, LineWriter&
   lines.blank();
 }
 
+bool has_classified_group(const ProcessReport& process) {
+  auto classified = [](const LeakGroup& g) { return g.kind != LeakKind::kUnclassified; };
+  return std::any_of(process.leaks.begin(), process.leaks.end(), classified) ||
+         std::any_of(process.suppressed.begin(), process.suppressed.end(), classified);
+}
+
+// valgrind's per-kind block: every kind, also at 0, labels right-aligned.
+void write_kind_totals(const Summary& s, LineWriter& lines) {
+  auto total = [&](std::string_view label, uint64_t bytes, uint64_t blocks) {
+    lines.line(fmt::format("{:>18}: {}", label, bytes_in_blocks(bytes, blocks)));
+  };
+  total("definitely lost", s.definite_bytes, s.definite_blocks);
+  total("indirectly lost", s.indirect_bytes, s.indirect_blocks);
+  total("possibly lost", s.possible_bytes, s.possible_blocks);
+  total("still reachable", s.reachable_bytes, s.reachable_blocks);
+  // Only a mixed file has both (the runtime classifies all blocks or none). Saturating: a
+  // hand-made Summary need not add up.
+  auto rest = [](uint64_t all, uint64_t a, uint64_t b, uint64_t c) {
+    uint64_t classified = a + b + c;
+    return all > classified ? all - classified : 0;
+  };
+  uint64_t unclassified_bytes =
+      rest(s.leaked_bytes, s.definite_bytes, s.indirect_bytes, s.possible_bytes);
+  uint64_t unclassified_blocks =
+      rest(s.leaked_blocks, s.definite_blocks, s.indirect_blocks, s.possible_blocks);
+  if (unclassified_bytes > 0 || unclassified_blocks > 0) {
+    total("unfreed at exit", unclassified_bytes, unclassified_blocks);
+  }
+  total("suppressed", s.suppressed_bytes, s.suppressed_blocks);
+}
+
 void write_leak_summary(const ProcessReport& process, LineWriter& lines) {
   const Summary& s = process.summary;
-  lines.line(fmt::format("LEAK SUMMARY: {} in {}", bytes_in_blocks(s.leaked_bytes, s.leaked_blocks),
-                         count_of(process.leaks.size(), "group", "groups")),
-             kBold);
-  if (s.suppressed_blocks > 0 || s.suppressed_bytes > 0) {
-    lines.line("  suppressed: " + bytes_in_blocks(s.suppressed_bytes, s.suppressed_blocks));
+  if (has_classified_group(process)) {
+    lines.line("LEAK SUMMARY:", kBold);
+    write_kind_totals(s, lines);
+  } else {
+    auto groups = std::count_if(process.leaks.begin(), process.leaks.end(),
+                                [](const LeakGroup& g) { return is_leak(g.kind); });
+    lines.line(
+        fmt::format("LEAK SUMMARY: {} in {}", bytes_in_blocks(s.leaked_bytes, s.leaked_blocks),
+                    count_of(static_cast<uint64_t>(groups), "group", "groups")),
+        kBold);
+    if (s.suppressed_blocks > 0 || s.suppressed_bytes > 0) {
+      lines.line("  suppressed: " + bytes_in_blocks(s.suppressed_bytes, s.suppressed_blocks));
+    }
   }
   if (s.runtime_internal_blocks > 0 || s.runtime_internal_bytes > 0) {
     lines.line(fmt::format("  not shown: {} kept by the C/C++ runtime for its own use",
@@ -166,12 +224,19 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
     for (const std::string& note : process.notes) lines.line("  note: " + note);
     return;
   }
-  if (process.leaks.empty()) {
+  auto shown = [&](const LeakGroup& g) { return options.show_kinds.contains(g.kind); };
+  auto leaked = [](const LeakGroup& g) { return is_leak(g.kind); };
+  // Still reachable blocks are no leaks: alone, they are worth the full report only when
+  // asked for (--show-leak-kinds=reachable).
+  if (std::none_of(process.leaks.begin(), process.leaks.end(), leaked) &&
+      std::none_of(process.leaks.begin(), process.leaks.end(), shown)) {
     write_no_leaks_line(process, lines);
     return;
   }
   write_header(process, options, lines);
-  for (const LeakGroup& group : process.leaks) write_group(group, options, lines);
+  for (const LeakGroup& group : process.leaks) {
+    if (shown(group)) write_group(group, options, lines);
+  }
   write_leak_summary(process, lines);
 }
 

@@ -13,26 +13,43 @@ struct TextOptions {
   bool color = false;             // ANSI bold red group titles, bold LEAK SUMMARY line
   bool gen_suppressions = false;  // a "suppress with: leak:^f$" line under each group
   std::string version;            // "0.1.0" -> "memtrack 0.1.0: ..." in the header
+  // Groups of other kinds are not listed, only totalled in the LEAK SUMMARY.
+  LeakKinds show_kinds = kDefaultShownKinds;
 };
 
 // Every process of the report, one after another (see render_process_text).
 void render_text(const Report& report, std::ostream& out, const TextOptions& options);
 
-// One process. With leaks listed:
+// One process. With leaks (or shown groups) to list:
 //   ==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0
 //   ==1234== HEAP SUMMARY: 12 allocations, 6 frees, 8,816 bytes allocated, 4,784 bytes peak
 //   ==1234==
-//   ==1234== 4,096 bytes in 1 block is unfreed at exit
+//   ==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 block is definitely lost
 //   ==1234==    #0 read_config (examples/leaky.c:37:45) leaky
 //   ==1234==
-//   ==1234== LEAK SUMMARY: 4,096 bytes in 1 block in 1 group
-//   ==1234==   suppressed: / not shown: / untracked: / note: lines when they apply
-// Without listed leaks (process.leaks empty) a single line, without the version:
+//   ==1234== LEAK SUMMARY:
+//   ==1234==    definitely lost: 4,096 bytes in 1 block
+//   ==1234==    indirectly lost: 96 bytes in 2 blocks
+//   ==1234==      possibly lost: 0 bytes in 0 blocks
+//   ==1234==    still reachable: 1,024 bytes in 1 block
+//   ==1234==         suppressed: 0 bytes in 0 blocks
+//   ==1234==   not shown: / untracked: / note: lines when they apply
+// Only groups of options.show_kinds are listed; the LEAK SUMMARY totals every kind. Group
+// titles end in "is definitely lost", "indirectly lost", "possibly lost", "still reachable"
+// or "unfreed at exit" (unclassified: the runtime did no reachability scan); the
+// "(D direct, I indirect)" form appears when indirectly lost blocks hang off the group.
+// When no group is classified (a runtime without reachability scan), the LEAK SUMMARY is
+// one line, "LEAK SUMMARY: 4,096 bytes in 1 block in 1 group", followed by a "suppressed:"
+// line if something was suppressed; a classified summary always has the five lines above
+// (plus "unfreed at exit:" if unclassified groups are mixed in).
+// Without leaks (no unsuppressed group of a kind other than still reachable) and nothing
+// shown, a single line, without the version:
 //   ==1234== memtrack: ./prog (pid 1234, parent 1200) exited with status 0: no leaks (12
 //   allocations, all freed)
-// where the parenthesis says "all freed" only if nothing at all remained, "N blocks
-// suppressed" instead if suppressed blocks remained, and ends in "; N allocations
-// untracked" if some allocations could not be recorded.
+// where the parenthesis says "all freed" only if nothing at all remained, "N bytes still
+// reachable" if reachable blocks remained, "N blocks suppressed" if suppressed blocks
+// remained, and ends in "; N allocations untracked" if some allocations could not be
+// recorded.
 // Frames below main are cut (JSON keeps them). The verb follows the block count, as in the
 // runtime's own report: "1 block is", "2 blocks are".
 void render_process_text(const ProcessReport& process, std::ostream& out,

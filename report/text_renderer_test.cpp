@@ -57,24 +57,28 @@ LeakGroup group(LeakKind kind, uint64_t bytes, uint64_t blocks) {
 
 constexpr const char* kSampleText =
     "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
-    "==1234== HEAP SUMMARY: 12 allocations, 6 frees, 8,816 bytes allocated, 4,784 bytes peak\n"
+    "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 bytes peak\n"
     "==1234==\n"
-    "==1234== 4,096 bytes in 1 block is unfreed at exit\n"
+    "==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 block is definitely lost\n"
     "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
     "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
     "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
-    "==1234==\n"
-    "==1234== 256 bytes in 1 block is definitely lost\n"
-    "==1234==    #0 worker (leaky+0x11ce)\n"
-    "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
-    "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
     "==1234==\n"
     "==1234== 144 bytes in 3 blocks are possibly lost\n"
     "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
     "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
     "==1234==\n"
-    "==1234== LEAK SUMMARY: 4,496 bytes in 5 blocks in 3 groups\n"
-    "==1234==   suppressed: 100 bytes in 1 block\n"
+    "==1234== 96 bytes in 2 blocks are indirectly lost\n"
+    "==1234==    #0 worker (leaky+0x11ce)\n"
+    "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
+    "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
+    "==1234==\n"
+    "==1234== LEAK SUMMARY:\n"
+    "==1234==    definitely lost: 4,096 bytes in 1 block\n"
+    "==1234==    indirectly lost: 96 bytes in 2 blocks\n"
+    "==1234==      possibly lost: 144 bytes in 3 blocks\n"
+    "==1234==    still reachable: 1,024 bytes in 1 block\n"
+    "==1234==         suppressed: 100 bytes in 1 block\n"
     "==1234==   not shown: 288 bytes in 1 block kept by the C/C++ runtime for its own use\n"
     "==1234==   untracked: 5 allocations (400 bytes) could not be recorded (memtrack's tables "
     "were full)\n"
@@ -90,28 +94,32 @@ TEST(TextRenderer, GoldenSampleWithSuppressionEntries) {
   options.gen_suppressions = true;
   EXPECT_EQ(render(sample_report(), options),
             "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
-            "==1234== HEAP SUMMARY: 12 allocations, 6 frees, 8,816 bytes allocated, 4,784 "
+            "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 "
             "bytes peak\n"
             "==1234==\n"
-            "==1234== 4,096 bytes in 1 block is unfreed at exit\n"
+            "==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 block is definitely lost\n"
             "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
             "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
             "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
             "==1234==    suppress with: leak:^read_config$\n"
-            "==1234==\n"
-            "==1234== 256 bytes in 1 block is definitely lost\n"
-            "==1234==    #0 worker (leaky+0x11ce)\n"
-            "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
-            "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
-            "==1234==    suppress with: leak:^worker$\n"
             "==1234==\n"
             "==1234== 144 bytes in 3 blocks are possibly lost\n"
             "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
             "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
             "==1234==    suppress with: leak:^open_session(int, char const*)$\n"
             "==1234==\n"
-            "==1234== LEAK SUMMARY: 4,496 bytes in 5 blocks in 3 groups\n"
-            "==1234==   suppressed: 100 bytes in 1 block\n"
+            "==1234== 96 bytes in 2 blocks are indirectly lost\n"
+            "==1234==    #0 worker (leaky+0x11ce)\n"
+            "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
+            "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
+            "==1234==    suppress with: leak:^worker$\n"
+            "==1234==\n"
+            "==1234== LEAK SUMMARY:\n"
+            "==1234==    definitely lost: 4,096 bytes in 1 block\n"
+            "==1234==    indirectly lost: 96 bytes in 2 blocks\n"
+            "==1234==      possibly lost: 144 bytes in 3 blocks\n"
+            "==1234==    still reachable: 1,024 bytes in 1 block\n"
+            "==1234==         suppressed: 100 bytes in 1 block\n"
             "==1234==   not shown: 288 bytes in 1 block kept by the C/C++ runtime for its own "
             "use\n"
             "==1234==   untracked: 5 allocations (400 bytes) could not be recorded "
@@ -120,9 +128,51 @@ TEST(TextRenderer, GoldenSampleWithSuppressionEntries) {
             "show function names only\n");
 }
 
+TEST(TextRenderer, ShowKindsSelectsTheListedGroupsOnly) {
+  TextOptions options = with_version();
+  options.show_kinds = LeakKinds::all();
+  std::string all = render(sample_report(), options);
+  // The still reachable group takes its place by size; the summary does not change.
+  EXPECT_NE(all.find("==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
+                     "==1234==\n"
+                     "==1234== 1,024 bytes in 1 block is still reachable\n"
+                     "==1234==    #0 init_cache (examples/leaky.c:62:11) leaky\n"
+                     "==1234==\n"
+                     "==1234== 144 bytes in 3 blocks are possibly lost\n"),
+            std::string::npos)
+      << all;
+  std::string summary =
+      std::string(kSampleText).substr(std::string(kSampleText).find("==1234== LEAK"));
+  EXPECT_TRUE(all.ends_with(summary)) << all;
+
+  options.show_kinds = LeakKinds{LeakKind::kPossible};
+  EXPECT_EQ(render(sample_report(), options),
+            "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
+            "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 "
+            "bytes peak\n"
+            "==1234==\n"
+            "==1234== 144 bytes in 3 blocks are possibly lost\n"
+            "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
+            "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
+            "==1234==\n" +
+                summary);
+
+  // Nothing listed, but there are leaks: the header and the summary still say so.
+  options.show_kinds = LeakKinds{};
+  EXPECT_EQ(render(sample_report(), options),
+            "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
+            "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 "
+            "bytes peak\n"
+            "==1234==\n" +
+                summary);
+}
+
 TEST(TextRenderer, ColourOnlyOnGroupTitlesAndLeakSummary) {
   ProcessReport p = sample_process();
   p.leaks.resize(1);
+  p.leaks[0].kind = LeakKind::kUnclassified;
+  p.leaks[0].indirect_bytes = 0;
+  p.leaks[0].indirect_blocks = 0;
   p.suppressed.clear();
   p.summary = Summary{};
   p.summary.leaked_bytes = 4096;
@@ -140,6 +190,19 @@ TEST(TextRenderer, ColourOnlyOnGroupTitlesAndLeakSummary) {
             "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
             "==1234==\n"
             "==1234== \033[1mLEAK SUMMARY: 4,096 bytes in 1 block in 1 group\033[0m\n");
+  // The classified summary: only its first line is bold.
+  p = sample_process();
+  p.leaks.resize(1);
+  p.notes.clear();
+  std::string text = render(p, options);
+  EXPECT_NE(text.find("==1234== \033[1;31m4,192 (4,096 direct, 96 indirect) bytes in 1 block is "
+                      "definitely lost\033[0m\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("==1234== \033[1mLEAK SUMMARY:\033[0m\n"
+                      "==1234==    definitely lost: 4,096 bytes in 1 block\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(TextRenderer, NoEscapeCodesWithoutColour) {
@@ -155,15 +218,26 @@ TEST(TextRenderer, SingularAndPlural) {
   p.summary.peak_bytes = 1;
   p.leaks = {group(LeakKind::kReachable, 1, 1), group(LeakKind::kIndirect, 0, 2),
              group(LeakKind::kDefinite, 2, 1), group(LeakKind::kPossible, 1000, 1000)};
-  p.summary.leaked_bytes = 1;
-  p.summary.leaked_blocks = 1;
-  p.summary.suppressed_bytes = 1;
-  p.summary.suppressed_blocks = 1;
-  p.summary.runtime_internal_bytes = 2;
-  p.summary.runtime_internal_blocks = 2;
-  p.summary.untracked_allocations = 1;
-  p.summary.untracked_bytes = 1;
-  EXPECT_EQ(render(p),
+  Summary& s = p.summary;
+  s.leaked_bytes = 1002;
+  s.leaked_blocks = 1003;
+  s.definite_bytes = 2;
+  s.definite_blocks = 1;
+  s.indirect_bytes = 0;
+  s.indirect_blocks = 2;
+  s.possible_bytes = 1000;
+  s.possible_blocks = 1000;
+  s.reachable_bytes = 1;
+  s.reachable_blocks = 1;
+  s.suppressed_bytes = 1;
+  s.suppressed_blocks = 1;
+  s.runtime_internal_bytes = 2;
+  s.runtime_internal_blocks = 2;
+  s.untracked_allocations = 1;
+  s.untracked_bytes = 1;
+  TextOptions options;
+  options.show_kinds = LeakKinds::all();
+  EXPECT_EQ(render(p, options),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
             "==77== HEAP SUMMARY: 1 allocation, 1 free, 1 byte allocated, 1 byte peak\n"
             "==77==\n"
@@ -179,11 +253,142 @@ TEST(TextRenderer, SingularAndPlural) {
             "==77== 1,000 bytes in 1,000 blocks are possibly lost\n"
             "==77==    #0 f (f.c:1:2) leaky\n"
             "==77==\n"
-            "==77== LEAK SUMMARY: 1 byte in 1 block in 4 groups\n"
-            "==77==   suppressed: 1 byte in 1 block\n"
+            "==77== LEAK SUMMARY:\n"
+            "==77==    definitely lost: 2 bytes in 1 block\n"
+            "==77==    indirectly lost: 0 bytes in 2 blocks\n"
+            "==77==      possibly lost: 1,000 bytes in 1,000 blocks\n"
+            "==77==    still reachable: 1 byte in 1 block\n"
+            "==77==         suppressed: 1 byte in 1 block\n"
             "==77==   not shown: 2 bytes in 2 blocks kept by the C/C++ runtime for its own use\n"
             "==77==   untracked: 1 allocation (1 byte) could not be recorded (memtrack's tables "
             "were full)\n");
+}
+
+TEST(TextRenderer, IndirectTitleAndAllKindsAtZero) {
+  ProcessReport p = quiet_process();
+  LeakGroup head = group(LeakKind::kDefinite, 16, 2);
+  head.indirect_bytes = 1008;
+  head.indirect_blocks = 63;
+  // Indirect blocks of 0 bytes (malloc(0)) keep the plain form, as in memcheck.
+  LeakGroup empty_indirect = group(LeakKind::kDefinite, 8, 1);
+  empty_indirect.indirect_blocks = 1;
+  p.leaks = {head, empty_indirect};
+  p.summary.leaked_bytes = p.summary.definite_bytes = 24;
+  p.summary.leaked_blocks = p.summary.definite_blocks = 3;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== 1,024 (16 direct, 1,008 indirect) bytes in 2 blocks are definitely lost\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== 8 bytes in 1 block is definitely lost\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY:\n"
+            "==77==    definitely lost: 24 bytes in 3 blocks\n"
+            "==77==    indirectly lost: 0 bytes in 0 blocks\n"
+            "==77==      possibly lost: 0 bytes in 0 blocks\n"
+            "==77==    still reachable: 0 bytes in 0 blocks\n"
+            "==77==         suppressed: 0 bytes in 0 blocks\n");
+}
+
+TEST(TextRenderer, UnclassifiedGroupsMixedWithClassifiedOnes) {
+  ProcessReport p = quiet_process();
+  p.leaks = {group(LeakKind::kUnclassified, 40, 4), group(LeakKind::kPossible, 8, 1)};
+  p.summary.leaked_bytes = 48;
+  p.summary.leaked_blocks = 5;
+  p.summary.possible_bytes = 8;
+  p.summary.possible_blocks = 1;
+  std::string text = render(p);
+  EXPECT_NE(text.find("==77== 40 bytes in 4 blocks are unfreed at exit\n"), std::string::npos);
+  EXPECT_TRUE(
+      text.ends_with("==77== LEAK SUMMARY:\n"
+                     "==77==    definitely lost: 0 bytes in 0 blocks\n"
+                     "==77==    indirectly lost: 0 bytes in 0 blocks\n"
+                     "==77==      possibly lost: 8 bytes in 1 block\n"
+                     "==77==    still reachable: 0 bytes in 0 blocks\n"
+                     "==77==    unfreed at exit: 40 bytes in 4 blocks\n"
+                     "==77==         suppressed: 0 bytes in 0 blocks\n"))
+      << text;
+  // The option alone decides what is listed (the CLI always adds unclassified to it).
+  TextOptions options;
+  options.show_kinds = LeakKinds{LeakKind::kPossible};
+  EXPECT_EQ(render(p, options).find("unfreed at exit\n"), std::string::npos);
+}
+
+TEST(TextRenderer, ClassifiedSummaryAlsoWhenOnlySuppressedGroupsAreClassified) {
+  ProcessReport p = quiet_process();
+  p.leaks = {group(LeakKind::kIndirect, 32, 2)};
+  p.suppressed = {group(LeakKind::kDefinite, 16, 1)};
+  p.summary.leaked_bytes = p.summary.indirect_bytes = 32;
+  p.summary.leaked_blocks = p.summary.indirect_blocks = 2;
+  p.summary.suppressed_bytes = 16;
+  p.summary.suppressed_blocks = 1;
+  std::string text = render(p);
+  EXPECT_TRUE(
+      text.ends_with("==77==    indirectly lost: 32 bytes in 2 blocks\n"
+                     "==77==      possibly lost: 0 bytes in 0 blocks\n"
+                     "==77==    still reachable: 0 bytes in 0 blocks\n"
+                     "==77==         suppressed: 16 bytes in 1 block\n"))
+      << text;
+}
+
+TEST(TextRenderer, StillReachableAloneIsNoLeak) {
+  ProcessReport p = quiet_process();
+  p.leaks = {group(LeakKind::kReachable, 1024, 1), group(LeakKind::kReachable, 1, 1)};
+  p.summary.reachable_bytes = 1025;
+  p.summary.reachable_blocks = 2;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations, 1,025 bytes still reachable)\n");
+  p.summary.suppressed_bytes = 7;
+  p.summary.suppressed_blocks = 1;
+  p.summary.untracked_allocations = 2;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations, 1,025 bytes still reachable, 1 block suppressed; 2 allocations "
+            "untracked)\n");
+  // Asked for, the reachable groups get the full report.
+  TextOptions options;
+  options.show_kinds = LeakKinds::all();
+  EXPECT_EQ(render(p, options),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== 1,024 bytes in 1 block is still reachable\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== 1 byte in 1 block is still reachable\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY:\n"
+            "==77==    definitely lost: 0 bytes in 0 blocks\n"
+            "==77==    indirectly lost: 0 bytes in 0 blocks\n"
+            "==77==      possibly lost: 0 bytes in 0 blocks\n"
+            "==77==    still reachable: 1,025 bytes in 2 blocks\n"
+            "==77==         suppressed: 7 bytes in 1 block\n"
+            "==77==   untracked: 2 allocations (0 bytes) could not be recorded (memtrack's "
+            "tables were full)\n");
+}
+
+TEST(TextRenderer, HiddenLeaksStillGiveTheFullReport) {
+  ProcessReport p = quiet_process();
+  p.leaks = {group(LeakKind::kIndirect, 32, 2)};
+  p.summary.leaked_bytes = p.summary.indirect_bytes = 32;
+  p.summary.leaked_blocks = p.summary.indirect_blocks = 2;
+  TextOptions options;
+  options.show_kinds = LeakKinds{LeakKind::kDefinite};
+  EXPECT_EQ(render(p, options),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY:\n"
+            "==77==    definitely lost: 0 bytes in 0 blocks\n"
+            "==77==    indirectly lost: 32 bytes in 2 blocks\n"
+            "==77==      possibly lost: 0 bytes in 0 blocks\n"
+            "==77==    still reachable: 0 bytes in 0 blocks\n"
+            "==77==         suppressed: 0 bytes in 0 blocks\n");
 }
 
 TEST(TextRenderer, OneGroupAndNoOptionalSummaryLines) {
@@ -260,8 +465,8 @@ TEST(TextRenderer, CutsBelowMainColdAndShowsEmptyStacks) {
   LeakGroup no_stack = group(LeakKind::kDefinite, 4, 1);
   no_stack.stack.clear();
   p.leaks = {g, no_stack};
-  p.summary.leaked_bytes = 12;
-  p.summary.leaked_blocks = 2;
+  p.summary.leaked_bytes = p.summary.definite_bytes = 12;
+  p.summary.leaked_blocks = p.summary.definite_blocks = 2;
   TextOptions options;
   options.gen_suppressions = true;
   EXPECT_EQ(render(p, options),
@@ -275,7 +480,12 @@ TEST(TextRenderer, CutsBelowMainColdAndShowsEmptyStacks) {
             "==77== 4 bytes in 1 block is definitely lost\n"
             "==77==    (no stack recorded)\n"
             "==77==\n"
-            "==77== LEAK SUMMARY: 12 bytes in 2 blocks in 2 groups\n");
+            "==77== LEAK SUMMARY:\n"
+            "==77==    definitely lost: 12 bytes in 2 blocks\n"
+            "==77==    indirectly lost: 0 bytes in 0 blocks\n"
+            "==77==      possibly lost: 0 bytes in 0 blocks\n"
+            "==77==    still reachable: 0 bytes in 0 blocks\n"
+            "==77==         suppressed: 0 bytes in 0 blocks\n");
 }
 
 TEST(TextRenderer, CommandIsQuotedAndControlCharactersNeutralized) {

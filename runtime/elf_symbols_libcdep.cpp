@@ -186,8 +186,14 @@ SymbolInfo describe_address(uintptr_t pc, bool is_return_address) {
 }
 
 uintptr_t find_main_program_function(const char* name) {
-  const link_map* map = _r_debug.r_map;  // the first entry is the main program
-  if (map == nullptr) return 0;
+  // The main program heads the list of link maps; walk back to it from our own entry.
+  dl_find_object self{};
+  if (_dl_find_object(reinterpret_cast<void*>(&find_main_program_function), &self) != 0 ||
+      self.dlfo_link_map == nullptr) {
+    return 0;
+  }
+  const link_map* map = self.dlfo_link_map;
+  while (map->l_prev != nullptr) map = map->l_prev;
   ModuleSymbols* mod = module_for(map);
   if (mod == nullptr || mod->functions == nullptr) return 0;
   for (const FunctionSymbol& fn : *mod->functions) {

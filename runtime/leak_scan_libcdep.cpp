@@ -68,15 +68,25 @@ uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp) {
 }
 
 // Copies the registry of memtrack's own mappings; resizing the array may itself add one.
+bool is_live_thread_pointer(uintptr_t tcb) {
+  if (tcb == reinterpret_cast<uintptr_t>(__builtin_thread_pointer())) return true;
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    if (g_stopper.thread(i).captured && g_stopper.thread(i).thread_pointer == tcb) return true;
+  }
+  return false;
+}
+
 // glibc puts a thread's descriptor (TCB) at the top of its stack mapping; the TCB starts with
 // tcbhead_t {tcb, dtv, self} where tcb and self point at the TCB itself. A region with that
-// signature near its end is a thread stack, live or cached by glibc after the thread exited.
-bool looks_like_thread_stack(const MapRegion& m) {
+// signature near its end whose TCB belongs to no live thread is the stack of a thread that
+// has exited (glibc caches them). The main thread's TCB lives in a mapping ld.so made, and
+// is live, so that mapping is scanned.
+bool is_dead_thread_stack(const MapRegion& m) {
   uintptr_t from = m.end - m.start > 65536 ? m.end - 65536 : m.start;
   from = (from + 63) & ~uintptr_t{63};
   for (uintptr_t a = from; a + 24 <= m.end; a += 64) {
     const auto* words = reinterpret_cast<const uintptr_t*>(a);
-    if (words[0] == a && words[2] == a) return true;
+    if (words[0] == a && words[2] == a) return !is_live_thread_pointer(a);
   }
   return false;
 }
@@ -99,7 +109,7 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
     if (contains_block_start(blocks, m.start, m.end)) continue;  // malloc arena or chunk
     uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
     // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
-    if (sp == 0 && looks_like_thread_stack(m)) continue;
+    if (sp == 0 && is_dead_thread_stack(m)) continue;
     scan_without_own(scan, sp != 0 ? sp : m.start, m.end, own);
   }
   for (size_t i = 0; i < g_stopper.count(); ++i) {

@@ -3,25 +3,26 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
 #include <vector>
 
 namespace memtrack::rt {
 namespace {
 
-// Blocks are real heap memory, so the scan reads real words.
+// Blocks are carved out of one zeroed arena, 16 bytes apart, so the scan reads real words
+// and the word before each block (where glibc keeps a chunk size) is readable and zero.
 class ReachabilityTest : public ::testing::Test {
  protected:
-  ~ReachabilityTest() override {
-    for (void* p : owned_) std::free(p);
-  }
-
   uintptr_t* make(size_t words) {
-    auto* p = static_cast<uintptr_t*>(std::calloc(words == 0 ? 1 : words, 8));
+    uintptr_t* p = arena_.data() + used_ + 2;
+    used_ += 2 + (words == 0 ? 1 : words);
     owned_.push_back(p);
     sizes_.push_back(words * 8);
     return p;
   }
+
+  std::vector<uintptr_t> arena_ = std::vector<uintptr_t>(4096, 0);
+  size_t used_ = 0;
 
   // Builds the sorted block array, scans `roots` as a root range, classifies.
   void classify(const std::vector<uintptr_t>& roots) {
@@ -54,7 +55,7 @@ class ReachabilityTest : public ::testing::Test {
     return blocks_[0];
   }
 
-  std::vector<void*> owned_;
+  std::vector<uintptr_t*> owned_;
   std::vector<size_t> sizes_;
   core::MmapArray<ScanBlock> blocks_;
   core::MmapArray<core::sys::MemoryRange> readonly_;

@@ -70,17 +70,41 @@ void write_modules(core::ResultWriter& w, core::MmapArray<ModuleRecord>& modules
   }
 }
 
-// Only the stacks that leak groups refer to; each group has its own stack id.
-void write_stacks(core::ResultWriter& w, LeakReport& report) {
+// Only the stacks that leak groups refer to, each once (groups of different kinds can share
+// a stack). `first` marks the groups whose stack id appears there for the first time.
+bool mark_first_uses(LeakReport& report, core::MmapArray<uint8_t>& first) {
+  uint32_t max_id = 0;
+  for (const LeakGroup& g : report.groups()) max_id = g.stack_id > max_id ? g.stack_id : max_id;
+  core::MmapArray<uint8_t> seen;
+  if (!seen.try_resize(size_t{max_id} + 1) || !first.try_resize(report.groups().size())) {
+    return false;
+  }
+  for (size_t i = 0; i < report.groups().size(); ++i) {
+    uint32_t id = report.groups()[i].stack_id;
+    first[i] = seen[id] == 0 ? 1 : 0;
+    seen[id] = 1;
+  }
+  return true;
+}
+
+void write_stacks(core::ResultWriter& w, LeakReport& report,
+                  const core::MmapArray<uint8_t>& first) {
   uint64_t size = 4;
-  for (const LeakGroup& g : report.groups()) size += 8 + 8 * g_stacks.get(g.stack_id).size;
+  uint32_t count = 0;
+  for (size_t i = 0; i < report.groups().size(); ++i) {
+    if (first[i] == 0) continue;
+    size += 8 + 8 * g_stacks.get(report.groups()[i].stack_id).size;
+    ++count;
+  }
   w.begin_section(result::Section::kStacks, size);
-  w.put_u32(static_cast<uint32_t>(report.groups().size()));
-  for (const LeakGroup& g : report.groups()) {
+  w.put_u32(count);
+  for (size_t i = 0; i < report.groups().size(); ++i) {
+    if (first[i] == 0) continue;
+    const LeakGroup& g = report.groups()[i];
     core::StackView stack = g_stacks.get(g.stack_id);
     w.put_u32(g.stack_id);
     w.put_u32(stack.size);
-    for (uint32_t i = 0; i < stack.size; ++i) w.put_u64(stack.frames[i]);
+    for (uint32_t f = 0; f < stack.size; ++f) w.put_u64(stack.frames[f]);
   }
 }
 
@@ -131,6 +155,11 @@ bool write_result_file(const char* result_dir, LeakReport& report) {
   core::FixedText<core::kMaxFlagStringLength + 64> final_path;
   temp.str(result_dir).str("/.memtrack.").i64(pid).str(".tmp");
   final_path.str(result_dir).str("/memtrack.").i64(pid).str(".mtr");
+  core::MmapArray<uint8_t> first;
+  if (!mark_first_uses(report, first)) {
+    diag("error: cannot map memory for the result file; no report for this process");
+    return false;
+  }
   int fd = open(temp.data(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     fail("create", temp.data());
@@ -143,7 +172,7 @@ bool write_result_file(const char* result_dir, LeakReport& report) {
     write_process(w);
     write_stats(w);
     write_modules(w, modules);
-    write_stacks(w, report);
+    write_stacks(w, report, first);
     write_leaks(w, report);
     write_indirect(w, report);
     ok = w.finish();

@@ -4,6 +4,7 @@
 // action and re-raises, so the process still dies by the same signal. Calls libc
 // (sigaction, raise) but never malloc.
 #include <signal.h>
+#include <ucontext.h>
 
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
@@ -26,10 +27,14 @@ const char* signal_word(int sig) {
   }
 }
 
-void on_fatal_signal(int sig) {
+void on_fatal_signal(int sig, siginfo_t*, void* context) {
   // A thread interrupted inside the runtime may hold a table lock the report needs: then
   // the process dies without a report rather than deadlocking.
   if (!in_runtime()) {
+    // The leak scan starts at the interrupted stack pointer: below it are this handler and
+    // the dead red zone, not the program's live frames.
+    const auto* uc = static_cast<const ucontext_t*>(context);
+    note_exit_stack(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]));
     set_exit_record(core::result::ExitHow::kSignal, sig);
     report_at_exit(signal_word(sig), sig, false);
   }
@@ -50,9 +55,9 @@ void install_signal_report() {
       continue;  // the program (or its parent, for SIG_IGN) chose something else: keep it
     }
     struct sigaction report {};
-    report.sa_handler = on_fatal_signal;
+    report.sa_sigaction = on_fatal_signal;
     sigemptyset(&report.sa_mask);
-    report.sa_flags = SA_RESTART;
+    report.sa_flags = SA_RESTART | SA_SIGINFO;
     sigaction(sig, &report, nullptr);
   }
 }

@@ -12,7 +12,8 @@ struct StoppedThread {
   int tid;
   bool captured;  // false: it did not answer in time (its stack is scanned whole)
   uintptr_t sp;
-  uintptr_t regs[23];  // general-purpose registers from its ucontext
+  uintptr_t thread_pointer;  // its TCB (fs base), to tell live threads' TLS from dead ones
+  uintptr_t regs[23];        // general-purpose registers from its ucontext
 };
 
 // Not thread safe: one scan at a time (the report holds its once-per-process guard).

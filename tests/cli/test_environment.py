@@ -93,5 +93,5 @@ def test_user_ld_preload(ctx):
     runtime = os.path.normpath(os.path.join(os.path.dirname(ctx.paths.memtrack), "..", "runtime",
                                             "libmemtrack.so"))
     ctx.expect_line(run.stdout, f"LD_PRELOAD={runtime}:{hello}", "the program's LD_PRELOAD", run)
-    ctx.expect("LEAK SUMMARY: 100 bytes in 1 block in 1 group" in run.stderr,
+    ctx.expect("definitely lost: 100 bytes in 1 block" in run.stderr,
                "the leak is still reported", run)

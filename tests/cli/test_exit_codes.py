@@ -8,7 +8,7 @@ import re
 
 from cli_harness import cli_test, summary_totals, text_by_pid
 
-LEAK_ONE_SUMMARY = "LEAK SUMMARY: 100 bytes in 1 block in 1 group"
+LEAK_ONE_SUMMARY = "   definitely lost: 100 bytes in 1 block"
 
 
 def project_version(ctx):
@@ -150,6 +150,12 @@ BAD_OPTIONS = [
     (["run", "--num-callers=0", "PROG"], "--num-callers expects a number from 1 to 256, not '0'"),
     (["run", "--trace-children=maybe", "PROG"], "--trace-children expects yes or no, not 'maybe'"),
     (["run", "--color=blue", "PROG"], "--color expects auto, always or never, not 'blue'"),
+    (["run", "--show-leak-kinds=definite,lost", "PROG"],
+     "--show-leak-kinds expects all, none or a comma-separated list of definite, indirect, "
+     "possible, reachable, not 'definite,lost'"),
+    (["report", "--errors-for-leak-kinds=all,none", "x.mtr"],
+     "--errors-for-leak-kinds expects all, none or a comma-separated list of definite, "
+     "indirect, possible, reachable, not 'all,none'"),
     (["run", "--frobnicate", "PROG"],
      "unknown option '--frobnicate' (see memtrack run --help; put '--' before a program whose "
      "name starts with '-')"),

@@ -53,9 +53,9 @@ def check_colour(ctx, run, coloured, what):
         return
     # Group titles bold red, the LEAK SUMMARY line bold, each followed by a reset.
     lines = [line.split(" ", 1)[1] for line in run.stderr.splitlines() if " " in line]
-    ctx.expect("\033[1;31m100 bytes in 1 block is unfreed at exit\033[0m" in lines,
+    ctx.expect("\033[1;31m100 bytes in 1 block is definitely lost\033[0m" in lines,
                f"{what}: no bold red group title", run)
-    ctx.expect("\033[1mLEAK SUMMARY: 100 bytes in 1 block in 1 group\033[0m" in lines,
+    ctx.expect("\033[1mLEAK SUMMARY:\033[0m" in lines,
                f"{what}: no bold LEAK SUMMARY", run)
     ctx.expect_eq(len(codes), 4, f"{what}: number of escape codes", run)
 

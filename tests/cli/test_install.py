@@ -32,7 +32,7 @@ def test_installed_tree(ctx):
     processes = ctx.read_json(json_path, run)["processes"]
     ctx.expect_eq([leak_groups(p) for p in processes], [[(100, 1, "make_leak")]],
                   "leak groups", run)
-    ctx.expect("LEAK SUMMARY: 100 bytes in 1 block in 1 group" in run.stderr,
+    ctx.expect("definitely lost: 100 bytes in 1 block" in run.stderr,
                "text report", run)
 
 

@@ -29,7 +29,7 @@ def check_parent(ctx, run, parent, child_argv):
     ctx.expect(lines and lines[0].endswith(
         f": {command} (pid {parent['pid']}, parent {run.pid}) exited with status 0"),
         "parent's text header", run)
-    ctx.expect("LEAK SUMMARY: 50 bytes in 1 block in 1 group" in lines,
+    ctx.expect("   definitely lost: 50 bytes in 1 block" in lines,
                "parent's LEAK SUMMARY", run)
 
 
@@ -50,7 +50,7 @@ def test_fork_exec_traced(ctx):
     ctx.expect(lines and lines[0].endswith(
         f": {ctx.program('leak_one')} 5 'two words' (pid {child['pid']}, parent {parent['pid']})"
         " exited with status 5"), "child's text header", run)
-    ctx.expect("LEAK SUMMARY: 100 bytes in 1 block in 1 group" in lines,
+    ctx.expect("   definitely lost: 100 bytes in 1 block" in lines,
                "child's LEAK SUMMARY", run)
 
 

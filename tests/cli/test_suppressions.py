@@ -35,7 +35,7 @@ def check_suppressed(ctx, suppressions_text, suppressed_sites):
                   "summary leaked bytes/blocks, suppressed bytes/blocks", run)
     lines = next(iter(text_by_pid(run.stderr).values()), [])
     if leaked:
-        ctx.expect_line("\n".join(lines), f"  suppressed: {totals[2]} bytes in {totals[3]} block"
+        ctx.expect_line("\n".join(lines), f"        suppressed: {totals[2]} bytes in {totals[3]} block"
                         + ("s" if totals[3] > 1 else ""), "text report", run)
     return run, process
 

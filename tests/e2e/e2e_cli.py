@@ -92,7 +92,8 @@ def split_stderr(stderr):
 
 def check_consistency(document, cli_pid, program, text_pids, failures):
     """What must hold for every run: the started program comes first, as a child of the CLI;
-    summaries add up; groups are sorted and unclassified; an inlined frame shares its
+    summaries add up; groups are sorted and of a shown kind (definite, indirect, possible by
+    default: reachable ones are counted, not listed); an inlined frame shares its
     address with the frame it was inlined into; each process has a text report too."""
     processes = document["processes"]
     if processes and (processes[0]["ppid"], processes[0]["command"]) != (cli_pid, [program]):
@@ -108,11 +109,11 @@ def check_consistency(document, cli_pid, program, text_pids, failures):
             if totals != (summary[f"{prefix}_bytes"], summary[f"{prefix}_blocks"]):
                 failures.append(f"{where}: {kind} add up to {totals}, summary says "
                                 f"{summary[f'{prefix}_bytes'], summary[f'{prefix}_blocks']}")
-            order = [(-g["bytes"], -g["blocks"]) for g in groups]
+            order = [(-(g["bytes"] + g["indirect_bytes"]), -g["blocks"]) for g in groups]
             if order != sorted(order):
                 failures.append(f"{where}: {kind} not sorted largest first")
             for group in groups:
-                if group["kind"] != "unclassified":
+                if group["kind"] not in ("definite", "indirect", "possible"):
                     failures.append(f"{where}: {kind} group of kind {group['kind']!r}")
                 stack = group["stack"]
                 for frame, caller in zip(stack, stack[1:] + [None]):

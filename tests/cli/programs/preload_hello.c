@@ -8,8 +8,8 @@
 
 __attribute__((constructor)) static void say_hello(void) {
   char line[256];
-  int n = snprintf(line, sizeof(line), "preload_hello: loaded in %s\n",
-                   program_invocation_short_name);
+  int n =
+      snprintf(line, sizeof(line), "preload_hello: loaded in %s\n", program_invocation_short_name);
   if (n > 0) {
     ssize_t ignored = write(STDERR_FILENO, line, strlen(line));
     (void)ignored;
