@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "core/sys_linux.h"
@@ -49,6 +50,7 @@ class MmapArray {
   void clear() { size_ = 0; }
 
   T* data() { return data_; }
+  const T* data() const { return data_; }
   size_t size() const { return size_; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
@@ -62,6 +64,23 @@ class MmapArray {
   size_t size_ = 0;
   size_t capacity_ = 0;
 };
+
+// Binary search in an array sorted by key(item): the index of the first item whose key is
+// greater than `value` (n if none). The item before it, if any, is the last with key <= value.
+template <typename T, typename Key>
+size_t first_after(const T* items, size_t n, uint64_t value, Key key) {
+  size_t lo = 0;
+  size_t hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (key(items[mid]) <= value) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
 
 // In-place heap sort: O(n log n), no recursion, no allocation. `less(a, b)` orders elements.
 template <typename T, typename Less>

@@ -142,16 +142,8 @@ ModuleSymbols* module_for(const link_map* map) {
 const FunctionSymbol* find_function(const ModuleSymbols& mod, uint64_t vaddr) {
   if (mod.functions == nullptr || mod.functions->size() == 0) return nullptr;
   const core::MmapArray<FunctionSymbol>& fns = *mod.functions;
-  size_t lo = 0;
-  size_t hi = fns.size();
-  while (lo < hi) {  // first entry with start > vaddr
-    size_t mid = lo + (hi - lo) / 2;
-    if (fns[mid].start <= vaddr) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
+  size_t lo = core::first_after(fns.data(), fns.size(), vaddr,
+                                [](const FunctionSymbol& fn) { return fn.start; });
   // Several symbols can share a start (aliases); any one that covers vaddr will do.
   for (size_t i = lo; i-- > 0 && lo - i <= 8;) {
     if (vaddr >= fns[i].start && vaddr - fns[i].start < fns[i].size) return &fns[i];

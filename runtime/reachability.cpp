@@ -41,16 +41,8 @@ bool ReachabilityScan::try_init(core::MmapArray<ScanBlock>& blocks,
 long ReachabilityScan::find_block(uintptr_t address) const {
   if (address < lowest_ || address >= highest_) return -1;
   const core::MmapArray<ScanBlock>& b = *blocks_;
-  size_t lo = 0;
-  size_t hi = b.size();
-  while (lo < hi) {  // first block starting after address
-    size_t mid = lo + (hi - lo) / 2;
-    if (b[mid].start <= address) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
+  size_t lo = core::first_after(b.data(), b.size(), address,
+                                [](const ScanBlock& block) { return block.start; });
   if (lo == 0) return -1;
   const ScanBlock& candidate = b[lo - 1];
   return address - candidate.start < extent(candidate) ? static_cast<long>(lo - 1) : -1;
@@ -58,16 +50,8 @@ long ReachabilityScan::find_block(uintptr_t address) const {
 
 bool ReachabilityScan::is_readonly_data(uintptr_t address) const {
   const core::MmapArray<core::sys::MemoryRange>& r = *readonly_;
-  size_t lo = 0;
-  size_t hi = r.size();
-  while (lo < hi) {  // first range starting after address
-    size_t mid = lo + (hi - lo) / 2;
-    if (r[mid].start <= address) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
+  size_t lo = core::first_after(r.data(), r.size(), address,
+                                [](const core::sys::MemoryRange& range) { return range.start; });
   return lo > 0 && address < r[lo - 1].end;
 }
 
