@@ -3,6 +3,8 @@
 // stopper only parks threads that are outside the runtime.
 #include "runtime/leak_scan.h"
 
+#include <sys/mman.h>
+
 #include "core/sys_linux.h"
 #include "runtime/proc_maps.h"
 #include "runtime/runtime.h"
@@ -44,15 +46,44 @@ bool contains_block_start(const core::MmapArray<ScanBlock>& blocks, uintptr_t be
 }
 
 // Scans [begin, end) as roots, leaving out memtrack's own mappings (sorted by start).
+// Large reservations (runtimes and allocators reserve gigabytes they never touch) are scanned
+// page by page where mincore says a page is resident: a page never touched holds only zeros,
+// and reading it would make the kernel back it with memory. Anonymous pages that are swapped
+// out are skipped too, which can only make a block look less reachable than it is.
+void scan_resident(ReachabilityScan& scan, uintptr_t begin, uintptr_t end) {
+  constexpr uintptr_t kSmall = uintptr_t{64} << 20;
+  if (end - begin <= kSmall) {
+    scan.scan_root_range(begin, end);
+    return;
+  }
+  const uintptr_t page = core::sys::page_size();
+  unsigned char resident[256];
+  uintptr_t first_page = begin & ~(page - 1);
+  for (uintptr_t chunk = first_page; chunk < end; chunk += page * sizeof(resident)) {
+    uintptr_t chunk_end = chunk + page * sizeof(resident);
+    if (chunk_end > end) chunk_end = end;
+    if (mincore(reinterpret_cast<void*>(chunk), chunk_end - chunk, resident) != 0) {
+      scan.scan_root_range(chunk < begin ? begin : chunk, chunk_end);
+      continue;
+    }
+    for (uintptr_t p = chunk; p < chunk_end; p += page) {
+      if ((resident[(p - chunk) / page] & 1) == 0) continue;
+      uintptr_t from = p < begin ? begin : p;
+      uintptr_t to = p + page < chunk_end ? p + page : chunk_end;
+      scan.scan_root_range(from, to);
+    }
+  }
+}
+
 void scan_without_own(ReachabilityScan& scan, uintptr_t begin, uintptr_t end,
                       const core::MmapArray<core::sys::MemoryRange>& own) {
   uintptr_t cursor = begin;
   for (const core::sys::MemoryRange& r : own) {
     if (r.end <= cursor || r.start >= end) continue;
-    if (r.start > cursor) scan.scan_root_range(cursor, r.start);
+    if (r.start > cursor) scan_resident(scan, cursor, r.start);
     cursor = r.end;
   }
-  if (cursor < end) scan.scan_root_range(cursor, end);
+  if (cursor < end) scan_resident(scan, cursor, end);
 }
 
 // A stopped thread's stack pointer, if it lies in [begin, end); the red zone below it
