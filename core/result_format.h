@@ -19,6 +19,7 @@ enum class Section : uint32_t {
   kStacks = 4,    // stacks referenced by leaks
   kLeaks = 5,     // leak groups
   kIndirect = 6,  // for definitely lost groups: the indirectly lost blocks hanging off them
+  kErrors = 7,    // allocator misuse: double/invalid/mismatched free, realloc after free
   kEnd = 0xffff   // checksum of everything before this section; always last
 };
 
@@ -37,6 +38,18 @@ enum class Counter : uint32_t {
   kUntrackedBytes,
   kCount
 };
+
+// Error records (section 7).
+enum class ErrorKind : uint8_t {
+  kDoubleFree = 1,
+  kInvalidFree = 2,
+  kMismatchedFree = 3,
+  kReallocAfterFree = 4
+};
+enum class ErrorWhere : uint8_t { kUnknown = 0, kHeap = 1, kStack = 2, kGlobal = 3 };
+enum class AllocCall : uint8_t { kMalloc = 0, kNew = 1, kNewArray = 2, kNone = 255 };
+enum class FreeCall : uint8_t { kFree = 0, kDelete = 1, kDeleteArray = 2, kRealloc = 3 };
+inline constexpr uint32_t kErrorRecordSize = 48;
 
 inline constexpr uint16_t kModuleUnloaded = 1;      // module flag: dlclose'd before exit
 inline constexpr uint8_t kLeakRuntimeInternal = 1;  // leak flag
