@@ -30,6 +30,7 @@ int run_command(const Config& config) {
   std::string options = "result_dir=" + quoted(dir.path());
   if (config.num_callers > 0) options += ":max_frames=" + std::to_string(config.num_callers);
   if (!config.trace_children) options += ":follow_exec=0";
+  if (config.halt_on_error) options += ":halt_on_error=1";
   LaunchResult launched = launch_and_wait(config.program, runtime, options);
 
   MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};

@@ -87,8 +87,9 @@ const std::vector<OptionSpec>& option_table() {
          c.show_leak_kinds = parse_leak_kinds("--show-leak-kinds", v);
        }},
       {"--error-exitcode", "N",
-       "Exit with N (1-255) when unsuppressed leaks of the --errors-for-leak-kinds kinds are "
-       "found. Default: 0 (off: the program's own exit status).",
+       "Exit with N (1-255) when unsuppressed leaks of the --errors-for-leak-kinds kinds or "
+       "allocator misuse errors (double, invalid or mismatched free, realloc of a freed "
+       "pointer) are found. Default: 0 (off: the program's own exit status).",
        kRun | kReport, false,
        [](Config& c, const std::string& v) {
          c.error_exitcode = parse_int("--error-exitcode", v, 0, 255);
@@ -125,6 +126,13 @@ const std::vector<OptionSpec>& option_table() {
        kRun, false,
        [](Config& c, const std::string& v) {
          c.trace_children = parse_yes_no("--trace-children", v);
+       }},
+      {"--halt-on-error", "yes|no",
+       "Write the report and abort the program at its first allocator misuse error instead "
+       "of letting it go on. Default: no.",
+       kRun, false,
+       [](Config& c, const std::string& v) {
+         c.halt_on_error = parse_yes_no("--halt-on-error", v);
        }},
       {"--keep-results", "DIR",
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
@@ -187,8 +195,8 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   run->footer(
       "Usage: memtrack run [OPTIONS] [--] PROG [ARGS...]\n"
       "Exit status: the program's own (128+N if it was killed by signal N), or the\n"
-      "--error-exitcode value when leaks were found; 125 when memtrack itself fails,\n"
-      "126 when PROG cannot be executed, 127 when PROG is not found.");
+      "--error-exitcode value when leaks or allocator misuse errors were found; 125 when\n"
+      "memtrack itself fails, 126 when PROG cannot be executed, 127 when PROG is not found.");
   CLI::App* report = app.add_subcommand("report", "Render result files kept by run --keep-results");
   add_options(*report, *config, kReport);
   report->add_option("FILE", config->files, "Result files (memtrack.PID.mtr)")->required();

@@ -17,7 +17,7 @@ struct Config {
   std::string json_file;                  // "" = none, "-" = stdout
   std::vector<std::string> suppressions;  // files
   bool gen_suppressions = false;
-  int error_exitcode = 0;  // 0 = off
+  int error_exitcode = 0;  // 0 = off; applies to leaks and to allocator misuse errors
   // Listed in the reports (--show-leak-kinds); unclassified is always in.
   report::LeakKinds show_leak_kinds = report::kDefaultShownKinds;
   // Make error_exitcode apply (--errors-for-leak-kinds); unclassified is always in.
@@ -26,6 +26,7 @@ struct Config {
   enum class Color { kAuto, kAlways, kNever } color = Color::kAuto;
   int num_callers = 0;  // 0: the runtime's default (32) or MEMTRACK_OPTIONS's max_frames
   bool trace_children = true;
+  bool halt_on_error = false;        // the runtime ends the program at its first misuse error
   std::string keep_results;          // directory; "" = temporary
   std::vector<std::string> program;  // run: PROG ARGS...
   std::vector<std::string> files;    // report: FILE...

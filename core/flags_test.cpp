@@ -249,7 +249,7 @@ TEST_F(FlagsTest, ValidateResetsNegativeMaxGroups) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 12u);
+  ASSERT_EQ(count, 15u);
   const struct {
     const char* name;
     FlagType type;
@@ -266,6 +266,9 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"report_on_signal", FlagType::kBool, "true"},
       {"classify_leaks", FlagType::kBool, "true"},
       {"show_reachable", FlagType::kBool, "false"},
+      {"detect_misuse", FlagType::kBool, "true"},
+      {"free_stacks", FlagType::kBool, "true"},
+      {"halt_on_error", FlagType::kBool, "false"},
       {"help", FlagType::kBool, "false"},
   };
   for (size_t i = 0; i < count; ++i) {
@@ -302,7 +305,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 12u);
+  EXPECT_EQ(entries, 15u);
 }
 
 }  // namespace

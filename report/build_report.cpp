@@ -50,6 +50,26 @@ void add_to_summary(const LeakGroup& group, Summary& summary) {
   if (is_leak(group.kind)) add(summary.leaked_bytes, summary.leaked_blocks);
 }
 
+ErrorReport error_report(const ResultFile& file, const RawError& raw,
+                         const SymbolizeFn& symbolize) {
+  ErrorReport error;
+  error.kind = raw.kind;
+  error.where = raw.where;
+  error.alloc_call = raw.alloc_call;
+  error.free_call = raw.free_call;
+  error.alloc_aligned = raw.alloc_aligned;
+  error.free_aligned = raw.free_aligned;
+  error.occurrences = raw.occurrences;
+  error.address = raw.address;
+  error.block_start = raw.block_start;
+  error.block_size = raw.block_size;
+  error.stack = symbolize_stack(file, raw.bad_stack, symbolize);
+  // Id 0 means "not known" (even if a stack 0 happened to be in the file).
+  if (raw.alloc_stack != 0) error.alloc_stack = symbolize_stack(file, raw.alloc_stack, symbolize);
+  if (raw.free_stack != 0) error.free_stack = symbolize_stack(file, raw.free_stack, symbolize);
+  return error;
+}
+
 uint64_t sort_address(const LeakGroup& group) {
   return group.stack.empty() ? std::numeric_limits<uint64_t>::max() : group.stack[0].address;
 }
@@ -103,6 +123,11 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
       add_to_summary(group, summary);
       report.leaks.push_back(std::move(group));
     }
+  }
+  for (const RawError& raw : file.errors) {
+    report.errors.push_back(error_report(file, raw, symbolize));
+    summary.errors += 1;
+    summary.error_occurrences += raw.occurrences;
   }
   std::stable_sort(report.leaks.begin(), report.leaks.end(), leak_group_before);
   std::stable_sort(report.suppressed.begin(), report.suppressed.end(), leak_group_before);

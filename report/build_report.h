@@ -1,5 +1,5 @@
-// Turns one decoded result file into a ProcessReport: symbolizes each leak's stack, sets
-// runtime-internal blocks aside, applies suppressions, sorts and totals. No I/O.
+// Turns one decoded result file into a ProcessReport: symbolizes each leak's and error's
+// stacks, sets runtime-internal blocks aside, applies suppressions, sorts and totals. No I/O.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,8 @@
 namespace memtrack::report {
 
 // The frames for one code address, innermost first (inlined calls, then their function).
-// is_return_address is true for every address of a stack but the first. The returned
+// is_return_address says to look the address up at address - 1, inside the call instruction;
+// build_process_report passes true for every address (see docs/format.md). The returned
 // reference only needs to stay valid until the next call. Wrap
 // symbolize::Symbolizer::symbolize with an explicit return type, or the lambda returns a
 // copy and the std::function a dangling reference:
@@ -24,13 +25,18 @@ using SymbolizeFn =
 // For each RawLeak of `file`:
 //   - runtime_internal leaks are only counted (summary.runtime_internal_*), never
 //     symbolized or listed;
-//   - the others get stack = symbolize(a0, false) + symbolize(a1, true) + ... over the
+//   - the others get stack = symbolize(a0, true) + symbolize(a1, true) + ... over the
 //     addresses of file.stacks[stack_id] (an unknown stack id gives an empty stack);
 //   - groups matched by `suppressions` go to `suppressed` (summary.suppressed_*), the rest to
 //     `leaks` (summary.leaked_*).
 // Both lists are sorted by total bytes (own plus indirect), then blocks (largest first), then
 // by the first frame's
 // address (groups with an empty stack last), ties kept in file order: deterministic.
+// Each RawError becomes an ErrorReport, in file order, with its three stacks symbolized the
+// same way (stack id 0, "not known", gives an empty stack). Errors are never suppressed:
+// suppression patterns describe leaks one accepts, while a double or mismatched free is a bug
+// whatever library it is in. summary.errors counts them, summary.error_occurrences adds up
+// their occurrences.
 // allocations, frees, bytes_allocated, peak_bytes and untracked_* come from file.stats;
 // pid, ppid, command and exit are copied; notes = symbolizer_notes as they are after the
 // stacks were symbolized (pass the symbolizer's live list).

@@ -1,5 +1,5 @@
 // Tests for build_process_report with a fake symbolizer: stack expansion (inlined frames),
-// runtime-internal blocks, suppressions, ordering and totals.
+// runtime-internal blocks, suppressions, ordering and totals, allocator misuse errors.
 #include "report/build_report.h"
 
 #include <map>
@@ -269,6 +269,109 @@ TEST(BuildReport, SuppressionsMatchEachGroupOnItsOwnStack) {
   EXPECT_EQ(std::pair(p.summary.leaked_bytes, p.summary.leaked_blocks), std::pair(64ul, 4ul));
 }
 
+RawError raw_error(ErrorKind kind, uint32_t occurrences, uint32_t bad, uint32_t alloc,
+                   uint32_t free) {
+  RawError e;
+  e.kind = kind;
+  e.occurrences = occurrences;
+  e.bad_stack = bad;
+  e.alloc_stack = alloc;
+  e.free_stack = free;
+  return e;
+}
+
+TEST(BuildReport, ErrorsGetThreeSymbolizedStacks) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100, 0x900};
+  file.stacks[2] = {0x200};
+  file.stacks[3] = {0x300, 0x900};
+  RawError e = raw_error(ErrorKind::kDoubleFree, 3, 1, 2, 3);
+  e.where = ErrorWhere::kHeap;
+  e.alloc_call = AllocCall::kNewArray;
+  e.free_call = FreeCall::kDeleteArray;
+  e.alloc_aligned = true;
+  e.free_aligned = true;
+  e.address = 0x4a5b040;
+  e.block_start = 0x4a5b000;
+  e.block_size = 256;
+  file.errors = {e};
+  FakeSymbolizer sym;
+  sym.add(0x100, {debug_frame(0x100, "inlined_free", "e.c", 3, 1, true),
+                  debug_frame(0x100, "free_twice", "e.c", 9, 3)});
+  sym.add(0x200, {debug_frame(0x200, "make", "e.c", 1, 1)});
+  sym.add(0x300, {debug_frame(0x300, "free_once", "e.c", 5, 3)});
+  sym.add(0x900, {debug_frame(0x900, "main", "e.c", 20, 3)});
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+
+  // Every address is a return address, frame 0 included.
+  EXPECT_EQ(sym.calls(),
+            (std::vector<std::pair<uint64_t, bool>>{
+                {0x100, true}, {0x900, true}, {0x200, true}, {0x300, true}, {0x900, true}}));
+  ASSERT_EQ(p.errors.size(), 1u);
+  const ErrorReport& r = p.errors[0];
+  EXPECT_EQ(r.kind, ErrorKind::kDoubleFree);
+  EXPECT_EQ(r.where, ErrorWhere::kHeap);
+  EXPECT_EQ(r.alloc_call, AllocCall::kNewArray);
+  EXPECT_EQ(r.free_call, FreeCall::kDeleteArray);
+  EXPECT_TRUE(r.alloc_aligned);
+  EXPECT_TRUE(r.free_aligned);
+  EXPECT_EQ(r.occurrences, 3u);
+  EXPECT_EQ(r.address, 0x4a5b040u);
+  EXPECT_EQ(r.block_start, 0x4a5b000u);
+  EXPECT_EQ(r.block_size, 256u);
+  ASSERT_EQ(r.stack.size(), 3u);
+  EXPECT_EQ(r.stack[0].function, "inlined_free");
+  EXPECT_TRUE(r.stack[0].inlined);
+  EXPECT_EQ(r.stack[1].function, "free_twice");
+  EXPECT_EQ(r.stack[2].function, "main");
+  ASSERT_EQ(r.alloc_stack.size(), 1u);
+  EXPECT_EQ(r.alloc_stack[0].function, "make");
+  ASSERT_EQ(r.free_stack.size(), 2u);
+  EXPECT_EQ(r.free_stack[0].function, "free_once");
+  EXPECT_EQ(p.summary.errors, 1u);
+  EXPECT_EQ(p.summary.error_occurrences, 3u);
+  // Errors are no leaks.
+  EXPECT_TRUE(p.leaks.empty());
+  EXPECT_EQ(p.summary.leaked_bytes, 0u);
+}
+
+TEST(BuildReport, ErrorStackIdZeroIsNotKnown) {
+  ResultFile file = base_file();
+  file.stacks[0] = {0x999};  // not written by the runtime; even so, 0 means "not known"
+  file.stacks[1] = {0x100};
+  file.errors = {raw_error(ErrorKind::kInvalidFree, 1, 1, 0, 0)};
+  FakeSymbolizer sym;
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
+  EXPECT_EQ(sym.calls(), (std::vector<std::pair<uint64_t, bool>>{{0x100, true}}));
+  ASSERT_EQ(p.errors.size(), 1u);
+  EXPECT_EQ(p.errors[0].stack.size(), 1u);
+  EXPECT_TRUE(p.errors[0].alloc_stack.empty());
+  EXPECT_TRUE(p.errors[0].free_stack.empty());
+}
+
+TEST(BuildReport, ErrorsAreNeverSuppressedAndKeepFileOrder) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100};
+  file.stacks[2] = {0x200};
+  file.leaks = {raw(1, 8, 1, false, LeakKind::kDefinite)};
+  file.errors = {raw_error(ErrorKind::kMismatchedFree, 1, 2, 1, 0),
+                 raw_error(ErrorKind::kDoubleFree, 7, 1, 1, 2),
+                 raw_error(ErrorKind::kReallocAfterFree, 2, 2, 0, 1)};
+  FakeSymbolizer sym;
+  sym.add(0x100, {symbol_frame(0x100, "/usr/lib/libvendor.so.1", 0x100, "vendor_alloc")});
+  sym.add(0x200, {debug_frame(0x200, "mine", "m.c", 1, 1)});
+  Suppressions supp = Suppressions::parse("leak:^libvendor.so.1$\nleak:^mine$", "s");
+  ProcessReport p = build_process_report(file, sym.fn(), {}, supp);
+  EXPECT_EQ(p.suppressed.size(), 1u);  // the leak is
+  ASSERT_EQ(p.errors.size(), 3u);      // the errors are not
+  EXPECT_EQ(p.errors[0].kind, ErrorKind::kMismatchedFree);
+  EXPECT_EQ(p.errors[1].kind, ErrorKind::kDoubleFree);
+  EXPECT_EQ(p.errors[2].kind, ErrorKind::kReallocAfterFree);
+  EXPECT_EQ(p.errors[2].free_stack[0].function, "vendor_alloc");
+  EXPECT_EQ(p.summary.errors, 3u);
+  EXPECT_EQ(p.summary.error_occurrences, 10u);
+}
+
 TEST(BuildReport, EmptyFile) {
   ResultFile file;
   FakeSymbolizer sym;
@@ -277,6 +380,9 @@ TEST(BuildReport, EmptyFile) {
   EXPECT_TRUE(p.suppressed.empty());
   EXPECT_EQ(p.exit.how, ExitInfo::How::kUnknown);
   EXPECT_EQ(p.summary.leaked_bytes, 0u);
+  EXPECT_TRUE(p.errors.empty());
+  EXPECT_EQ(p.summary.errors, 0u);
+  EXPECT_EQ(p.summary.error_occurrences, 0u);
 }
 
 }  // namespace

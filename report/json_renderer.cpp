@@ -52,6 +52,8 @@ ordered_json summary_to_json(const Summary& s) {
   out["runtime_internal_blocks"] = s.runtime_internal_blocks;
   out["untracked_allocations"] = s.untracked_allocations;
   out["untracked_bytes"] = s.untracked_bytes;
+  out["errors"] = s.errors;
+  out["error_occurrences"] = s.error_occurrences;
   return out;
 }
 
@@ -68,6 +70,35 @@ ordered_json frame_to_json(const Frame& frame) {
   return out;
 }
 
+ordered_json stack_to_json(const std::vector<Frame>& stack) {
+  ordered_json out = ordered_json::array();
+  for (const Frame& frame : stack) out.push_back(frame_to_json(frame));
+  return out;
+}
+
+ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
+  ordered_json out = ordered_json::array();
+  for (const ErrorReport& error : errors) {
+    ordered_json e = ordered_json::object();
+    e["kind"] = error_kind_name(error.kind);
+    e["address"] = hex(error.address);
+    e["occurrences"] = error.occurrences;
+    e["description"] = error_description(error);
+    if (error.block_start != 0) {
+      e["block"] = {{"address", hex(error.block_start)}, {"size", error.block_size}};
+    } else {
+      e["block"] = nullptr;
+    }
+    e["alloc_call"] = alloc_call_name(error.alloc_call);
+    e["free_call"] = free_call_name(error.free_call);
+    e["stack"] = stack_to_json(error.stack);
+    e["alloc_stack"] = stack_to_json(error.alloc_stack);
+    e["free_stack"] = stack_to_json(error.free_stack);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 // The groups of the shown kinds, in their order.
 ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show_kinds) {
   ordered_json out = ordered_json::array();
@@ -81,9 +112,7 @@ ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show
     g["indirect_bytes"] = group.indirect_bytes;
     g["indirect_blocks"] = group.indirect_blocks;
     g["suppression"] = suggest_suppression(group);
-    ordered_json stack = ordered_json::array();
-    for (const Frame& frame : group.stack) stack.push_back(frame_to_json(frame));
-    g["stack"] = std::move(stack);
+    g["stack"] = stack_to_json(group.stack);
     out.push_back(std::move(g));
   }
   return out;
@@ -98,6 +127,7 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
   out["command"] = process.command;
   out["exit"] = exit_to_json(process.exit);
   out["summary"] = summary_to_json(process.summary);
+  out["errors"] = errors_to_json(process.errors);
   out["leaks"] = groups_to_json(process.leaks, options.show_kinds);
   out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds);
   out["notes"] = process.notes;

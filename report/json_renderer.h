@@ -24,7 +24,8 @@ struct JsonOptions {
 // documented order. Addresses and offsets are "0x..." strings (JSON numbers lose 64-bit
 // precision). Every group carries its suggested suppression ("" if none is possible) and
 // its indirect_bytes/indirect_blocks (0 unless it is definitely lost with blocks hanging off
-// it). Stacks are complete: frames below main are kept.
+// it). Every process has "errors" (allocator misuse, never filtered by kind or suppressed).
+// Stacks are complete: frames below main are kept.
 nlohmann::ordered_json to_json(const Report& report, const std::string& version,
                                const JsonOptions& options = {});
 

@@ -8,6 +8,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -23,13 +25,20 @@ using testing::sample_report;
 // ---- The field table of docs/json-schema.md ----
 
 struct FieldSpec {
-  std::string type;  // object, array, string, hex string, integer, boolean
+  std::string type;  // object, object or null, array, string, hex string, integer, boolean
   bool optional = false;
 };
 
-std::map<std::string, FieldSpec> load_documented_fields() {
+std::string read_schema_doc() {
   std::ifstream in(std::string(MEMTRACK_SOURCE_DIR) + "/docs/json-schema.md");
   EXPECT_TRUE(in) << "cannot read docs/json-schema.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::map<std::string, FieldSpec> load_documented_fields() {
+  std::istringstream in(read_schema_doc());
   std::map<std::string, FieldSpec> fields;
   const std::regex row(R"(^\| `([^`]+)` \| ([a-z ]+?)(, optional)? \|)");
   std::string line;
@@ -41,8 +50,21 @@ std::map<std::string, FieldSpec> load_documented_fields() {
   return fields;
 }
 
+// "the elements of `A` have exactly the fields of `B`" (line breaks allowed): A -> B.
+std::vector<std::pair<std::string, std::string>> load_documented_aliases() {
+  std::string text = std::regex_replace(read_schema_doc(), std::regex(R"(\s+)"), " ");
+  const std::regex same(R"(elements of `([^`]+)` have exactly the fields of `([^`]+)`)");
+  std::vector<std::pair<std::string, std::string>> aliases;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), same); it != std::sregex_iterator();
+       ++it) {
+    aliases.emplace_back((*it)[1], (*it)[2]);
+  }
+  return aliases;
+}
+
 bool has_type(const ordered_json& v, const std::string& type) {
   if (type == "object") return v.is_object();
+  if (type == "object or null") return v.is_object() || v.is_null();
   if (type == "array") return v.is_array();
   if (type == "string") return v.is_string();
   if (type == "boolean") return v.is_boolean();
@@ -57,7 +79,8 @@ bool has_type(const ordered_json& v, const std::string& type) {
 // Walks a document and records every problem; `seen` collects the documented paths met.
 class SchemaChecker {
  public:
-  explicit SchemaChecker(std::map<std::string, FieldSpec> fields) : fields_(std::move(fields)) {}
+  explicit SchemaChecker(std::map<std::string, FieldSpec> fields)
+      : fields_(std::move(fields)), aliases_(load_documented_aliases()) {}
 
   void check(const ordered_json& value) { walk(value, ""); }
   const std::vector<std::string>& errors() const { return errors_; }
@@ -70,10 +93,12 @@ class SchemaChecker {
   }
 
  private:
-  // The elements of suppressed[] are documented once, as leaks[].
-  static std::string documented_path(std::string path) {
-    const std::string from = "processes[].suppressed[]", to = "processes[].leaks[]";
-    if (path.starts_with(from)) path.replace(0, from.size(), to);
+  // Elements documented once for several arrays (suppressed[] as leaks[], the frames of the
+  // errors' stacks as leaks[].stack[]).
+  std::string documented_path(std::string path) const {
+    for (const auto& [from, to] : aliases_) {
+      if (path == from || path.starts_with(from + ".")) return path.replace(0, from.size(), to);
+    }
     return path;
   }
 
@@ -118,6 +143,7 @@ class SchemaChecker {
   }
 
   std::map<std::string, FieldSpec> fields_;
+  std::vector<std::pair<std::string, std::string>> aliases_;
   std::set<std::string> seen_;
   std::vector<std::string> errors_;
 };
@@ -139,8 +165,18 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 53u);
+  EXPECT_EQ(fields.size(), 68u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
+  EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
+  EXPECT_FALSE(fields["processes[].errors[].block"].optional);
+  EXPECT_EQ(fields["processes[].summary.error_occurrences"].type, "integer");
+  EXPECT_EQ(load_documented_aliases(),
+            (std::vector<std::pair<std::string, std::string>>{
+                {"processes[].suppressed[]", "processes[].leaks[]"},
+                {"processes[].errors[].stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].errors[].alloc_stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].errors[].free_stack[]", "processes[].leaks[].stack[]"},
+            }));
   EXPECT_TRUE(fields["processes[].exit.code"].optional);
   EXPECT_FALSE(fields["processes[].pid"].optional);
 }
@@ -161,12 +197,18 @@ TEST(JsonSchemaDoc, CheckerFindsUndocumentedMissingAndMistypedFields) {
   doc["processes"][0]["leaks"][0]["stack"][0]["address"] = "0X1";
   doc["processes"][0]["suppressed"][0]["bytes"] = -1;
   doc["processes"][0]["command"][0] = 5;
+  doc["processes"][0]["errors"][0]["block"] = 5;
+  doc["processes"][0]["errors"][0]["free_stack"][0].erase("line");
+  doc["processes"][0]["errors"][1]["stack"][0]["extra"] = true;
   SchemaChecker checker(load_documented_fields());
   checker.check(doc);
   EXPECT_EQ(checker.errors(),
             (std::vector<std::string>{
                 "processes[].command[] is not of type string: 5",
                 "missing field processes[].summary.frees",
+                "processes[].errors[].block is not of type object or null: 5",
+                "missing field processes[].leaks[].stack[].line",
+                "undocumented field processes[].errors[].stack[].extra",
                 "processes[].leaks[].stack[].address is not of type hex string: \"0X1\"",
                 "processes[].suppressed[].bytes is not of type integer: -1",
                 "undocumented field processes[].extra",
@@ -256,6 +298,77 @@ TEST(JsonRenderer, ShowKindsSelectsListedGroupsNotTotals) {
   EXPECT_EQ(none["summary"], by_default["summary"]);
   EXPECT_EQ(none["summary"]["reachable_bytes"], 1024);
   EXPECT_EQ(none["summary"]["leaked_bytes"], 4336);
+}
+
+TEST(JsonRenderer, ErrorsExactly) {
+  ProcessReport p;
+  p.errors = testing::sample_errors();
+  p.errors[0].stack.resize(1);
+  p.errors[0].free_stack.resize(1);
+  p.errors[0].alloc_stack.clear();
+  p.summary.errors = 3;
+  p.summary.error_occurrences = 4;
+  ordered_json out = process_to_json(p);
+  const std::string frame =
+      R"({"address":"0x5555555551c4","module":"/work/build/leaky","module_offset":"0x11c4",)"
+      R"("function":"free_twice","file":"examples/misuse.c","line":12,"column":3,)"
+      R"("inlined":false})";
+  const std::string free_frame =
+      R"({"address":"0x5555555551a6","module":"/work/build/leaky","module_offset":"0x11a6",)"
+      R"("function":"free_once","file":"examples/misuse.c","line":8,"column":3,)"
+      R"("inlined":false})";
+  EXPECT_EQ(out["errors"][0].dump(),
+            R"({"kind":"double_free","address":"0x4a5b040","occurrences":2,)"
+            R"x("description":"Double free of 0x4a5b040 (100 bytes)",)x"
+            R"("block":{"address":"0x4a5b040","size":100},"alloc_call":"malloc",)"
+            R"("free_call":"free","stack":[)" +
+                frame + R"(],"alloc_stack":[],"free_stack":[)" + free_frame + "]}");
+  ordered_json on_stack = out["errors"][1];
+  EXPECT_EQ(on_stack["kind"], "invalid_free");
+  EXPECT_EQ(on_stack["address"], "0x7fffffffe0c0");
+  EXPECT_EQ(on_stack["description"], "Invalid free of 0x7fffffffe0c0: it points to the stack");
+  EXPECT_TRUE(on_stack["block"].is_null());
+  EXPECT_EQ(on_stack["alloc_call"], "none");
+  EXPECT_EQ(on_stack["alloc_stack"], ordered_json::array());
+  ordered_json aligned = out["errors"][2];
+  EXPECT_EQ(aligned["kind"], "mismatched_free");
+  EXPECT_EQ(aligned["description"],
+            "Mismatched free: a block from aligned new released with delete");
+  EXPECT_EQ(aligned["alloc_call"], "new");
+  EXPECT_EQ(aligned["free_call"], "delete");
+  EXPECT_EQ(aligned["alloc_stack"][0]["function"], "make_big()");
+  EXPECT_EQ(out["summary"]["errors"], 3);
+  EXPECT_EQ(out["summary"]["error_occurrences"], 4);
+}
+
+TEST(JsonRenderer, ErrorNamesAndKindsShownDoNotFilterErrors) {
+  ErrorReport e;
+  e.address = 0x1;
+  std::vector<std::tuple<ErrorKind, AllocCall, FreeCall, std::string, std::string, std::string>>
+      cases = {
+          {ErrorKind::kDoubleFree, AllocCall::kMalloc, FreeCall::kFree, "double_free", "malloc",
+           "free"},
+          {ErrorKind::kInvalidFree, AllocCall::kNone, FreeCall::kDelete, "invalid_free", "none",
+           "delete"},
+          {ErrorKind::kMismatchedFree, AllocCall::kNewArray, FreeCall::kDeleteArray,
+           "mismatched_free", "new[]", "delete[]"},
+          {ErrorKind::kReallocAfterFree, AllocCall::kNew, FreeCall::kRealloc, "realloc_after_free",
+           "new", "realloc"},
+      };
+  for (const auto& [kind, alloc, free, kind_text, alloc_text, free_text] : cases) {
+    e.kind = kind;
+    e.alloc_call = alloc;
+    e.free_call = free;
+    ProcessReport p;
+    p.errors = {e};
+    ordered_json out = process_to_json(p, JsonOptions{LeakKinds{}})["errors"];
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0]["kind"], kind_text);
+    EXPECT_EQ(out[0]["alloc_call"], alloc_text);
+    EXPECT_EQ(out[0]["free_call"], free_text);
+    EXPECT_TRUE(out[0]["block"].is_null());
+  }
+  EXPECT_EQ(process_to_json(ProcessReport{})["errors"], ordered_json::array());
 }
 
 TEST(JsonRenderer, IndirectTotalsInEveryGroup) {

@@ -1,5 +1,6 @@
-// The leak model after symbolization: processes, their summaries and leak groups with frames.
-// Shared by the result-file reader, the symbolizer, suppressions and every renderer.
+// The leak model after symbolization: processes, their summaries, leak groups and allocator
+// misuse errors with frames. Shared by the result-file reader, the symbolizer, suppressions
+// and every renderer.
 // Ordinary C++ (may allocate, may throw memtrack::Error).
 #pragma once
 
@@ -64,6 +65,22 @@ constexpr bool is_leak(LeakKind kind) {
   return kind != LeakKind::kReachable;
 }
 
+// Allocator misuse seen while the program ran (docs/format.md, section 7).
+enum class ErrorKind { kDoubleFree, kInvalidFree, kMismatchedFree, kReallocAfterFree };
+// For invalid frees: what the pointer points into.
+enum class ErrorWhere { kUnknown, kHeap, kStack, kGlobal };
+// How the block was allocated; kNone: not known (no block, or the runtime did not know it).
+enum class AllocCall { kMalloc, kNew, kNewArray, kNone };
+// The bad call.
+enum class FreeCall { kFree, kDelete, kDeleteArray, kRealloc };
+
+// "double_free", "invalid_free", "mismatched_free", "realloc_after_free" (the JSON spelling).
+const char* error_kind_name(ErrorKind kind);
+// "malloc", "new", "new[]", "none" (the JSON spelling; the aligned flags are not part of it).
+const char* alloc_call_name(AllocCall call);
+// "free", "delete", "delete[]", "realloc" (the JSON spelling).
+const char* free_call_name(FreeCall call);
+
 // ---- As stored in a result file (raw addresses) ----
 
 struct RawModule {
@@ -84,6 +101,24 @@ struct RawLeak {
   // kDefinite only (indirect section): the indirectly lost blocks hanging off this group.
   // They are also leak records of their own (kind kIndirect), so never add them to totals.
   uint64_t indirect_bytes = 0, indirect_blocks = 0;
+};
+
+// One error record: one per distinct (kind, stack of the bad call). Stack ids are in
+// ResultFile::stacks: bad_stack always, alloc_stack and free_stack unless 0 (not known).
+struct RawError {
+  ErrorKind kind = ErrorKind::kInvalidFree;
+  ErrorWhere where = ErrorWhere::kUnknown;
+  AllocCall alloc_call = AllocCall::kNone;
+  FreeCall free_call = FreeCall::kFree;
+  bool alloc_aligned = false;  // the block came from an aligned operator new
+  bool free_aligned = false;   // the bad call was an aligned operator delete
+  uint32_t occurrences = 0;    // how many times it happened at this stack
+  uint32_t bad_stack = 0;
+  uint32_t alloc_stack = 0;  // 0: not known
+  uint32_t free_stack = 0;   // the first free (double free, realloc after free); 0: not known
+  uint64_t address = 0;      // the pointer passed to the bad call (first occurrence)
+  uint64_t block_start = 0;  // the block it belongs to, 0 if none
+  uint64_t block_size = 0;
 };
 
 struct ExitInfo {
@@ -116,6 +151,7 @@ struct ResultFile {
   std::vector<RawModule> modules;
   std::map<uint32_t, std::vector<uint64_t>> stacks;  // stack id -> return addresses
   std::vector<RawLeak> leaks;
+  std::vector<RawError> errors;  // in file order; empty without an errors section
 };
 
 // ---- After symbolization ----
@@ -142,6 +178,23 @@ struct LeakGroup {
   std::vector<Frame> stack;  // innermost first; frame 0 is the allocator's caller
 };
 
+// One allocator misuse error after symbolization (RawError with frames for its stack ids).
+struct ErrorReport {
+  ErrorKind kind = ErrorKind::kInvalidFree;
+  ErrorWhere where = ErrorWhere::kUnknown;
+  AllocCall alloc_call = AllocCall::kNone;
+  FreeCall free_call = FreeCall::kFree;
+  bool alloc_aligned = false;
+  bool free_aligned = false;
+  uint64_t occurrences = 0;
+  uint64_t address = 0;
+  uint64_t block_start = 0;  // 0: the pointer belongs to no known block
+  uint64_t block_size = 0;
+  std::vector<Frame> stack;        // the bad call, innermost first; frame 0 is its caller
+  std::vector<Frame> alloc_stack;  // where the block was allocated; empty if not known
+  std::vector<Frame> free_stack;   // where it was freed first; empty if not known
+};
+
 struct Summary {
   uint64_t allocations = 0;
   uint64_t frees = 0;
@@ -162,6 +215,8 @@ struct Summary {
   uint64_t runtime_internal_blocks = 0;
   uint64_t untracked_allocations = 0;
   uint64_t untracked_bytes = 0;
+  uint64_t errors = 0;             // distinct allocator misuse errors (ProcessReport::errors)
+  uint64_t error_occurrences = 0;  // the sum of their occurrences
 };
 
 struct ProcessReport {
@@ -174,6 +229,7 @@ struct ProcessReport {
   // (largest first).
   std::vector<LeakGroup> leaks;
   std::vector<LeakGroup> suppressed;  // groups matched by a suppression, every kind
+  std::vector<ErrorReport> errors;    // allocator misuse, in file order; never suppressed
   std::vector<std::string> notes;     // e.g. "no debug info for /lib/.../libc.so.6"
   bool has_leak_data = true;          // false: the process left no result file (notes say why)
 };

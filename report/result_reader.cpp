@@ -204,6 +204,108 @@ void read_indirect(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// The fields of an error record. A value outside the enum falls out of the switch (there is
+// no default, so -Wswitch still checks that every known value is mapped).
+ErrorKind error_kind(Cursor& c, uint8_t value) {
+  switch (static_cast<result::ErrorKind>(value)) {
+    case result::ErrorKind::kDoubleFree:
+      return ErrorKind::kDoubleFree;
+    case result::ErrorKind::kInvalidFree:
+      return ErrorKind::kInvalidFree;
+    case result::ErrorKind::kMismatchedFree:
+      return ErrorKind::kMismatchedFree;
+    case result::ErrorKind::kReallocAfterFree:
+      return ErrorKind::kReallocAfterFree;
+  }
+  c.fail("unknown error kind " + std::to_string(value));
+}
+
+ErrorWhere error_where(Cursor& c, uint8_t value) {
+  switch (static_cast<result::ErrorWhere>(value)) {
+    case result::ErrorWhere::kUnknown:
+      return ErrorWhere::kUnknown;
+    case result::ErrorWhere::kHeap:
+      return ErrorWhere::kHeap;
+    case result::ErrorWhere::kStack:
+      return ErrorWhere::kStack;
+    case result::ErrorWhere::kGlobal:
+      return ErrorWhere::kGlobal;
+  }
+  c.fail("unknown error location " + std::to_string(value));
+}
+
+AllocCall alloc_call(Cursor& c, uint8_t value) {
+  switch (static_cast<result::AllocCall>(value)) {
+    case result::AllocCall::kMalloc:
+      return AllocCall::kMalloc;
+    case result::AllocCall::kNew:
+      return AllocCall::kNew;
+    case result::AllocCall::kNewArray:
+      return AllocCall::kNewArray;
+    case result::AllocCall::kNone:
+      return AllocCall::kNone;
+  }
+  c.fail("unknown allocation call " + std::to_string(value));
+}
+
+FreeCall free_call(Cursor& c, uint8_t value) {
+  switch (static_cast<result::FreeCall>(value)) {
+    case result::FreeCall::kFree:
+      return FreeCall::kFree;
+    case result::FreeCall::kDelete:
+      return FreeCall::kDelete;
+    case result::FreeCall::kDeleteArray:
+      return FreeCall::kDeleteArray;
+    case result::FreeCall::kRealloc:
+      return FreeCall::kRealloc;
+  }
+  c.fail("unknown free call " + std::to_string(value));
+}
+
+bool aligned_flag(Cursor& c, uint8_t value, const char* field, uint32_t index) {
+  if (value > 1) {
+    c.fail(std::string(field) + " of error " + std::to_string(index) + " is not 0 or 1");
+  }
+  return value == 1;
+}
+
+// Section 7: allocator misuse. Every value must be one this reader knows, and every non-zero
+// stack id must be in the stacks section; the bad call's stack is always written, so its id
+// is never 0 ("not known" is for the allocation and first-free stacks only).
+void read_errors(Cursor c, ResultFile& file) {
+  uint32_t count = c.count(result::kErrorRecordSize);
+  for (uint32_t i = 0; i < count; ++i) {
+    RawError e;
+    e.kind = error_kind(c, c.get<uint8_t>());
+    e.where = error_where(c, c.get<uint8_t>());
+    e.alloc_call = alloc_call(c, c.get<uint8_t>());
+    e.free_call = free_call(c, c.get<uint8_t>());
+    e.alloc_aligned = aligned_flag(c, c.get<uint8_t>(), "alloc_aligned", i);
+    e.free_aligned = aligned_flag(c, c.get<uint8_t>(), "free_aligned", i);
+    if (c.get<uint16_t>() != 0) {
+      c.fail("reserved field of error " + std::to_string(i) + " is not 0");
+    }
+    e.occurrences = c.get<uint32_t>();
+    e.bad_stack = c.get<uint32_t>();
+    e.alloc_stack = c.get<uint32_t>();
+    e.free_stack = c.get<uint32_t>();
+    e.address = c.get<uint64_t>();
+    e.block_start = c.get<uint64_t>();
+    e.block_size = c.get<uint64_t>();
+    if (!file.stacks.contains(e.bad_stack)) {
+      c.fail("error refers to unknown stack " + std::to_string(e.bad_stack));
+    }
+    if (e.alloc_stack != 0 && !file.stacks.contains(e.alloc_stack)) {
+      c.fail("error refers to unknown allocation stack " + std::to_string(e.alloc_stack));
+    }
+    if (e.free_stack != 0 && !file.stacks.contains(e.free_stack)) {
+      c.fail("error refers to unknown free stack " + std::to_string(e.free_stack));
+    }
+    file.errors.push_back(e);
+  }
+  c.expect_end();
+}
+
 const char* section_name(uint32_t type) {
   switch (static_cast<result::Section>(type)) {
     case result::Section::kProcess:
@@ -218,6 +320,8 @@ const char* section_name(uint32_t type) {
       return "leaks section";
     case result::Section::kIndirect:
       return "indirect section";
+    case result::Section::kErrors:
+      return "errors section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -252,8 +356,8 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
   file.version = result::kVersion;
   uint64_t pos = result::kHeaderSize;
   std::set<uint32_t> seen;
-  // Sections are decoded in file order; the stacks section precedes the leaks that use it,
-  // and the leaks section the indirect section that refers to them.
+  // Sections are decoded in file order; the stacks section precedes the leaks and errors that
+  // use it, and the leaks section the indirect section that refers to them.
   for (;;) {
     if (data.size() - pos < result::kSectionHeaderSize) {
       throw Error(name +
@@ -306,6 +410,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the leaks section");
         }
         read_indirect(c, file);
+        break;
+      case result::Section::kErrors:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_errors(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

@@ -23,6 +23,24 @@ struct IndirectRecord {
   uint64_t blocks = 0;
 };
 
+// One 48-byte record of the errors section, as written (docs/format.md, section 7).
+struct ErrorRecord {
+  uint8_t kind = 1;  // double free
+  uint8_t where = 0;
+  uint8_t alloc_call = 0;  // malloc
+  uint8_t free_call = 0;   // free
+  uint8_t alloc_aligned = 0;
+  uint8_t free_aligned = 0;
+  uint16_t reserved = 0;
+  uint32_t occurrences = 2;
+  uint32_t bad_stack = 1;
+  uint32_t alloc_stack = 2;
+  uint32_t free_stack = 1;
+  uint64_t address = 0x4a5b040;
+  uint64_t block_start = 0x4a5b040;
+  uint64_t block_size = 100;
+};
+
 struct FileSpec {
   bool with_leaks_section = true;
   uint8_t kinds[2] = {4, 4};  // of the two leak records
@@ -30,7 +48,29 @@ struct FileSpec {
   std::vector<IndirectRecord> indirect;  // its records
   bool indirect_first = false;           // write it before the leaks section
   bool indirect_twice = false;           // write it twice after the leaks section
+  bool with_errors_section = false;
+  std::vector<ErrorRecord> errors;  // its records
+  uint32_t extra_error_count = 0;   // added to the count the section announces
+  uint32_t extra_error_bytes = 0;   // zero bytes after the records
+  bool errors_first = false;        // write it before the stacks section
+  bool errors_twice = false;        // write it twice at the end
 };
+
+void write_errors(core::ResultWriter& w, const FileSpec& spec) {
+  w.begin_section(result::Section::kErrors,
+                  4 + result::kErrorRecordSize * spec.errors.size() + spec.extra_error_bytes);
+  w.put_u32(static_cast<uint32_t>(spec.errors.size()) + spec.extra_error_count);
+  for (const ErrorRecord& r : spec.errors) {
+    for (uint8_t b :
+         {r.kind, r.where, r.alloc_call, r.free_call, r.alloc_aligned, r.free_aligned}) {
+      w.put_u8(b);
+    }
+    w.put_u16(r.reserved);
+    for (uint32_t v : {r.occurrences, r.bad_stack, r.alloc_stack, r.free_stack}) w.put_u32(v);
+    for (uint64_t v : {r.address, r.block_start, r.block_size}) w.put_u64(v);
+  }
+  for (uint32_t i = 0; i < spec.extra_error_bytes; ++i) w.put_u8(0);
+}
 
 void write_indirect(core::ResultWriter& w, const std::vector<IndirectRecord>& records) {
   w.begin_section(result::Section::kIndirect, 4 + 24 * records.size());
@@ -44,7 +84,7 @@ void write_indirect(core::ResultWriter& w, const std::vector<IndirectRecord>& re
 }
 
 // Writes a small, valid file: one process, two modules, two stacks, two leaks, and an
-// indirect section if the spec asks for one.
+// indirect and an errors section if the spec asks for them.
 std::vector<uint8_t> make_file(const FileSpec& spec) {
   std::FILE* tmp = std::tmpfile();
   int fd = fileno(tmp);
@@ -79,6 +119,7 @@ std::vector<uint8_t> make_file(const FileSpec& spec) {
       if (i == 0) w.put_bytes("\xde\xad\xbe\xef", 4);
       w.put_bytes(path.data(), path.size());
     }
+    if (spec.with_errors_section && spec.errors_first) write_errors(w, spec);
     w.begin_section(result::Section::kStacks, 4 + (8 + 16) + (8 + 8));
     w.put_u32(2);
     w.put_u32(1);
@@ -103,6 +144,8 @@ std::vector<uint8_t> make_file(const FileSpec& spec) {
     }
     if (spec.with_indirect_section && !spec.indirect_first) write_indirect(w, spec.indirect);
     if (spec.indirect_twice) write_indirect(w, spec.indirect);
+    if (spec.with_errors_section && !spec.errors_first) write_errors(w, spec);
+    if (spec.errors_twice) write_errors(w, spec);
     EXPECT_TRUE(w.finish());
   }
   std::vector<uint8_t> data(static_cast<size_t>(lseek(fd, 0, SEEK_END)));
@@ -122,6 +165,36 @@ FileSpec classified_spec() {
   spec.kinds[1] = 1;
   spec.with_indirect_section = true;
   spec.indirect = {{0, 0, 48, 2}};
+  return spec;
+}
+
+// A double free (with allocation and first-free stacks, 2 occurrences), an invalid free of a
+// stack address (no block, no stacks but the bad call's) and an aligned-new/delete mismatch.
+FileSpec errors_spec() {
+  FileSpec spec;
+  spec.with_errors_section = true;
+  ErrorRecord double_free;
+  ErrorRecord on_stack;
+  on_stack.kind = 2;
+  on_stack.where = 2;
+  on_stack.alloc_call = 255;
+  on_stack.occurrences = 1;
+  on_stack.bad_stack = 2;
+  on_stack.alloc_stack = 0;
+  on_stack.free_stack = 0;
+  on_stack.address = 0x7ffc0010;
+  on_stack.block_start = 0;
+  on_stack.block_size = 0;
+  ErrorRecord mismatch;
+  mismatch.kind = 3;
+  mismatch.alloc_call = 1;
+  mismatch.free_call = 1;
+  mismatch.alloc_aligned = 1;
+  mismatch.occurrences = 0xffffffff;
+  mismatch.free_stack = 0;
+  mismatch.address = mismatch.block_start = 0xffffffffffffff00;
+  mismatch.block_size = 0xffffffffffffffff;
+  spec.errors = {double_free, on_stack, mismatch};
   return spec;
 }
 
@@ -268,6 +341,170 @@ TEST(ResultReaderTest, RejectsBadIndirectRecords) {
   unclassified.with_indirect_section = true;
   unclassified.indirect = {{0, 0, 8, 1}};
   EXPECT_EQ(error_of(make_file(unclassified)), prefix + "leak 0 is not definitely lost)");
+}
+
+TEST(ResultReaderTest, RoundTripsErrors) {
+  ResultFile file = parse_result(make_file(errors_spec()), "f.mtr");
+  ASSERT_EQ(file.errors.size(), 3u);
+  const RawError& d = file.errors[0];
+  EXPECT_EQ(d.kind, ErrorKind::kDoubleFree);
+  EXPECT_EQ(d.where, ErrorWhere::kUnknown);
+  EXPECT_EQ(d.alloc_call, AllocCall::kMalloc);
+  EXPECT_EQ(d.free_call, FreeCall::kFree);
+  EXPECT_FALSE(d.alloc_aligned);
+  EXPECT_FALSE(d.free_aligned);
+  EXPECT_EQ(d.occurrences, 2u);
+  EXPECT_EQ(d.bad_stack, 1u);
+  EXPECT_EQ(d.alloc_stack, 2u);
+  EXPECT_EQ(d.free_stack, 1u);
+  EXPECT_EQ(d.address, 0x4a5b040u);
+  EXPECT_EQ(d.block_start, 0x4a5b040u);
+  EXPECT_EQ(d.block_size, 100u);
+  const RawError& s = file.errors[1];
+  EXPECT_EQ(s.kind, ErrorKind::kInvalidFree);
+  EXPECT_EQ(s.where, ErrorWhere::kStack);
+  EXPECT_EQ(s.alloc_call, AllocCall::kNone);
+  EXPECT_EQ(s.occurrences, 1u);
+  EXPECT_EQ(s.bad_stack, 2u);
+  EXPECT_EQ(s.alloc_stack, 0u);  // 0: not known, needs no stack entry
+  EXPECT_EQ(s.free_stack, 0u);
+  EXPECT_EQ(s.address, 0x7ffc0010u);
+  EXPECT_EQ(s.block_start, 0u);
+  EXPECT_EQ(s.block_size, 0u);
+  const RawError& m = file.errors[2];
+  EXPECT_EQ(m.kind, ErrorKind::kMismatchedFree);
+  EXPECT_EQ(m.alloc_call, AllocCall::kNew);
+  EXPECT_EQ(m.free_call, FreeCall::kDelete);
+  EXPECT_TRUE(m.alloc_aligned);
+  EXPECT_FALSE(m.free_aligned);
+  EXPECT_EQ(m.occurrences, 0xffffffffu);
+  EXPECT_EQ(m.address, 0xffffffffffffff00u);
+  EXPECT_EQ(m.block_size, 0xffffffffffffffffu);
+  // The rest of the file is unchanged by the section.
+  EXPECT_EQ(file.leaks.size(), 2u);
+  EXPECT_EQ(file.stacks.size(), 2u);
+}
+
+TEST(ResultReaderTest, RoundTripsEveryErrorValue) {
+  auto read_one = [](const ErrorRecord& record) {
+    FileSpec spec;
+    spec.with_errors_section = true;
+    spec.errors = {record};
+    ResultFile file = parse_result(make_file(spec), "f.mtr");
+    EXPECT_EQ(file.errors.size(), 1u);
+    return file.errors.empty() ? RawError{} : file.errors[0];
+  };
+  const ErrorKind kinds[] = {ErrorKind::kDoubleFree, ErrorKind::kInvalidFree,
+                             ErrorKind::kMismatchedFree, ErrorKind::kReallocAfterFree};
+  const ErrorWhere wheres[] = {ErrorWhere::kUnknown, ErrorWhere::kHeap, ErrorWhere::kStack,
+                               ErrorWhere::kGlobal};
+  const FreeCall frees[] = {FreeCall::kFree, FreeCall::kDelete, FreeCall::kDeleteArray,
+                            FreeCall::kRealloc};
+  for (uint8_t i = 0; i < 4; ++i) {
+    ErrorRecord r;
+    r.kind = static_cast<uint8_t>(i + 1);
+    r.where = i;
+    r.free_call = i;
+    r.free_aligned = i % 2;
+    RawError e = read_one(r);
+    EXPECT_EQ(e.kind, kinds[i]);
+    EXPECT_EQ(e.where, wheres[i]);
+    EXPECT_EQ(e.free_call, frees[i]);
+    EXPECT_EQ(e.free_aligned, i % 2 == 1);
+  }
+  const std::pair<uint8_t, AllocCall> allocs[] = {{0, AllocCall::kMalloc},
+                                                  {1, AllocCall::kNew},
+                                                  {2, AllocCall::kNewArray},
+                                                  {255, AllocCall::kNone}};
+  for (auto [value, call] : allocs) {
+    ErrorRecord r;
+    r.alloc_call = value;
+    EXPECT_EQ(read_one(r).alloc_call, call) << int{value};
+  }
+}
+
+TEST(ResultReaderTest, ErrorsSectionIsOptionalAndMayBeEmpty) {
+  EXPECT_TRUE(parse_result(make_file(), "f.mtr").errors.empty());
+  FileSpec empty;
+  empty.with_errors_section = true;
+  EXPECT_TRUE(parse_result(make_file(empty), "f.mtr").errors.empty());
+  // With the other optional section, in either order after the stacks.
+  FileSpec both = classified_spec();
+  both.with_errors_section = true;
+  both.errors = errors_spec().errors;
+  ResultFile file = parse_result(make_file(both), "f.mtr");
+  EXPECT_EQ(file.errors.size(), 3u);
+  EXPECT_EQ(file.leaks[0].indirect_bytes, 48u);
+}
+
+TEST(ResultReaderTest, RejectsEveryTruncationAndFlipWithAnErrorsSection) {
+  std::vector<uint8_t> data = make_file(errors_spec());
+  for (size_t size = 0; size < data.size(); ++size) {
+    std::vector<uint8_t> cut(data.begin(), data.begin() + static_cast<long>(size));
+    std::string error = error_of(cut);
+    ASSERT_FALSE(error.empty()) << "accepted a file cut to " << size << " bytes";
+    EXPECT_EQ(error.rfind("f.mtr: ", 0), 0u) << error;
+  }
+  for (size_t i = 0; i < data.size(); ++i) {
+    std::vector<uint8_t> bad = data;
+    bad[i] ^= 0x40;
+    EXPECT_FALSE(error_of(bad).empty()) << "accepted a file with byte " << i << " changed";
+  }
+}
+
+TEST(ResultReaderTest, RejectsBadErrorRecords) {
+  // Each case changes one field of the first record of errors_spec().
+  auto error_with = [](auto change) {
+    FileSpec spec = errors_spec();
+    change(spec.errors[0]);
+    return error_of(make_file(spec));
+  };
+  const std::string prefix = "f.mtr: corrupt result file (errors section: ";
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = 0; }), prefix + "unknown error kind 0)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = 5; }), prefix + "unknown error kind 5)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.where = 4; }), prefix + "unknown error location 4)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_call = 3; }),
+            prefix + "unknown allocation call 3)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_call = 254; }),
+            prefix + "unknown allocation call 254)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.free_call = 4; }), prefix + "unknown free call 4)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_aligned = 2; }),
+            prefix + "alloc_aligned of error 0 is not 0 or 1)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.free_aligned = 0x80; }),
+            prefix + "free_aligned of error 0 is not 0 or 1)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.reserved = 1; }),
+            prefix + "reserved field of error 0 is not 0)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.bad_stack = 3; }),
+            prefix + "error refers to unknown stack 3)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.bad_stack = 0; }),
+            prefix + "error refers to unknown stack 0)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_stack = 7; }),
+            prefix + "error refers to unknown allocation stack 7)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.free_stack = 0xffffffff; }),
+            prefix + "error refers to unknown free stack 4294967295)");
+  // The third record: the index in the message is the record's.
+  FileSpec third = errors_spec();
+  third.errors[2].reserved = 0x100;
+  EXPECT_EQ(error_of(make_file(third)), prefix + "reserved field of error 2 is not 0)");
+}
+
+TEST(ResultReaderTest, RejectsBadErrorsSections) {
+  const std::string prefix = "f.mtr: corrupt result file (errors section: ";
+  FileSpec too_many = errors_spec();
+  too_many.extra_error_count = 1;
+  EXPECT_EQ(error_of(make_file(too_many)), prefix + "record count too large)");
+  FileSpec huge = errors_spec();
+  huge.extra_error_count = 0xffffffff - 3;
+  EXPECT_EQ(error_of(make_file(huge)), prefix + "record count too large)");
+  FileSpec leftover = errors_spec();
+  leftover.extra_error_bytes = 47;  // less than a record: the count still fits
+  EXPECT_EQ(error_of(make_file(leftover)), prefix + "unexpected bytes at the end of the section)");
+  FileSpec first = errors_spec();
+  first.errors_first = true;
+  EXPECT_EQ(error_of(make_file(first)), prefix + "comes before the stacks section)");
+  FileSpec twice = errors_spec();
+  twice.errors_twice = true;
+  EXPECT_EQ(error_of(make_file(twice)), prefix + "appears twice)");
 }
 
 TEST(ResultReaderTest, MissingFileIsAnError) {

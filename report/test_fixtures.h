@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "report/model.h"
 
@@ -34,10 +35,58 @@ inline Frame symbol_frame(uint64_t address, std::string module, uint64_t offset,
 
 inline constexpr const char* kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
 
+// Allocator misuse errors: a double free seen twice (all three stacks, frames below main),
+// a free of a stack address (no block, no allocation stack) and an aligned new released
+// with delete (allocation stack only).
+inline std::vector<ErrorReport> sample_errors() {
+  ErrorReport twice;
+  twice.kind = ErrorKind::kDoubleFree;
+  twice.alloc_call = AllocCall::kMalloc;
+  twice.free_call = FreeCall::kFree;
+  twice.occurrences = 2;
+  twice.address = 0x4a5b040;
+  twice.block_start = 0x4a5b040;
+  twice.block_size = 100;
+  twice.stack = {
+      debug_frame(0x5555555551c4, "free_twice", "examples/misuse.c", 12, 3),
+      debug_frame(0x555555555240, "main", "examples/misuse.c", 30, 3),
+      symbol_frame(0x7ffff7dd21ca, kLibc, 0x271ca, "__libc_start_call_main"),
+  };
+  twice.free_stack = {
+      debug_frame(0x5555555551a6, "free_once", "examples/misuse.c", 8, 3),
+      debug_frame(0x555555555238, "main", "examples/misuse.c", 29, 3),
+  };
+  twice.alloc_stack = {
+      debug_frame(0x555555555187, "make_block", "examples/misuse.c", 4, 13),
+      debug_frame(0x555555555230, "main", "examples/misuse.c", 28, 20),
+  };
+  ErrorReport on_stack;
+  on_stack.kind = ErrorKind::kInvalidFree;
+  on_stack.where = ErrorWhere::kStack;
+  on_stack.alloc_call = AllocCall::kNone;
+  on_stack.free_call = FreeCall::kFree;
+  on_stack.occurrences = 1;
+  on_stack.address = 0x7fffffffe0c0;
+  on_stack.stack = {debug_frame(0x5555555551e0, "free_pointer", "examples/misuse.c", 16, 3)};
+  ErrorReport aligned;
+  aligned.kind = ErrorKind::kMismatchedFree;
+  aligned.alloc_call = AllocCall::kNew;
+  aligned.alloc_aligned = true;
+  aligned.free_call = FreeCall::kDelete;
+  aligned.occurrences = 1;
+  aligned.address = 0x4a5c0c0;
+  aligned.block_start = 0x4a5c0c0;
+  aligned.block_size = 128;
+  aligned.stack = {debug_frame(0x555555555300, "release(Big*)", "examples/misuse.cpp", 22, 3)};
+  aligned.alloc_stack = {debug_frame(0x5555555552c0, "make_big()", "examples/misuse.cpp", 17, 10)};
+  return {twice, on_stack, aligned};
+}
+
 // Classified groups of every kind: a definitely lost 4,096-byte block with 96 bytes hanging
 // off it (the indirectly lost group), a possibly lost group, a still reachable one (hidden by
-// default), a suppressed group, one runtime-internal block, untracked allocations and a
-// symbolizer note: every line of the text report appears.
+// default), a suppressed group, one runtime-internal block, untracked allocations, a
+// symbolizer note and the misuse errors of sample_errors(): every line of the text report
+// appears.
 inline ProcessReport sample_process() {
   ProcessReport p;
   p.pid = 1234;
@@ -66,6 +115,8 @@ inline ProcessReport sample_process() {
   s.runtime_internal_blocks = 1;
   s.untracked_allocations = 5;
   s.untracked_bytes = 400;
+  s.errors = 3;
+  s.error_occurrences = 4;
 
   LeakGroup config;
   config.kind = LeakKind::kDefinite;
@@ -114,6 +165,7 @@ inline ProcessReport sample_process() {
       symbol_frame(0x7ffff7fb0010, "/usr/lib/libvendor.so.1", 0x1010, "vendor_init"),
   };
   p.suppressed = {vendor};
+  p.errors = sample_errors();
   p.notes = {
       "no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames show function "
       "names only"};

@@ -72,7 +72,79 @@ std::string shell_quote(std::string_view arg) {
   return out;
 }
 
+std::string alloc_call_phrase(const ErrorReport& error) {
+  std::string aligned = error.alloc_aligned ? "aligned " : "";
+  switch (error.alloc_call) {
+    case AllocCall::kMalloc:
+      return "malloc";
+    case AllocCall::kNew:
+      return aligned + "new";
+    case AllocCall::kNewArray:
+      return aligned + "new[]";
+    case AllocCall::kNone:
+      break;
+  }
+  return "an unknown allocator";
+}
+
+std::string free_call_phrase(const ErrorReport& error) {
+  std::string aligned = error.free_aligned ? "aligned " : "";
+  switch (error.free_call) {
+    case FreeCall::kFree:
+      return "free";
+    case FreeCall::kDelete:
+      return aligned + "delete";
+    case FreeCall::kDeleteArray:
+      return aligned + "delete[]";
+    case FreeCall::kRealloc:
+      return "realloc";
+  }
+  return "free";
+}
+
+std::string invalid_free_description(const ErrorReport& error) {
+  std::string address = hex(error.address);
+  switch (error.where) {
+    case ErrorWhere::kHeap:
+      // The runtime found the block containing the address; a record without one (or an
+      // address before it, from a corrupt file) gets the generic phrase.
+      if (error.block_start == 0 || error.address < error.block_start) break;
+      return fmt::format("Invalid free of {}, {} inside a block of {}", address,
+                         count_of(error.address - error.block_start, "byte", "bytes"),
+                         count_of(error.block_size, "byte", "bytes"));
+    case ErrorWhere::kStack:
+      return fmt::format("Invalid free of {}: it points to the stack", address);
+    case ErrorWhere::kGlobal:
+      return fmt::format("Invalid free of {}: it points to global data (not heap memory)", address);
+    case ErrorWhere::kUnknown:
+      break;
+  }
+  return fmt::format("Invalid free of {}: not memory that malloc or new returned", address);
+}
+
+// " (100 bytes)" for a record with a block, "" without.
+std::string block_size_suffix(const ErrorReport& error) {
+  if (error.block_start == 0) return "";
+  return fmt::format(" ({})", count_of(error.block_size, "byte", "bytes"));
+}
+
 }  // namespace
+
+std::string error_description(const ErrorReport& error) {
+  switch (error.kind) {
+    case ErrorKind::kDoubleFree:
+      return fmt::format("Double free of {}{}", hex(error.address), block_size_suffix(error));
+    case ErrorKind::kInvalidFree:
+      break;
+    case ErrorKind::kMismatchedFree:
+      return fmt::format("Mismatched free: a block from {} released with {}",
+                         alloc_call_phrase(error), free_call_phrase(error));
+    case ErrorKind::kReallocAfterFree:
+      return fmt::format("realloc of freed pointer {}{}", hex(error.address),
+                         block_size_suffix(error));
+  }
+  return invalid_free_description(error);
+}
 
 std::string with_commas(uint64_t n) {
   std::string digits = std::to_string(n);

@@ -1,5 +1,6 @@
 // Small text helpers shared by the renderers, suppressions and the CLI: grouped numbers,
-// shell-quoted command lines, exit descriptions, basenames. Pure functions; they allocate.
+// shell-quoted command lines, exit descriptions, basenames, error descriptions. Pure
+// functions; they allocate.
 #pragma once
 
 #include <cstddef>
@@ -45,5 +46,19 @@ std::string signal_name(int signal);
 // "exited with status 0", "called _exit(3)", "was killed by signal 11 (SIGSEGV)",
 // "exit status unknown".
 std::string exit_phrase(const ExitInfo& exit);
+
+// One line saying what an allocator misuse error is, without its count (the text report's
+// title and the JSON "description"):
+//   Double free of 0x4a5b040 (100 bytes)
+//   Invalid free of 0x4a5b050, 16 bytes inside a block of 100 bytes     (where = heap)
+//   Invalid free of 0x7ffc1000: it points to the stack
+//   Invalid free of 0x4c000: it points to global data (not heap memory)
+//   Invalid free of 0x1234: not memory that malloc or new returned      (where = unknown)
+//   Mismatched free: a block from new[] released with delete
+//   realloc of freed pointer 0x4a5b040 (100 bytes)
+// Calls are named malloc, new, new[], aligned new, aligned new[] and free, delete, delete[],
+// aligned delete, aligned delete[], realloc. A "(N bytes)" or "inside a block" part that
+// needs a block is left out when the record has none (block_start 0).
+std::string error_description(const ErrorReport& error);
 
 }  // namespace memtrack::report

@@ -1,5 +1,5 @@
 // Tests for the small text helpers: grouped numbers, command quoting and cutting, signal
-// names, exit phrases, basenames.
+// names, exit phrases, basenames, error descriptions.
 #include "report/text_format.h"
 
 #include <csignal>
@@ -111,6 +111,90 @@ TEST(TextFormat, ExitPhrase) {
   EXPECT_EQ(exit_phrase(e), "was killed by signal 11 (SIGSEGV)");
   e.signal = 250;
   EXPECT_EQ(exit_phrase(e), "was killed by signal 250");
+}
+
+ErrorReport misuse(ErrorKind kind, uint64_t address, uint64_t block_start, uint64_t size) {
+  ErrorReport e;
+  e.kind = kind;
+  e.address = address;
+  e.block_start = block_start;
+  e.block_size = size;
+  return e;
+}
+
+TEST(TextFormat, ErrorDescriptionOfEachKind) {
+  EXPECT_EQ(error_description(misuse(ErrorKind::kDoubleFree, 0x4a5b040, 0x4a5b040, 100)),
+            "Double free of 0x4a5b040 (100 bytes)");
+  EXPECT_EQ(error_description(misuse(ErrorKind::kDoubleFree, 0x10, 0x10, 1)),
+            "Double free of 0x10 (1 byte)");
+  EXPECT_EQ(error_description(misuse(ErrorKind::kDoubleFree, 0x10, 0, 0)), "Double free of 0x10");
+  EXPECT_EQ(error_description(misuse(ErrorKind::kReallocAfterFree, 0x20, 0x20, 4096)),
+            "realloc of freed pointer 0x20 (4,096 bytes)");
+  EXPECT_EQ(error_description(misuse(ErrorKind::kReallocAfterFree, 0x20, 0, 0)),
+            "realloc of freed pointer 0x20");
+  // A block of 0 bytes (malloc(0)) is still a block.
+  EXPECT_EQ(error_description(misuse(ErrorKind::kDoubleFree, 0x30, 0x30, 0)),
+            "Double free of 0x30 (0 bytes)");
+}
+
+TEST(TextFormat, ErrorDescriptionOfInvalidFrees) {
+  ErrorReport e = misuse(ErrorKind::kInvalidFree, 0x4a5b050, 0x4a5b040, 100);
+  e.where = ErrorWhere::kHeap;
+  EXPECT_EQ(error_description(e),
+            "Invalid free of 0x4a5b050, 16 bytes inside a block of 100 bytes");
+  e.address = 0x4a5b041;
+  e.block_size = 1;
+  EXPECT_EQ(error_description(e), "Invalid free of 0x4a5b041, 1 byte inside a block of 1 byte");
+  // Inside the heap, but no block known (or one after the address): the generic phrase.
+  e.address = 0x4a5b000;
+  EXPECT_EQ(error_description(e),
+            "Invalid free of 0x4a5b000: not memory that malloc or new returned");
+  e.block_start = 0;
+  EXPECT_EQ(error_description(e),
+            "Invalid free of 0x4a5b000: not memory that malloc or new returned");
+  e = misuse(ErrorKind::kInvalidFree, 0x7ffc9a10, 0, 0);
+  e.where = ErrorWhere::kStack;
+  EXPECT_EQ(error_description(e), "Invalid free of 0x7ffc9a10: it points to the stack");
+  e.where = ErrorWhere::kGlobal;
+  EXPECT_EQ(error_description(e),
+            "Invalid free of 0x7ffc9a10: it points to global data (not heap memory)");
+  e.where = ErrorWhere::kUnknown;
+  EXPECT_EQ(error_description(e),
+            "Invalid free of 0x7ffc9a10: not memory that malloc or new returned");
+}
+
+TEST(TextFormat, ErrorDescriptionOfMismatchedFrees) {
+  auto mismatch = [](AllocCall alloc, bool alloc_aligned, FreeCall free, bool free_aligned) {
+    ErrorReport e = misuse(ErrorKind::kMismatchedFree, 0x40, 0x40, 8);
+    e.alloc_call = alloc;
+    e.alloc_aligned = alloc_aligned;
+    e.free_call = free;
+    e.free_aligned = free_aligned;
+    return error_description(e);
+  };
+  EXPECT_EQ(mismatch(AllocCall::kNewArray, false, FreeCall::kDelete, false),
+            "Mismatched free: a block from new[] released with delete");
+  EXPECT_EQ(mismatch(AllocCall::kNew, false, FreeCall::kDeleteArray, false),
+            "Mismatched free: a block from new released with delete[]");
+  EXPECT_EQ(mismatch(AllocCall::kMalloc, false, FreeCall::kDelete, false),
+            "Mismatched free: a block from malloc released with delete");
+  EXPECT_EQ(mismatch(AllocCall::kNew, false, FreeCall::kFree, false),
+            "Mismatched free: a block from new released with free");
+  EXPECT_EQ(mismatch(AllocCall::kNew, false, FreeCall::kRealloc, false),
+            "Mismatched free: a block from new released with realloc");
+  EXPECT_EQ(mismatch(AllocCall::kNew, true, FreeCall::kDelete, false),
+            "Mismatched free: a block from aligned new released with delete");
+  EXPECT_EQ(mismatch(AllocCall::kNew, false, FreeCall::kDelete, true),
+            "Mismatched free: a block from new released with aligned delete");
+  EXPECT_EQ(mismatch(AllocCall::kNewArray, true, FreeCall::kDeleteArray, false),
+            "Mismatched free: a block from aligned new[] released with delete[]");
+  EXPECT_EQ(mismatch(AllocCall::kNewArray, false, FreeCall::kDeleteArray, true),
+            "Mismatched free: a block from new[] released with aligned delete[]");
+  // The aligned flags only qualify new and delete.
+  EXPECT_EQ(mismatch(AllocCall::kMalloc, true, FreeCall::kFree, true),
+            "Mismatched free: a block from malloc released with free");
+  EXPECT_EQ(mismatch(AllocCall::kNone, false, FreeCall::kDelete, false),
+            "Mismatched free: a block from an unknown allocator released with delete");
 }
 
 }  // namespace

@@ -72,8 +72,8 @@ std::string process_phrase(const ProcessReport& process) {
                      process.ppid, exit_phrase(process.exit));
 }
 
-void write_no_leaks_line(const ProcessReport& process, LineWriter& lines) {
-  const Summary& s = process.summary;
+// "12 allocations, all freed": what the no-leaks line says in its parenthesis.
+std::string no_leaks_detail(const Summary& s) {
   std::string detail = count_of(s.allocations, "allocation", "allocations");
   if (s.reachable_blocks > 0) {
     detail += fmt::format(", {} still reachable", count_of(s.reachable_bytes, "byte", "bytes"));
@@ -87,7 +87,12 @@ void write_no_leaks_line(const ProcessReport& process, LineWriter& lines) {
     detail += fmt::format("; {} untracked",
                           count_of(s.untracked_allocations, "allocation", "allocations"));
   }
-  lines.line(fmt::format("memtrack: {}: no leaks ({})", process_phrase(process), detail));
+  return detail;
+}
+
+void write_no_leaks_line(const ProcessReport& process, LineWriter& lines) {
+  lines.line(fmt::format("memtrack: {}: no leaks ({})", process_phrase(process),
+                         no_leaks_detail(process.summary)));
 }
 
 void write_header(const ProcessReport& process, const TextOptions& options, LineWriter& lines) {
@@ -117,18 +122,43 @@ std::string group_title(const LeakGroup& group) {
                      group.blocks == 1 ? "is" : "are", kind_phrase(group.kind));
 }
 
-void write_group(const LeakGroup& group, const TextOptions& options, LineWriter& lines) {
-  lines.line(group_title(group), kBoldRed);
-  if (group.stack.empty()) lines.line("   (no stack recorded)");
-  for (size_t i = 0; i < group.stack.size(); ++i) {
-    const Frame& frame = group.stack[i];
+// Frames of one stack, "   #N ..." each, cut below main.
+void write_stack(const std::vector<Frame>& stack, LineWriter& lines) {
+  if (stack.empty()) lines.line("   (no stack recorded)");
+  for (size_t i = 0; i < stack.size(); ++i) {
+    const Frame& frame = stack[i];
     lines.line(fmt::format("   #{} {}", i, format_frame(frame)));
     // As valgrind does: the C start-up frames below main say nothing useful.
     if (is_main_function(frame.function)) break;
   }
+}
+
+void write_group(const LeakGroup& group, const TextOptions& options, LineWriter& lines) {
+  lines.line(group_title(group), kBoldRed);
+  write_stack(group.stack, lines);
   if (options.gen_suppressions) {
     std::string entry = suggest_suppression(group);
     if (!entry.empty()) lines.line("   suppress with: " + entry);
+  }
+  lines.blank();
+}
+
+// valgrind's error block: the bad call's stack, then where the block was freed and where it
+// was allocated, each only when the runtime knew it.
+void write_error(const ErrorReport& error, LineWriter& lines) {
+  std::string title = error_description(error);
+  if (error.occurrences > 1) {
+    title += fmt::format(", {} times", with_commas(error.occurrences));
+  }
+  lines.line(title + ":", kBoldRed);
+  write_stack(error.stack, lines);
+  if (!error.free_stack.empty()) {
+    lines.line(" the block was freed at:");
+    write_stack(error.free_stack, lines);
+  }
+  if (!error.alloc_stack.empty()) {
+    lines.line(error.free_stack.empty() ? " the block was allocated at:" : " and allocated at:");
+    write_stack(error.alloc_stack, lines);
   }
   lines.blank();
 }
@@ -164,9 +194,13 @@ void write_kind_totals(const Summary& s, LineWriter& lines) {
   total("suppressed", s.suppressed_bytes, s.suppressed_blocks);
 }
 
-void write_leak_summary(const ProcessReport& process, LineWriter& lines) {
+// `no_leaks`: nothing leaked and nothing listed, but the process had errors, so it got the
+// full report instead of the no-leaks line: the LEAK SUMMARY is that line's content.
+void write_leak_summary(const ProcessReport& process, bool no_leaks, LineWriter& lines) {
   const Summary& s = process.summary;
-  if (has_classified_group(process)) {
+  if (no_leaks) {
+    lines.line(fmt::format("LEAK SUMMARY: no leaks ({})", no_leaks_detail(s)), kBold);
+  } else if (has_classified_group(process)) {
     lines.line("LEAK SUMMARY:", kBold);
     write_kind_totals(s, lines);
   } else {
@@ -180,17 +214,26 @@ void write_leak_summary(const ProcessReport& process, LineWriter& lines) {
       lines.line("  suppressed: " + bytes_in_blocks(s.suppressed_bytes, s.suppressed_blocks));
     }
   }
-  if (s.runtime_internal_blocks > 0 || s.runtime_internal_bytes > 0) {
+  if (!no_leaks && (s.runtime_internal_blocks > 0 || s.runtime_internal_bytes > 0)) {
     lines.line(fmt::format("  not shown: {} kept by the C/C++ runtime for its own use",
                            bytes_in_blocks(s.runtime_internal_bytes, s.runtime_internal_blocks)));
   }
-  if (s.untracked_allocations > 0) {
+  if (!no_leaks && s.untracked_allocations > 0) {
     lines.line(
         fmt::format("  untracked: {} ({}) could not be recorded (memtrack's tables were full)",
                     count_of(s.untracked_allocations, "allocation", "allocations"),
                     count_of(s.untracked_bytes, "byte", "bytes")));
   }
   for (const std::string& note : process.notes) lines.line("  note: " + note);
+}
+
+// valgrind's last line: occurrences ("errors") from distinct records ("contexts").
+void write_error_summary(const Summary& s, LineWriter& lines) {
+  if (s.errors == 0) return;
+  lines.line(
+      fmt::format("ERROR SUMMARY: {} from {}", count_of(s.error_occurrences, "error", "errors"),
+                  count_of(s.errors, "context", "contexts")),
+      kBold);
 }
 
 }  // namespace
@@ -228,16 +271,20 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   auto leaked = [](const LeakGroup& g) { return is_leak(g.kind); };
   // Still reachable blocks are no leaks: alone, they are worth the full report only when
   // asked for (--show-leak-kinds=reachable).
-  if (std::none_of(process.leaks.begin(), process.leaks.end(), leaked) &&
-      std::none_of(process.leaks.begin(), process.leaks.end(), shown)) {
+  bool no_leaks = std::none_of(process.leaks.begin(), process.leaks.end(), leaked) &&
+                  std::none_of(process.leaks.begin(), process.leaks.end(), shown);
+  bool has_errors = !process.errors.empty() || process.summary.errors > 0;
+  if (no_leaks && !has_errors) {
     write_no_leaks_line(process, lines);
     return;
   }
   write_header(process, options, lines);
+  for (const ErrorReport& error : process.errors) write_error(error, lines);
   for (const LeakGroup& group : process.leaks) {
     if (shown(group)) write_group(group, options, lines);
   }
-  write_leak_summary(process, lines);
+  write_leak_summary(process, no_leaks, lines);
+  write_error_summary(process.summary, lines);
 }
 
 void render_text(const Report& report, std::ostream& out, const TextOptions& options) {

@@ -10,7 +10,7 @@
 namespace memtrack::report {
 
 struct TextOptions {
-  bool color = false;             // ANSI bold red group titles, bold LEAK SUMMARY line
+  bool color = false;  // ANSI bold red group and error titles, bold LEAK/ERROR SUMMARY lines
   bool gen_suppressions = false;  // a "suppress with: leak:^f$" line under each group
   std::string version;            // "0.1.0" -> "memtrack 0.1.0: ..." in the header
   // Groups of other kinds are not listed, only totalled in the LEAK SUMMARY.
@@ -42,14 +42,30 @@ void render_text(const Report& report, std::ostream& out, const TextOptions& opt
 // one line, "LEAK SUMMARY: 4,096 bytes in 1 block in 1 group", followed by a "suppressed:"
 // line if something was suppressed; a classified summary always has the five lines above
 // (plus "unfreed at exit:" if unclassified groups are mixed in).
-// Without leaks (no unsuppressed group of a kind other than still reachable) and nothing
-// shown, a single line, without the version:
+// Without leaks (no unsuppressed group of a kind other than still reachable), nothing shown
+// and no errors, a single line, without the version:
 //   ==1234== memtrack: ./prog (pid 1234, parent 1200) exited with status 0: no leaks (12
 //   allocations, all freed)
 // where the parenthesis says "all freed" only if nothing at all remained, "N bytes still
 // reachable" if reachable blocks remained, "N blocks suppressed" if suppressed blocks
 // remained, and ends in "; N allocations untracked" if some allocations could not be
 // recorded.
+// Allocator misuse errors come first, after the header and before the leak groups, one block
+// each, valgrind-like (titles: see error_description in text_format.h; ", N times" is added
+// when it happened more than once):
+//   ==1234== Double free of 0x4a5b040 (100 bytes), 2 times:
+//   ==1234==    #0 free_twice (prog.c:12:3) prog
+//   ==1234==  the block was freed at:
+//   ==1234==    #0 free_once (prog.c:8:3) prog
+//   ==1234==  and allocated at:
+//   ==1234==    #0 make_block (prog.c:4:13) prog
+// The "freed at" and "allocated at" parts appear only when the runtime knew those stacks
+// ("the block was allocated at:" without a free stack). After the LEAK SUMMARY block (its
+// not shown/untracked/note lines included) comes
+//   ==1234== ERROR SUMMARY: 3 errors from 2 contexts
+// (occurrences from distinct error records). A process with errors never gets the no-leaks
+// line: it gets the full report, whose LEAK SUMMARY is then the one line
+// "LEAK SUMMARY: no leaks (12 allocations, all freed)" with the no-leaks line's parenthesis.
 // Frames below main are cut (JSON keeps them). The verb follows the block count, as in the
 // runtime's own report: "1 block is", "2 blocks are".
 void render_process_text(const ProcessReport& process, std::ostream& out,

@@ -55,10 +55,32 @@ LeakGroup group(LeakKind kind, uint64_t bytes, uint64_t blocks) {
   return g;
 }
 
-constexpr const char* kSampleText =
+// The header of sample_process() and its error blocks (testing::sample_errors()).
+constexpr const char* kSampleHeaderAndErrors =
     "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
     "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 bytes peak\n"
     "==1234==\n"
+    "==1234== Double free of 0x4a5b040 (100 bytes), 2 times:\n"
+    "==1234==    #0 free_twice (examples/misuse.c:12:3) leaky\n"
+    "==1234==    #1 main (examples/misuse.c:30:3) leaky\n"
+    "==1234==  the block was freed at:\n"
+    "==1234==    #0 free_once (examples/misuse.c:8:3) leaky\n"
+    "==1234==    #1 main (examples/misuse.c:29:3) leaky\n"
+    "==1234==  and allocated at:\n"
+    "==1234==    #0 make_block (examples/misuse.c:4:13) leaky\n"
+    "==1234==    #1 main (examples/misuse.c:28:20) leaky\n"
+    "==1234==\n"
+    "==1234== Invalid free of 0x7fffffffe0c0: it points to the stack:\n"
+    "==1234==    #0 free_pointer (examples/misuse.c:16:3) leaky\n"
+    "==1234==\n"
+    "==1234== Mismatched free: a block from aligned new released with delete:\n"
+    "==1234==    #0 release(Big*) (examples/misuse.cpp:22:3) leaky\n"
+    "==1234==  the block was allocated at:\n"
+    "==1234==    #0 make_big() (examples/misuse.cpp:17:10) leaky\n"
+    "==1234==\n";
+
+const std::string kSampleText =
+    std::string(kSampleHeaderAndErrors) +
     "==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 block is definitely lost\n"
     "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
     "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
@@ -83,7 +105,8 @@ constexpr const char* kSampleText =
     "==1234==   untracked: 5 allocations (400 bytes) could not be recorded (memtrack's tables "
     "were full)\n"
     "==1234==   note: no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames show "
-    "function names only\n";
+    "function names only\n"
+    "==1234== ERROR SUMMARY: 4 errors from 3 contexts\n";
 
 TEST(TextRenderer, GoldenSample) {
   EXPECT_EQ(render(sample_report(), with_version()), kSampleText);
@@ -93,39 +116,37 @@ TEST(TextRenderer, GoldenSampleWithSuppressionEntries) {
   TextOptions options = with_version();
   options.gen_suppressions = true;
   EXPECT_EQ(render(sample_report(), options),
-            "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
-            "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 "
-            "bytes peak\n"
-            "==1234==\n"
-            "==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 block is definitely lost\n"
-            "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
-            "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
-            "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
-            "==1234==    suppress with: leak:^read_config$\n"
-            "==1234==\n"
-            "==1234== 144 bytes in 3 blocks are possibly lost\n"
-            "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
-            "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
-            "==1234==    suppress with: leak:^open_session(int, char const*)$\n"
-            "==1234==\n"
-            "==1234== 96 bytes in 2 blocks are indirectly lost\n"
-            "==1234==    #0 worker (leaky+0x11ce)\n"
-            "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
-            "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
-            "==1234==    suppress with: leak:^worker$\n"
-            "==1234==\n"
-            "==1234== LEAK SUMMARY:\n"
-            "==1234==    definitely lost: 4,096 bytes in 1 block\n"
-            "==1234==    indirectly lost: 96 bytes in 2 blocks\n"
-            "==1234==      possibly lost: 144 bytes in 3 blocks\n"
-            "==1234==    still reachable: 1,024 bytes in 1 block\n"
-            "==1234==         suppressed: 100 bytes in 1 block\n"
-            "==1234==   not shown: 288 bytes in 1 block kept by the C/C++ runtime for its own "
-            "use\n"
-            "==1234==   untracked: 5 allocations (400 bytes) could not be recorded "
-            "(memtrack's tables were full)\n"
-            "==1234==   note: no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames "
-            "show function names only\n");
+            std::string(kSampleHeaderAndErrors) +
+                "==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 block is definitely lost\n"
+                "==1234==    #0 read_config (examples/leaky.c:37:45) leaky\n"
+                "==1234==    #1 inline_helper (examples/leaky.c:30:3) leaky [inlined]\n"
+                "==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
+                "==1234==    suppress with: leak:^read_config$\n"
+                "==1234==\n"
+                "==1234== 144 bytes in 3 blocks are possibly lost\n"
+                "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
+                "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
+                "==1234==    suppress with: leak:^open_session(int, char const*)$\n"
+                "==1234==\n"
+                "==1234== 96 bytes in 2 blocks are indirectly lost\n"
+                "==1234==    #0 worker (leaky+0x11ce)\n"
+                "==1234==    #1 ?? (libc.so.6+0x891f5)\n"
+                "==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
+                "==1234==    suppress with: leak:^worker$\n"
+                "==1234==\n"
+                "==1234== LEAK SUMMARY:\n"
+                "==1234==    definitely lost: 4,096 bytes in 1 block\n"
+                "==1234==    indirectly lost: 96 bytes in 2 blocks\n"
+                "==1234==      possibly lost: 144 bytes in 3 blocks\n"
+                "==1234==    still reachable: 1,024 bytes in 1 block\n"
+                "==1234==         suppressed: 100 bytes in 1 block\n"
+                "==1234==   not shown: 288 bytes in 1 block kept by the C/C++ runtime for its own "
+                "use\n"
+                "==1234==   untracked: 5 allocations (400 bytes) could not be recorded "
+                "(memtrack's tables were full)\n"
+                "==1234==   note: no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames "
+                "show function names only\n"
+                "==1234== ERROR SUMMARY: 4 errors from 3 contexts\n");
 }
 
 TEST(TextRenderer, ShowKindsSelectsTheListedGroupsOnly) {
@@ -141,34 +162,28 @@ TEST(TextRenderer, ShowKindsSelectsTheListedGroupsOnly) {
                      "==1234== 144 bytes in 3 blocks are possibly lost\n"),
             std::string::npos)
       << all;
-  std::string summary =
-      std::string(kSampleText).substr(std::string(kSampleText).find("==1234== LEAK"));
+  std::string summary = kSampleText.substr(kSampleText.find("==1234== LEAK"));
   EXPECT_TRUE(all.ends_with(summary)) << all;
 
+  // Errors do not depend on the kinds shown.
   options.show_kinds = LeakKinds{LeakKind::kPossible};
-  EXPECT_EQ(render(sample_report(), options),
-            "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
-            "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 "
-            "bytes peak\n"
-            "==1234==\n"
-            "==1234== 144 bytes in 3 blocks are possibly lost\n"
-            "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
-            "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
-            "==1234==\n" +
-                summary);
+  EXPECT_EQ(
+      render(sample_report(), options),
+      kSampleHeaderAndErrors +
+          std::string("==1234== 144 bytes in 3 blocks are possibly lost\n"
+                      "==1234==    #0 open_session(int, char const*) (examples/leaky.c:21) leaky\n"
+                      "==1234==    #1 accept_clients (examples/leaky.c:44:5) leaky\n"
+                      "==1234==\n") +
+          summary);
 
   // Nothing listed, but there are leaks: the header and the summary still say so.
   options.show_kinds = LeakKinds{};
-  EXPECT_EQ(render(sample_report(), options),
-            "==1234== memtrack 0.1.0: ./prog arg1 (pid 1234, parent 1200) exited with status 0\n"
-            "==1234== HEAP SUMMARY: 15 allocations, 6 frees, 8,816 bytes allocated, 6,240 "
-            "bytes peak\n"
-            "==1234==\n" +
-                summary);
+  EXPECT_EQ(render(sample_report(), options), kSampleHeaderAndErrors + summary);
 }
 
 TEST(TextRenderer, ColourOnlyOnGroupTitlesAndLeakSummary) {
   ProcessReport p = sample_process();
+  p.errors.clear();
   p.leaks.resize(1);
   p.leaks[0].kind = LeakKind::kUnclassified;
   p.leaks[0].indirect_bytes = 0;
@@ -192,6 +207,8 @@ TEST(TextRenderer, ColourOnlyOnGroupTitlesAndLeakSummary) {
             "==1234== \033[1mLEAK SUMMARY: 4,096 bytes in 1 block in 1 group\033[0m\n");
   // The classified summary: only its first line is bold.
   p = sample_process();
+  p.errors.clear();
+  p.summary.errors = p.summary.error_occurrences = 0;
   p.leaks.resize(1);
   p.notes.clear();
   std::string text = render(p, options);
@@ -498,6 +515,131 @@ TEST(TextRenderer, CommandIsQuotedAndControlCharactersNeutralized) {
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "==77== memtrack: './my prog' 'it'\\''s' (pid 77, parent 1) exited with status 0");
   EXPECT_NE(text.find("==77==    #0 evil?==77== fake?[31m (f.c:1:2) leaky\n"), std::string::npos);
+}
+
+ErrorReport error(ErrorKind kind, uint64_t occurrences) {
+  ErrorReport e;
+  e.kind = kind;
+  e.occurrences = occurrences;
+  e.address = 0x4a5b040;
+  e.block_start = 0x4a5b040;
+  e.block_size = 1;
+  e.alloc_call = AllocCall::kMalloc;
+  e.stack = {debug_frame(0x555555555100, "bad", "b.c", 7, 3)};
+  return e;
+}
+
+TEST(TextRenderer, ErrorsWithoutLeaksGetTheFullReport) {
+  ProcessReport p = quiet_process();
+  p.errors = {error(ErrorKind::kReallocAfterFree, 1)};
+  p.errors[0].free_call = FreeCall::kRealloc;
+  p.summary.errors = 1;
+  p.summary.error_occurrences = 1;
+  EXPECT_EQ(render(p, with_version()),
+            "==77== memtrack 0.1.0: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== realloc of freed pointer 0x4a5b040 (1 byte):\n"
+            "==77==    #0 bad (b.c:7:3) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY: no leaks (3 allocations, all freed)\n"
+            "==77== ERROR SUMMARY: 1 error from 1 context\n");
+  // The no-leaks parenthesis keeps its details; notes still follow.
+  p.leaks = {group(LeakKind::kReachable, 1024, 1)};
+  p.summary.reachable_bytes = 1024;
+  p.summary.reachable_blocks = 1;
+  p.summary.untracked_allocations = 2;
+  p.summary.runtime_internal_blocks = 1;
+  p.notes = {"a note"};
+  std::string text = render(p);
+  EXPECT_TRUE(
+      text.ends_with("==77==\n"
+                     "==77== LEAK SUMMARY: no leaks (3 allocations, 1,024 bytes still reachable; 2 "
+                     "allocations untracked)\n"
+                     "==77==   note: a note\n"
+                     "==77== ERROR SUMMARY: 1 error from 1 context\n"))
+      << text;
+}
+
+TEST(TextRenderer, ErrorsComeBeforeLeakGroupsAndTheirSummaryAfterTheLeakSummary) {
+  ProcessReport p = quiet_process();
+  p.leaks = {group(LeakKind::kUnclassified, 24, 1)};
+  p.summary.leaked_bytes = 24;
+  p.summary.leaked_blocks = 1;
+  p.errors = {error(ErrorKind::kDoubleFree, 1000), error(ErrorKind::kInvalidFree, 2)};
+  p.errors[1].where = ErrorWhere::kHeap;
+  p.errors[1].address = 0x4a5b041;
+  p.errors[1].block_size = 2;
+  p.errors[1].alloc_stack = {debug_frame(0x555555555200, "make", "m.c", 2, 9)};
+  p.summary.errors = 2;
+  p.summary.error_occurrences = 1002;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== Double free of 0x4a5b040 (1 byte), 1,000 times:\n"
+            "==77==    #0 bad (b.c:7:3) leaky\n"
+            "==77==\n"
+            "==77== Invalid free of 0x4a5b041, 1 byte inside a block of 2 bytes, 2 times:\n"
+            "==77==    #0 bad (b.c:7:3) leaky\n"
+            "==77==  the block was allocated at:\n"
+            "==77==    #0 make (m.c:2:9) leaky\n"
+            "==77==\n"
+            "==77== 24 bytes in 1 block is unfreed at exit\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY: 24 bytes in 1 block in 1 group\n"
+            "==77== ERROR SUMMARY: 1,002 errors from 2 contexts\n");
+}
+
+TEST(TextRenderer, ErrorStacksAreCutBelowMainAndMayBeMissing) {
+  ProcessReport p = quiet_process();
+  ErrorReport e = error(ErrorKind::kDoubleFree, 1);
+  Frame start = symbol_frame(0x2, testing::kLibc, 0x20, "__libc_start_main");
+  e.stack = {};  // a bad stack of depth 0
+  e.free_stack = {symbol_frame(0x1, "/bin/app", 0x10, "main"), start};
+  e.alloc_stack = {debug_frame(0x3, "g", "g.c", 1, 0), debug_frame(0x4, "main.cold", "g.c", 9, 0),
+                   start};
+  p.errors = {e};
+  p.summary.errors = 1;
+  p.summary.error_occurrences = 1;
+  TextOptions options;
+  options.gen_suppressions = true;  // only for leak groups
+  EXPECT_EQ(render(p, options),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== Double free of 0x4a5b040 (1 byte):\n"
+            "==77==    (no stack recorded)\n"
+            "==77==  the block was freed at:\n"
+            "==77==    #0 main (app+0x10)\n"
+            "==77==  and allocated at:\n"
+            "==77==    #0 g (g.c:1) leaky\n"
+            "==77==    #1 main.cold (g.c:9) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY: no leaks (3 allocations, all freed)\n"
+            "==77== ERROR SUMMARY: 1 error from 1 context\n");
+}
+
+TEST(TextRenderer, ColourOnErrorTitlesAndErrorSummary) {
+  ProcessReport p = quiet_process();
+  p.errors = {error(ErrorKind::kMismatchedFree, 1)};
+  p.errors[0].alloc_call = AllocCall::kNewArray;
+  p.errors[0].free_call = FreeCall::kDelete;
+  p.errors[0].stack[0].function = "evil\n\033[31m";
+  p.summary.errors = 1;
+  p.summary.error_occurrences = 1;
+  TextOptions options;
+  options.color = true;
+  EXPECT_EQ(render(p, options),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77==\n"
+            "==77== \033[1;31mMismatched free: a block from new[] released with delete:\033[0m\n"
+            "==77==    #0 evil??[31m (b.c:7:3) leaky\n"
+            "==77==\n"
+            "==77== \033[1mLEAK SUMMARY: no leaks (3 allocations, all freed)\033[0m\n"
+            "==77== \033[1mERROR SUMMARY: 1 error from 1 context\033[0m\n");
 }
 
 TEST(TextRenderer, FormatFrame) {

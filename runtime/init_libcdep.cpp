@@ -8,6 +8,7 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/elf_symbols.h"
+#include "runtime/misuse.h"
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
 
@@ -85,14 +86,17 @@ void initialize_locked() {
 void fork_prepare() {
   g_stacks.lock_all();
   g_allocs.lock_all();
+  misuse_lock_all();
 }
 
 void fork_parent() {
+  misuse_unlock_all();
   g_allocs.unlock_all();
   g_stacks.unlock_all();
 }
 
 void fork_child() {
+  misuse_reset_after_fork();
   g_allocs.reset_after_fork();
   g_stacks.reset_after_fork();
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include "core/text_buffer.h"
+#include "runtime/misuse.h"
 #include "runtime/runtime.h"
 
 using memtrack::core::AllocFamily;
 using memtrack::core::AllocRecord;
+using memtrack::core::result::FreeCall;
 namespace rt = memtrack::rt;
 
 #define MEMTRACK_EXPORT extern "C" __attribute__((visibility("default")))
@@ -66,7 +68,7 @@ MEMTRACK_EXPORT void free(void* ptr) {
   if (rt::g_real.free == nullptr && must_bootstrap()) return;  // cannot happen after start-up
   if (!rt::in_runtime()) {
     AllocRecord rec;
-    rt::record_free(ptr, &rec);
+    if (rt::release_block(ptr, FreeCall::kFree, false, &rec) == rt::Release::kRejected) return;
   }
   rt::g_real.free(ptr);
 }
@@ -82,7 +84,12 @@ MEMTRACK_EXPORT void* realloc(void* ptr, size_t size) {
   }
   if (rt::in_runtime()) return rt::g_real.realloc(ptr, size);
   AllocRecord old;
-  bool known = rt::record_free(ptr, &old);
+  rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, &old);
+  if (release == rt::Release::kRejected) {  // realloc of a freed or foreign pointer
+    errno = ENOMEM;
+    return nullptr;
+  }
+  bool known = release == rt::Release::kTracked;
   void* p = rt::g_real.realloc(ptr, size);
   if (p != nullptr) {
     track(p, size);

@@ -7,10 +7,12 @@
 
 #include <new>
 
+#include "runtime/misuse.h"
 #include "runtime/runtime.h"
 
 using memtrack::core::AllocFamily;
 using memtrack::core::AllocRecord;
+using memtrack::core::result::FreeCall;
 namespace rt = memtrack::rt;
 
 #define MEMTRACK_EXPORT __attribute__((visibility("default")))
@@ -93,11 +95,11 @@ void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, Al
   return p;
 }
 
-void delete_impl(void* ptr) {
+void delete_impl(void* ptr, FreeCall call, bool aligned) {
   if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
   if (!rt::in_runtime()) {
     AllocRecord rec;
-    rt::record_free(ptr, &rec);
+    if (rt::release_block(ptr, call, aligned, &rec) == rt::Release::kRejected) return;
   }
   rt::g_real.free(ptr);  // libstdc++'s operator delete is free() for every form
 }
@@ -142,38 +144,38 @@ MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
 }
 
 MEMTRACK_EXPORT void operator delete(void* p) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDelete, false);
 }
 MEMTRACK_EXPORT void operator delete[](void* p) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDeleteArray, false);
 }
 MEMTRACK_EXPORT void operator delete(void* p, size_t) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDelete, false);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, size_t) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDeleteArray, false);
 }
 MEMTRACK_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDelete, false);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDeleteArray, false);
 }
 MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDelete, true);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDeleteArray, true);
 }
 MEMTRACK_EXPORT void operator delete(void* p, size_t, std::align_val_t) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDelete, true);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, size_t, std::align_val_t) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDeleteArray, true);
 }
 MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDelete, true);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  delete_impl(p);
+  delete_impl(p, FreeCall::kDeleteArray, true);
 }

@@ -6,6 +6,7 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/elf_symbols.h"
+#include "runtime/misuse.h"
 #include "runtime/runtime.h"
 
 #ifndef MEMTRACK_VERSION
@@ -228,8 +229,61 @@ bool is_runtime_internal(core::StackView stack) {
   return true;  // allocated by runtime start-up code with no program frame on the stack
 }
 
+const char* error_title(const ErrorEntry& e) {
+  switch (e.kind) {
+    case core::result::ErrorKind::kDoubleFree:
+      return "double free";
+    case core::result::ErrorKind::kReallocAfterFree:
+      return "realloc of a freed pointer";
+    case core::result::ErrorKind::kMismatchedFree:
+      return "mismatched free (the block came from another allocation family)";
+    case core::result::ErrorKind::kInvalidFree:
+      break;
+  }
+  switch (e.where) {
+    case core::result::ErrorWhere::kHeap:
+      return "invalid free of a pointer inside a heap block";
+    case core::result::ErrorWhere::kStack:
+      return "invalid free of a stack address";
+    case core::result::ErrorWhere::kGlobal:
+      return "invalid free of a global's address";
+    case core::result::ErrorWhere::kUnknown:
+      break;
+  }
+  return "invalid free";
+}
+
+void write_stack_part(core::FdWriter& out, const char* label, uint32_t stack_id) {
+  if (stack_id == 0) return;
+  core::FixedText<128> line;
+  line_start(line);
+  emit(out, line.str(" ").str(label));
+  write_frames(out, g_stacks.get(stack_id));
+}
+
+// Allocator misuse, before the leaks, with the three stacks memcheck shows.
+size_t write_errors(core::FdWriter& out) {
+  core::MmapArray<ErrorEntry> errors;
+  if (!copy_errors(errors)) return 0;
+  for (const ErrorEntry& e : errors) {
+    core::FixedText<256> line;
+    line_start(line);
+    emit(out, line);
+    line_start(line);
+    line.str("ERROR: ").str(error_title(e)).str(" at ").hex(e.address);
+    if (e.block_size > 0) line.str(" (block of ").grouped(e.block_size).str(" bytes)");
+    line.str(", ").grouped(e.occurrences).chr(' ').plural(e.occurrences, "time").str(", at:");
+    emit(out, line);
+    write_frames(out, g_stacks.get(e.bad_stack));
+    write_stack_part(out, "first freed at:", e.free_stack);
+    write_stack_part(out, "allocated at:", e.alloc_stack);
+  }
+  return errors.size();
+}
+
 void write_text_report(core::FdWriter& out, LeakReport& report, const char* how) {
   write_heap_summary(out, how);
+  size_t error_contexts = write_errors(out);
   size_t shown_total = 0;
   for (const LeakGroup& group : report.groups()) {
     if (is_shown(group)) ++shown_total;
@@ -262,6 +316,15 @@ void write_text_report(core::FdWriter& out, LeakReport& report, const char* how)
     emit(out, line);
   }
   write_leak_summary(out, report);
+  if (error_contexts > 0) {
+    core::FixedText<128> line;
+    line_start(line);
+    line.str("ERROR SUMMARY: ")
+        .grouped(error_contexts)
+        .str(error_contexts == 1 ? " context" : " contexts");
+    line.str(" of allocator misuse (see ERROR above)");
+    emit(out, line);
+  }
 }
 
 }  // namespace memtrack::rt

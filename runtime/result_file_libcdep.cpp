@@ -9,6 +9,7 @@
 
 #include "core/result_writer.h"
 #include "core/sys_linux.h"
+#include "runtime/misuse.h"
 #include "runtime/modules.h"
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
@@ -70,41 +71,66 @@ void write_modules(core::ResultWriter& w, core::MmapArray<ModuleRecord>& modules
   }
 }
 
-// Only the stacks that leak groups refer to, each once (groups of different kinds can share
-// a stack). `first` marks the groups whose stack id appears there for the first time.
-bool mark_first_uses(LeakReport& report, core::MmapArray<uint8_t>& first) {
+// The stacks that leak groups and errors refer to, each once. Id 0 ("not known", for an
+// error's allocation or first free) is written only if a leak group uses it.
+bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& errors,
+                       core::MmapArray<uint32_t>& ids) {
   uint32_t max_id = 0;
-  for (const LeakGroup& g : report.groups()) max_id = g.stack_id > max_id ? g.stack_id : max_id;
+  auto consider = [&](uint32_t id) { max_id = id > max_id ? id : max_id; };
+  for (const LeakGroup& g : report.groups()) consider(g.stack_id);
+  for (const ErrorEntry& e : errors) {
+    consider(e.bad_stack);
+    consider(e.alloc_stack);
+    consider(e.free_stack);
+  }
   core::MmapArray<uint8_t> seen;
-  if (!seen.try_resize(size_t{max_id} + 1) || !first.try_resize(report.groups().size())) {
-    return false;
-  }
-  for (size_t i = 0; i < report.groups().size(); ++i) {
-    uint32_t id = report.groups()[i].stack_id;
-    first[i] = seen[id] == 0 ? 1 : 0;
+  if (!seen.try_resize(size_t{max_id} + 1)) return false;
+  bool ok = true;
+  auto add = [&](uint32_t id) {
+    if (seen[id] != 0) return;
     seen[id] = 1;
+    ok = ids.try_push_back(id) && ok;
+  };
+  for (const LeakGroup& g : report.groups()) add(g.stack_id);
+  for (const ErrorEntry& e : errors) {
+    add(e.bad_stack);
+    if (e.alloc_stack != 0) add(e.alloc_stack);
+    if (e.free_stack != 0) add(e.free_stack);
   }
-  return true;
+  return ok;
 }
 
-void write_stacks(core::ResultWriter& w, LeakReport& report,
-                  const core::MmapArray<uint8_t>& first) {
+void write_stacks(core::ResultWriter& w, const core::MmapArray<uint32_t>& ids) {
   uint64_t size = 4;
-  uint32_t count = 0;
-  for (size_t i = 0; i < report.groups().size(); ++i) {
-    if (first[i] == 0) continue;
-    size += 8 + 8 * g_stacks.get(report.groups()[i].stack_id).size;
-    ++count;
-  }
+  for (uint32_t id : ids) size += 8 + 8 * g_stacks.get(id).size;
   w.begin_section(result::Section::kStacks, size);
-  w.put_u32(count);
-  for (size_t i = 0; i < report.groups().size(); ++i) {
-    if (first[i] == 0) continue;
-    const LeakGroup& g = report.groups()[i];
-    core::StackView stack = g_stacks.get(g.stack_id);
-    w.put_u32(g.stack_id);
+  w.put_u32(static_cast<uint32_t>(ids.size()));
+  for (uint32_t id : ids) {
+    core::StackView stack = g_stacks.get(id);
+    w.put_u32(id);
     w.put_u32(stack.size);
     for (uint32_t f = 0; f < stack.size; ++f) w.put_u64(stack.frames[f]);
+  }
+}
+
+void write_errors(core::ResultWriter& w, const core::MmapArray<ErrorEntry>& errors) {
+  w.begin_section(result::Section::kErrors, 4 + uint64_t{result::kErrorRecordSize} * errors.size());
+  w.put_u32(static_cast<uint32_t>(errors.size()));
+  for (const ErrorEntry& e : errors) {
+    w.put_u8(static_cast<uint8_t>(e.kind));
+    w.put_u8(static_cast<uint8_t>(e.where));
+    w.put_u8(static_cast<uint8_t>(e.alloc_call));
+    w.put_u8(static_cast<uint8_t>(e.free_call));
+    w.put_u8(e.alloc_aligned);
+    w.put_u8(e.free_aligned);
+    w.put_u16(0);
+    w.put_u32(e.occurrences);
+    w.put_u32(e.bad_stack);
+    w.put_u32(e.alloc_stack);
+    w.put_u32(e.free_stack);
+    w.put_u64(e.address);
+    w.put_u64(e.block_start);
+    w.put_u64(e.block_size);
   }
 }
 
@@ -155,8 +181,9 @@ bool write_result_file(const char* result_dir, LeakReport& report) {
   core::FixedText<core::kMaxFlagStringLength + 64> final_path;
   temp.str(result_dir).str("/.memtrack.").i64(pid).str(".tmp");
   final_path.str(result_dir).str("/memtrack.").i64(pid).str(".mtr");
-  core::MmapArray<uint8_t> first;
-  if (!mark_first_uses(report, first)) {
+  core::MmapArray<ErrorEntry> errors;
+  core::MmapArray<uint32_t> stack_ids;
+  if (!copy_errors(errors) || !collect_stack_ids(report, errors, stack_ids)) {
     diag("error: cannot map memory for the result file; no report for this process");
     return false;
   }
@@ -172,9 +199,10 @@ bool write_result_file(const char* result_dir, LeakReport& report) {
     write_process(w);
     write_stats(w);
     write_modules(w, modules);
-    write_stacks(w, report, first);
+    write_stacks(w, stack_ids);
     write_leaks(w, report);
     write_indirect(w, report);
+    if (errors.size() > 0) write_errors(w, errors);
     ok = w.finish();
   }
   ok = close(fd) == 0 && ok;

@@ -19,6 +19,7 @@ _SAME_FIELDS = re.compile(r"elements of `([^`]+)` have exactly the fields of\s+`
 _HEX = re.compile(r"0x(0|[1-9a-f][0-9a-f]*)")  # lowercase, no padding
 _TYPES = {
     "object": lambda v: isinstance(v, dict),
+    "object or null": lambda v: v is None or isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
     "boolean": lambda v: isinstance(v, bool),

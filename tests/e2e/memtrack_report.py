@@ -25,6 +25,9 @@ _FRAME = re.compile(r"^   #(\d+) 0x([0-9a-f]{16}) (\?\?|.+\+0x[0-9a-f]+) "
 _NO_FRAMES = re.compile(r"^   \((no stack|no frames could be unwound).*\)$")
 _HIDDEN = re.compile(rf"^\.\.\. {_NUM} more groups? \({_NUM} bytes in {_NUM} blocks?\) "
                      r"not shown; max_groups=\d+$")
+_ERROR = re.compile(r"^ERROR: (.*), at:$")
+_ERROR_PART = re.compile(r"^ (first freed|allocated) at:$")
+_ERROR_SUMMARY = re.compile(r"^ERROR SUMMARY: ")
 _SUMMARY = re.compile(rf"^LEAK SUMMARY: {_NUM} bytes in {_NUM} blocks? (?:unfreed at exit|lost), "
                       rf"from {_NUM} allocation sites?$")
 
@@ -66,6 +69,8 @@ class Report:
     leaked: tuple | None = None  # (bytes, blocks, sites) from LEAK SUMMARY; None: cut off
     notes: list = field(default_factory=list)  # indented lines after LEAK SUMMARY
     lines: list = field(default_factory=list)  # the raw report text, for failure output
+    errors: list = field(default_factory=list)  # allocator misuse: title and stacks
+    in_error: str | None = None  # parsing state: which stack of the last error
 
 
 @dataclass
@@ -112,6 +117,21 @@ def parse(text):
 def _parse_body_line(report, body):
     """Adds one line to `report`; returns an error message if the line does not fit."""
     if body == "" or _HEAP.match(body):
+        return None
+    if m := _ERROR.match(body):  # allocator misuse: its stacks until the next block
+        report.errors.append({"title": m.group(1), "stacks": {"at": []}})
+        report.in_error = "at"
+        return None
+    if report.in_error and (m := _ERROR_PART.match(body)):
+        report.in_error = m.group(1)
+        report.errors[-1]["stacks"][report.in_error] = []
+        return None
+    if report.in_error and (m := _FRAME.match(body)):
+        function = None if m.group(3) == "??" else m.group(3).rsplit("+0x", 1)[0]
+        report.errors[-1]["stacks"][report.in_error].append(function)
+        return None
+    report.in_error = None
+    if report.leaked is not None and _ERROR_SUMMARY.match(body):
         return None
     if report.leaked is not None:
         if body.startswith("  "):

@@ -1,0 +1,285 @@
+// Allocator misuse detection. Calls libc (_dl_find_object, through proc_maps) but never
+// malloc. Verdicts on unknown pointers are given only when certain; anything else is passed
+// on to the allocator, so a block memtrack did not see allocated never becomes a false error.
+#include "runtime/misuse.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+
+#include "core/spin_lock.h"
+#include "core/text_buffer.h"
+#include "runtime/proc_maps.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+namespace {
+
+namespace result = core::result;
+
+struct Freed {
+  uintptr_t ptr;
+  uint64_t size;
+  uint32_t alloc_stack;
+  uint32_t free_stack;
+  result::FreeCall free_call;
+};
+
+constexpr size_t kQuarantineShards = 16;
+constexpr size_t kQuarantinePerShard = 4096;
+
+struct alignas(64) QuarantineShard {
+  core::SpinLock lock;
+  Freed* ring = nullptr;  // kQuarantinePerShard entries, mapped on first use
+  size_t next = 0;
+  size_t used = 0;
+};
+
+QuarantineShard g_quarantine[kQuarantineShards];
+core::SpinLock g_errors_lock;
+core::MmapArray<ErrorEntry> g_errors;  // guarded by g_errors_lock
+constexpr size_t kMaxErrorContexts = 10000;
+
+size_t shard_of(uintptr_t ptr) {
+  return (ptr >> 4) * 0x9E3779B97F4A7C15ull >> 60;
+}
+
+uint32_t capture_here() {
+  uintptr_t frames[core::kMaxFramesLimit];
+  int depth = capture_stack(frames, g_flags.max_frames);
+  return g_stacks.intern(frames, static_cast<uint32_t>(depth));
+}
+
+void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
+  QuarantineShard& shard = g_quarantine[shard_of(rec.ptr)];
+  uint32_t free_stack = g_flags.free_stacks ? capture_here() : 0;
+  core::SpinLockGuard guard(shard.lock);
+  if (shard.ring == nullptr) {
+    shard.ring = static_cast<Freed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(Freed)));
+    if (shard.ring == nullptr) return;
+  }
+  shard.ring[shard.next] = Freed{rec.ptr, rec.size, rec.stack_id, free_stack, call};
+  shard.next = (shard.next + 1) % kQuarantinePerShard;
+  if (shard.used < kQuarantinePerShard) ++shard.used;
+}
+
+// The most recent quarantine entry for `ptr`.
+bool find_freed(uintptr_t ptr, Freed* out) {
+  QuarantineShard& shard = g_quarantine[shard_of(ptr)];
+  core::SpinLockGuard guard(shard.lock);
+  for (size_t i = 0; i < shard.used; ++i) {
+    const Freed& f = shard.ring[(shard.next + kQuarantinePerShard - 1 - i) % kQuarantinePerShard];
+    if (f.ptr == ptr) {
+      *out = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+result::AllocCall alloc_call_of(core::AllocFamily family) {
+  switch (family) {
+    case core::AllocFamily::kMalloc:
+      return result::AllocCall::kMalloc;
+    case core::AllocFamily::kNew:
+      return result::AllocCall::kNew;
+    case core::AllocFamily::kNewArray:
+      return result::AllocCall::kNewArray;
+  }
+  return result::AllocCall::kNone;
+}
+
+const char* describe(result::ErrorKind kind) {
+  switch (kind) {
+    case result::ErrorKind::kDoubleFree:
+      return "double free";
+    case result::ErrorKind::kInvalidFree:
+      return "invalid free";
+    case result::ErrorKind::kMismatchedFree:
+      return "mismatched free";
+    case result::ErrorKind::kReallocAfterFree:
+      return "realloc of a freed pointer";
+  }
+  return "misuse";
+}
+
+void record_error(ErrorEntry entry) {
+  bool first = false;
+  {
+    core::SpinLockGuard guard(g_errors_lock);
+    for (ErrorEntry& known : g_errors) {
+      if (known.kind == entry.kind && known.bad_stack == entry.bad_stack) {
+        ++known.occurrences;
+        entry.occurrences = 0;
+        break;
+      }
+    }
+    if (entry.occurrences != 0 && g_errors.size() < kMaxErrorContexts) {
+      first = g_errors.try_push_back(entry);
+    }
+  }
+  if (first) {
+    core::FixedText<256> line;
+    line.str("error: ").str(describe(entry.kind)).str(" at ").hex(entry.address);
+    line.str(" (the report at exit shows the stacks)");
+    diag(line.data());
+  }
+  if (g_flags.halt_on_error) {
+    diag("halt_on_error=1: reporting and aborting");
+    report_at_exit("aborted on an allocator error", 0, false);
+    abort();
+  }
+}
+
+bool called_from_dynamic_linker(uint32_t stack_id) {
+  core::StackView stack = g_stacks.get(stack_id);
+  if (stack.frames == nullptr || stack.size == 0) return false;
+  dl_find_object object{};
+  if (_dl_find_object(reinterpret_cast<void*>(stack.frames[0] - 1), &object) != 0) return false;
+  const char* name = object.dlfo_link_map != nullptr ? object.dlfo_link_map->l_name : nullptr;
+  if (name == nullptr) return false;
+  const char* base = name;
+  for (const char* p = name; *p != '\0'; ++p) {
+    if (*p == '/') base = p + 1;
+  }
+  return core::strings_equal(base, 9, "ld-linux-") || core::strings_equal(base, 8, "ld-linux");
+}
+
+// Where an unknown pointer points: the current thread's stack, a module's data, or neither.
+result::ErrorWhere locate(uintptr_t ptr) {
+  auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  core::MmapArray<MapRegion> maps;
+  if (read_proc_maps(maps)) {
+    for (const MapRegion& m : maps) {
+      if (ptr >= m.start && ptr < m.end && sp >= m.start && sp < m.end) {
+        return result::ErrorWhere::kStack;
+      }
+    }
+  }
+  dl_find_object object{};
+  if (_dl_find_object(reinterpret_cast<void*>(ptr), &object) == 0) {
+    return result::ErrorWhere::kGlobal;
+  }
+  return result::ErrorWhere::kUnknown;
+}
+
+bool find_containing(uintptr_t ptr, core::AllocRecord* out) {
+  bool found = false;
+  g_allocs.for_each([&](const core::AllocRecord& rec) {
+    uint64_t extent = rec.size == 0 ? 1 : rec.size;
+    if (!found && ptr > rec.ptr && ptr - rec.ptr < extent) {
+      *out = rec;
+      found = true;
+    }
+  });
+  return found;
+}
+
+Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
+  // If anything went untracked, an unknown pointer may be a real block: do not judge.
+  if (g_stats.untracked_allocations.load(std::memory_order_relaxed) > 0) return Release::kUnknown;
+  ErrorEntry e{};
+  e.free_call = call;
+  e.free_aligned = aligned ? 1 : 0;
+  e.occurrences = 1;
+  e.address = ptr;
+  e.alloc_call = result::AllocCall::kNone;
+  e.bad_stack = capture_here();
+  // ld.so frees memory from its start-up allocator, which memtrack never saw.
+  if (called_from_dynamic_linker(e.bad_stack)) return Release::kUnknown;
+  Freed freed{};
+  core::AllocRecord block;
+  if (find_freed(ptr, &freed)) {
+    e.kind = call == result::FreeCall::kRealloc ? result::ErrorKind::kReallocAfterFree
+                                                : result::ErrorKind::kDoubleFree;
+    e.where = result::ErrorWhere::kHeap;
+    e.alloc_stack = freed.alloc_stack;
+    e.free_stack = freed.free_stack;
+    e.block_start = ptr;
+    e.block_size = freed.size;
+  } else if (find_containing(ptr, &block)) {
+    e.kind = result::ErrorKind::kInvalidFree;
+    e.where = result::ErrorWhere::kHeap;
+    e.alloc_call = alloc_call_of(block.family);
+    e.alloc_aligned = block.aligned;
+    e.alloc_stack = block.stack_id;
+    e.block_start = block.ptr;
+    e.block_size = block.size;
+  } else {
+    e.where = locate(ptr);
+    if (e.where == result::ErrorWhere::kUnknown) return Release::kUnknown;
+    e.kind = result::ErrorKind::kInvalidFree;
+  }
+  record_error(e);
+  return Release::kRejected;
+}
+
+// free needs the malloc family; delete a new block and delete[] a new[] one, with the same
+// alignedness; realloc a malloc block.
+bool matches(const core::AllocRecord& rec, result::FreeCall call, bool aligned) {
+  switch (call) {
+    case result::FreeCall::kFree:
+    case result::FreeCall::kRealloc:
+      return rec.family == core::AllocFamily::kMalloc;
+    case result::FreeCall::kDelete:
+      return rec.family == core::AllocFamily::kNew && (rec.aligned != 0) == aligned;
+    case result::FreeCall::kDeleteArray:
+      return rec.family == core::AllocFamily::kNewArray && (rec.aligned != 0) == aligned;
+  }
+  return true;
+}
+
+}  // namespace
+
+Release release_block(void* ptr, result::FreeCall call, bool aligned, core::AllocRecord* out) {
+  if (!record_free(ptr, out)) {
+    if (!g_flags.detect_misuse) return Release::kUnknown;
+    RuntimeScope scope;
+    return judge_unknown(reinterpret_cast<uintptr_t>(ptr), call, aligned);
+  }
+  if (!g_flags.detect_misuse) return Release::kTracked;
+  RuntimeScope scope;
+  if (!matches(*out, call, aligned)) {
+    ErrorEntry e{};
+    e.kind = result::ErrorKind::kMismatchedFree;
+    e.where = result::ErrorWhere::kHeap;
+    e.alloc_call = alloc_call_of(out->family);
+    e.free_call = call;
+    e.alloc_aligned = out->aligned;
+    e.free_aligned = aligned ? 1 : 0;
+    e.occurrences = 1;
+    e.bad_stack = capture_here();
+    e.alloc_stack = out->stack_id;
+    e.address = out->ptr;
+    e.block_start = out->ptr;
+    e.block_size = out->size;
+    record_error(e);  // glibc's new and malloc share one heap: the block is still freed
+  }
+  quarantine(*out, call);
+  return Release::kTracked;
+}
+
+bool copy_errors(core::MmapArray<ErrorEntry>& out) {
+  core::SpinLockGuard guard(g_errors_lock);
+  for (const ErrorEntry& e : g_errors) {
+    if (!out.try_push_back(e)) return false;
+  }
+  return true;
+}
+
+void misuse_lock_all() {
+  for (QuarantineShard& s : g_quarantine) s.lock.lock();
+  g_errors_lock.lock();
+}
+
+void misuse_unlock_all() {
+  g_errors_lock.unlock();
+  for (QuarantineShard& s : g_quarantine) s.lock.unlock();
+}
+
+void misuse_reset_after_fork() {
+  g_errors_lock.reset_after_fork();
+  for (QuarantineShard& s : g_quarantine) s.lock.reset_after_fork();
+}
+
+}  // namespace memtrack::rt

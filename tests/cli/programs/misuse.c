@@ -1,0 +1,98 @@
+// Allocator misuse in C, one case per run, named by argv[1]: double_free, free_stack,
+// free_global, free_interior, realloc_after_free. Blocks come from make_block() and are freed
+// correctly by free_block(); each bad call is on the line marked BAD- and the case's name
+// (the tests find lines by these comments). argv[2] repeats the bad call (default 1). Prints
+// "<case>: done" and exits 0: the runtime does not pass the bad call on, so the program runs
+// to its end.
+#include <stdio.h>
+#include <string.h>
+
+#include "misuse_util.h"
+
+static char global_data[64];
+
+NOT_OPTIMIZED_AWAY void* make_block(size_t n) {
+  void* p = malloc(n);  // ALLOC-block
+  ESCAPE(p);
+  return p;
+}
+
+NOT_OPTIMIZED_AWAY void free_block(void* p) {
+  free(p);  // FREE-block
+  NO_TAIL_CALL();
+}
+
+NOT_OPTIMIZED_AWAY void free_again(void* p) {
+  free(p);  // BAD-double_free
+  NO_TAIL_CALL();
+}
+
+NOT_OPTIMIZED_AWAY void free_stack_pointer(void* p) {
+  free(p);  // BAD-free_stack
+  NO_TAIL_CALL();
+}
+
+NOT_OPTIMIZED_AWAY void free_global_pointer(void* p) {
+  free(p);  // BAD-free_global
+  NO_TAIL_CALL();
+}
+
+NOT_OPTIMIZED_AWAY void free_inside(void* p) {
+  free(p);  // BAD-free_interior
+  NO_TAIL_CALL();
+}
+
+NOT_OPTIMIZED_AWAY void* realloc_freed(void* p) {
+  void* q = realloc(p, 200);  // BAD-realloc_after_free
+  ESCAPE(q);
+  return q;
+}
+
+// Runs `name`'s bad call `times` times (always from the same call site: one context).
+static int run_case(const char* name, int times) {
+  char on_stack[32];
+  for (int i = 0; i < times; ++i) {
+    if (strcmp(name, "double_free") == 0) {
+      static void* freed = NULL;
+      if (freed == NULL) {
+        freed = make_block(100);
+        free_block(freed);
+      }
+      void* p = freed;
+      HIDE(p);
+      free_again(p);
+    } else if (strcmp(name, "free_stack") == 0) {
+      void* p = on_stack;
+      HIDE(p);
+      free_stack_pointer(p);
+    } else if (strcmp(name, "free_global") == 0) {
+      void* p = global_data;
+      HIDE(p);
+      free_global_pointer(p);
+    } else if (strcmp(name, "free_interior") == 0) {
+      char* block = make_block(100);
+      char* inside = block + 16;
+      HIDE(inside);
+      free_inside(inside);
+      free_block(block);
+    } else if (strcmp(name, "realloc_after_free") == 0) {
+      void* p = make_block(100);
+      free_block(p);
+      HIDE(p);
+      void* q = realloc_freed(p);
+      if (q != NULL) free_block(q);  // a runtime that passed the call on
+    } else {
+      return 2;
+    }
+  }
+  ESCAPE(on_stack);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  int times = argc > 2 ? atoi(argv[2]) : 1;
+  if (run_case(argv[1], times) != 0) return 2;
+  printf("%s: done\n", argv[1]);
+  return 0;
+}
