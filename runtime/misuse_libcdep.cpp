@@ -23,6 +23,8 @@ struct Freed {
   uint32_t alloc_stack;
   uint32_t free_stack;
   result::FreeCall free_call;
+  core::AllocFamily family;
+  uint8_t aligned;
 };
 
 constexpr size_t kQuarantineShards = 16;
@@ -58,7 +60,8 @@ void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
     shard.ring = static_cast<Freed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(Freed)));
     if (shard.ring == nullptr) return;
   }
-  shard.ring[shard.next] = Freed{rec.ptr, rec.size, rec.stack_id, free_stack, call};
+  shard.ring[shard.next] =
+      Freed{rec.ptr, rec.size, rec.stack_id, free_stack, call, rec.family, rec.aligned};
   shard.next = (shard.next + 1) % kQuarantinePerShard;
   if (shard.used < kQuarantinePerShard) ++shard.used;
 }
@@ -193,6 +196,8 @@ Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
     e.kind = call == result::FreeCall::kRealloc ? result::ErrorKind::kReallocAfterFree
                                                 : result::ErrorKind::kDoubleFree;
     e.where = result::ErrorWhere::kHeap;
+    e.alloc_call = alloc_call_of(freed.family);
+    e.alloc_aligned = freed.aligned;
     e.alloc_stack = freed.alloc_stack;
     e.free_stack = freed.free_stack;
     e.block_start = ptr;
