@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Runs the result-file reader's libFuzzer target for a bounded time.
 
-The seed corpus is made at test time: a real result file written by libmemtrack.so for a
-program, plus truncated copies of it. Inputs that once crashed the reader are kept in
+The seed corpus is made at test time: real result files written by libmemtrack.so for the
+seed programs (one with leaks, one with allocator errors), plus truncated copies of the
+first. Inputs that once crashed the reader are kept in
 tests/fuzz/regressions/ and replayed first. Exit status: 0 if nothing crashed.
 
-Usage: run_fuzz.py --fuzzer BIN --runtime libmemtrack.so --seed-program PROG [--seconds N]
+Usage: run_fuzz.py --fuzzer BIN --runtime libmemtrack.so --seed-program "PROG ARGS" ... [--seconds N]
 """
 
 import argparse
@@ -17,13 +18,16 @@ import sys
 import tempfile
 
 
-def make_seeds(corpus, runtime, program):
+def make_seeds(corpus, runtime, programs):
+    """Runs each "PROG ARGS..." under the runtime; their result files seed the corpus."""
     env = dict(os.environ, LD_PRELOAD=os.path.abspath(runtime),
                MEMTRACK_OPTIONS=f'result_dir="{corpus}"')
-    subprocess.run([program], env=env, stdout=subprocess.DEVNULL, check=True)
-    files = glob.glob(os.path.join(corpus, "memtrack.*.mtr"))
-    if not files:
-        sys.exit(f"FAIL: {program} wrote no result file into {corpus}")
+    for command in programs:
+        subprocess.run(command.split(), env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True)
+    files = sorted(glob.glob(os.path.join(corpus, "memtrack.*.mtr")))
+    if len(files) < len(programs):
+        sys.exit(f"FAIL: expected {len(programs)} result files in {corpus}, got {len(files)}")
     with open(files[0], "rb") as f:
         data = f.read()
     for cut in (16, 32, len(data) // 2, len(data) - 24, len(data) - 1):
@@ -35,7 +39,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--fuzzer", required=True)
     parser.add_argument("--runtime", required=True)
-    parser.add_argument("--seed-program", required=True)
+    parser.add_argument("--seed-program", required=True, action="append",
+                        help='"PROG ARGS..." to run for a seed result file; repeatable')
     parser.add_argument("--seconds", type=int, default=30)
     args = parser.parse_args()
 
