@@ -53,16 +53,7 @@ void add_to_summary(const LeakGroup& group, Summary& summary) {
 ErrorReport error_report(const ResultFile& file, const RawError& raw,
                          const SymbolizeFn& symbolize) {
   ErrorReport error;
-  error.kind = raw.kind;
-  error.where = raw.where;
-  error.alloc_call = raw.alloc_call;
-  error.free_call = raw.free_call;
-  error.alloc_aligned = raw.alloc_aligned;
-  error.free_aligned = raw.free_aligned;
-  error.occurrences = raw.occurrences;
-  error.address = raw.address;
-  error.block_start = raw.block_start;
-  error.block_size = raw.block_size;
+  static_cast<ErrorFacts&>(error) = raw;
   error.stack = symbolize_stack(file, raw.bad_stack, symbolize);
   // Id 0 means "not known" (even if a stack 0 happened to be in the file).
   if (raw.alloc_stack != 0) error.alloc_stack = symbolize_stack(file, raw.alloc_stack, symbolize);

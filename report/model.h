@@ -105,20 +105,25 @@ struct RawLeak {
 
 // One error record: one per distinct (kind, stack of the bad call). Stack ids are in
 // ResultFile::stacks: bad_stack always, alloc_stack and free_stack unless 0 (not known).
-struct RawError {
+// What an allocator misuse error is, apart from its stacks: shared by the raw record and the
+// symbolized report.
+struct ErrorFacts {
   ErrorKind kind = ErrorKind::kInvalidFree;
   ErrorWhere where = ErrorWhere::kUnknown;
   AllocCall alloc_call = AllocCall::kNone;
   FreeCall free_call = FreeCall::kFree;
   bool alloc_aligned = false;  // the block came from an aligned operator new
   bool free_aligned = false;   // the bad call was an aligned operator delete
-  uint32_t occurrences = 0;    // how many times it happened at this stack
+  uint64_t occurrences = 0;    // how many times it happened at this stack
+  uint64_t address = 0;        // the pointer passed to the bad call (first occurrence)
+  uint64_t block_start = 0;    // the block it belongs to, 0 if none
+  uint64_t block_size = 0;
+};
+
+struct RawError : ErrorFacts {
   uint32_t bad_stack = 0;
   uint32_t alloc_stack = 0;  // 0: not known
   uint32_t free_stack = 0;   // the first free (double free, realloc after free); 0: not known
-  uint64_t address = 0;      // the pointer passed to the bad call (first occurrence)
-  uint64_t block_start = 0;  // the block it belongs to, 0 if none
-  uint64_t block_size = 0;
 };
 
 struct ExitInfo {
@@ -179,17 +184,7 @@ struct LeakGroup {
 };
 
 // One allocator misuse error after symbolization (RawError with frames for its stack ids).
-struct ErrorReport {
-  ErrorKind kind = ErrorKind::kInvalidFree;
-  ErrorWhere where = ErrorWhere::kUnknown;
-  AllocCall alloc_call = AllocCall::kNone;
-  FreeCall free_call = FreeCall::kFree;
-  bool alloc_aligned = false;
-  bool free_aligned = false;
-  uint64_t occurrences = 0;
-  uint64_t address = 0;
-  uint64_t block_start = 0;  // 0: the pointer belongs to no known block
-  uint64_t block_size = 0;
+struct ErrorReport : ErrorFacts {
   std::vector<Frame> stack;        // the bad call, innermost first; frame 0 is its caller
   std::vector<Frame> alloc_stack;  // where the block was allocated; empty if not known
   std::vector<Frame> free_stack;   // where it was freed first; empty if not known

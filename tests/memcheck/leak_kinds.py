@@ -17,6 +17,7 @@ records of their own; so definite bytes are the direct part only.
 import json
 import os
 import re
+import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -351,3 +352,17 @@ def memtrack_totals(process):
                          f"{from_leaks.get(kind)}")
         totals.add(kind, b, n)
     return totals, problems, notes
+
+
+def finish(failures, temp_dir, keep_temp):
+    """The end of both runners: keeps or removes the temporary directory, prints each
+    failure (or PASS) and returns the exit status."""
+    if keep_temp:
+        print(f"temporary files kept in {temp_dir}")
+    else:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    if not failures:
+        print("PASS")
+    return 1 if failures else 0

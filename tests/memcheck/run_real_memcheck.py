@@ -201,16 +201,7 @@ def main():
                   f"{verdict}")
     except ToolError as e:
         failures.append(str(e))
-    finally:
-        if args.keep_temp:
-            print(f"temporary files kept in {temp_dir}")
-        else:
-            shutil.rmtree(temp_dir, ignore_errors=True)
-    for failure in failures:
-        print(f"FAIL: {failure}")
-    if not failures:
-        print("PASS")
-    return 1 if failures else 0
+    return leak_kinds.finish(failures, temp_dir, args.keep_temp)
 
 
 if __name__ == "__main__":
