@@ -30,11 +30,11 @@ bool snapshot_blocks(core::MmapArray<ScanBlock>& blocks) {
   return ok;
 }
 
-bool contains_block_start(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin,
-                          uintptr_t end) {
+// Index of the first block starting at or after `begin`.
+size_t first_block_at(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin) {
   size_t lo = 0;
   size_t hi = blocks.size();
-  while (lo < hi) {  // first block starting at or after begin
+  while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (blocks[mid].start < begin) {
       lo = mid + 1;
@@ -42,7 +42,35 @@ bool contains_block_start(const core::MmapArray<ScanBlock>& blocks, uintptr_t be
       hi = mid;
     }
   }
-  return lo < blocks.size() && blocks[lo].start < end;
+  return lo;
+}
+
+bool contains_block_start(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin,
+                          uintptr_t end) {
+  size_t first = first_block_at(blocks, begin);
+  return first < blocks.size() && blocks[first].start < end;
+}
+
+// The mapping glibc made for a block it mmapped on its own (above the mmap threshold), or
+// false if `block` does not look like one: its chunk header says IS_MMAPPED, and the mapping
+// (chunk start minus the alignment gap kept in prev_size, plus the chunk size) is
+// page-aligned and inside [begin, end). Any other allocator's blocks fail these checks.
+bool mmapped_chunk_of(const ScanBlock& block, uintptr_t begin, uintptr_t end,
+                      core::sys::MemoryRange* /*out*/ range) {
+  constexpr uint64_t kIsMmapped = 2;
+  const uintptr_t page = core::sys::page_size();
+  uintptr_t chunk = block.start - 16;
+  if (block.start < begin + 16 || chunk >= end) return false;
+  const auto* header = reinterpret_cast<const uint64_t*>(chunk);
+  uint64_t gap = header[0];
+  uint64_t size_field = header[1];
+  uint64_t size = size_field & ~uint64_t{7};
+  if ((size_field & kIsMmapped) == 0 || gap > chunk - begin) return false;
+  uintptr_t map_start = chunk - gap;
+  if ((map_start & (page - 1)) != 0 || ((gap + size) & (page - 1)) != 0) return false;
+  if (size > end - chunk || block.start + block.size > chunk + size) return false;
+  *range = core::sys::MemoryRange{map_start, chunk + size};
+  return true;
 }
 
 // Scans [begin, end) as roots, leaving out memtrack's own mappings (sorted by start).
@@ -131,13 +159,41 @@ bool collect_own_mappings(core::MmapArray<core::sys::MemoryRange>& own) {
   }
 }
 
+// A writable mapping that holds blocks is a malloc arena (skipped: its blocks are scanned as
+// blocks, and its free chunks hold stale links) unless every block in it is a chunk glibc
+// mmapped on its own. The kernel merges such a chunk with the program's neighbouring
+// anonymous mappings (cc1plus's GC pages), so the rest of the mapping is scanned as roots.
+void scan_around_mmapped_chunks(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
+                                const MapRegion& m,
+                                const core::MmapArray<core::sys::MemoryRange>& own) {
+  constexpr size_t kMaxChunks = 64;
+  core::sys::MemoryRange chunks[kMaxChunks];
+  size_t count = 0;
+  for (size_t i = first_block_at(blocks, m.start); i < blocks.size() && blocks[i].start < m.end;
+       ++i) {
+    if (count == kMaxChunks || !mmapped_chunk_of(blocks[i], m.start, m.end, &chunks[count])) {
+      return;  // an arena, or more than we can track: leave it all to the block scan
+    }
+    ++count;
+  }
+  uintptr_t cursor = m.start;
+  for (size_t i = 0; i < count; ++i) {  // in address order, as the blocks are
+    if (chunks[i].start > cursor) scan_without_own(scan, cursor, chunks[i].start, own);
+    if (chunks[i].end > cursor) cursor = chunks[i].end;
+  }
+  if (cursor < m.end) scan_without_own(scan, cursor, m.end, own);
+}
+
 void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
                 const core::MmapArray<MapRegion>& maps,
                 const core::MmapArray<core::sys::MemoryRange>& own, uintptr_t self_sp) {
   for (const MapRegion& m : maps) {
     if (!m.readable || !m.writable || m.special || m.device || m.heap) continue;
-    if (is_runtime_address(m.start)) continue;                   // memtrack's own globals
-    if (contains_block_start(blocks, m.start, m.end)) continue;  // malloc arena or chunk
+    if (is_runtime_address(m.start)) continue;  // memtrack's own globals
+    if (contains_block_start(blocks, m.start, m.end)) {
+      scan_around_mmapped_chunks(scan, blocks, m, own);
+      continue;
+    }
     uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
     // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
     if (sp == 0 && is_dead_thread_stack(m)) continue;

@@ -1,0 +1,455 @@
+// Unwind rules from .eh_frame_hdr / .eh_frame (DWARF CFI, x86-64). Runtime-safe: no
+// allocation, no libc; every loop is bounded so corrupt tables cannot hang the caller.
+#include "core/unwind_rule.h"
+
+#include <cstddef>
+
+namespace memtrack::core {
+namespace {
+
+// DWARF register numbers on x86-64 and the pointer-encoding constants of the LSB spec.
+constexpr uint64_t kRegBp = 6;
+constexpr uint64_t kRegSp = 7;
+constexpr uint64_t kRegRa = 16;
+constexpr uint8_t kPeOmit = 0xff;
+constexpr uint8_t kPeDatarelSdata4 = 0x3b;
+
+// A cap on CFA instructions per FDE; real FDEs have tens.
+constexpr int kMaxInstructions = 100000;
+constexpr int kMaxRememberDepth = 16;
+
+class ByteReader {
+ public:
+  explicit ByteReader(const uint8_t* pos) : pos_(pos) {}
+
+  const uint8_t* pos() const { return pos_; }
+  void skip(uint64_t bytes) { pos_ += bytes; }
+
+  uint8_t u8() { return *pos_++; }
+  uint64_t unsigned_bytes(int count) {
+    uint64_t value = 0;
+    for (int i = 0; i < count; ++i) value |= static_cast<uint64_t>(pos_[i]) << (8 * i);
+    pos_ += count;
+    return value;
+  }
+  int64_t signed_bytes(int count) {
+    uint64_t value = unsigned_bytes(count);
+    int shift = 64 - 8 * count;
+    return shift == 0 ? static_cast<int64_t>(value) : static_cast<int64_t>(value << shift) >> shift;
+  }
+  uint64_t uleb() {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      uint8_t byte = u8();
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return value;
+    }
+    while (u8() & 0x80) {
+    }
+    return value;
+  }
+  int64_t sleb() {
+    uint64_t value = 0;
+    int shift = 0;
+    uint8_t byte = 0;
+    do {
+      byte = u8();
+      if (shift < 64) value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    if (shift < 64 && (byte & 0x40)) value |= ~uint64_t{0} << shift;
+    return static_cast<int64_t>(value);
+  }
+
+  // Reads a pointer in DW_EH_PE encoding `encoding`. `data_base` serves datarel. With
+  // `apply` false only the value format is read (pc_range, or skipping a personality).
+  bool encoded(uint8_t encoding, uintptr_t data_base, bool apply, uintptr_t* /*out*/ out) {
+    if (encoding == kPeOmit) return false;
+    uintptr_t field = reinterpret_cast<uintptr_t>(pos_);
+    uint64_t value = 0;
+    switch (encoding & 0x0f) {
+      case 0x00:
+        value = unsigned_bytes(8);
+        break;
+      case 0x01:
+        value = uleb();
+        break;
+      case 0x02:
+        value = unsigned_bytes(2);
+        break;
+      case 0x03:
+        value = unsigned_bytes(4);
+        break;
+      case 0x04:
+        value = unsigned_bytes(8);
+        break;
+      case 0x09:
+        value = static_cast<uint64_t>(sleb());
+        break;
+      case 0x0a:
+        value = static_cast<uint64_t>(signed_bytes(2));
+        break;
+      case 0x0b:
+        value = static_cast<uint64_t>(signed_bytes(4));
+        break;
+      case 0x0c:
+        value = static_cast<uint64_t>(signed_bytes(8));
+        break;
+      default:
+        return false;
+    }
+    if (apply) {
+      switch (encoding & 0x70) {
+        case 0x00:
+          break;
+        case 0x10:
+          value += field;
+          break;
+        case 0x30:
+          value += data_base;
+          break;
+        default:
+          return false;  // textrel, funcrel, aligned: not emitted for x86-64 ELF
+      }
+      if (encoding & 0x80) value = *reinterpret_cast<const uintptr_t*>(value);
+    }
+    *out = static_cast<uintptr_t>(value);
+    return true;
+  }
+
+ private:
+  const uint8_t* pos_;
+};
+
+// Reads a CIE/FDE length; returns the end of the entry (nullptr for the terminator).
+const uint8_t* read_entry_end(ByteReader& reader) {
+  uint64_t length = reader.unsigned_bytes(4);
+  if (length == 0xffffffffu) length = reader.unsigned_bytes(8);
+  if (length == 0) return nullptr;
+  return reader.pos() + length;
+}
+
+struct Cie {
+  uint64_t code_align = 1;
+  int64_t data_align = 0;
+  uint8_t fde_encoding = 0;  // DW_EH_PE_absptr unless 'R' says otherwise
+  bool has_augmentation_data = false;
+  bool signal_frame = false;
+  const uint8_t* instructions = nullptr;
+  const uint8_t* end = nullptr;
+};
+
+bool parse_cie(const uint8_t* at, Cie* /*out*/ cie) {
+  ByteReader reader(at);
+  cie->end = read_entry_end(reader);
+  if (cie->end == nullptr) return false;
+  if (reader.unsigned_bytes(4) != 0) return false;  // a CIE's id is 0 in .eh_frame
+  uint8_t version = reader.u8();
+  if (version != 1 && version != 3) return false;
+  const char* augmentation = reinterpret_cast<const char*>(reader.pos());
+  size_t augmentation_length = 0;
+  while (augmentation[augmentation_length] != '\0') {
+    if (++augmentation_length > 16) return false;
+  }
+  reader.skip(augmentation_length + 1);
+  cie->code_align = reader.uleb();
+  cie->data_align = reader.sleb();
+  uint64_t return_register = version == 1 ? reader.u8() : reader.uleb();
+  if (return_register != kRegRa) return false;
+  if (augmentation_length == 0) {
+    cie->instructions = reader.pos();
+    return true;
+  }
+  if (augmentation[0] != 'z') return false;  // pre-'z' forms such as "eh" are not emitted
+
+  cie->has_augmentation_data = true;
+  uint64_t data_length = reader.uleb();
+  const uint8_t* data_end = reader.pos() + data_length;
+  for (size_t i = 1; i < augmentation_length; ++i) {
+    switch (augmentation[i]) {
+      case 'L':
+        reader.u8();
+        break;
+      case 'R':
+        cie->fde_encoding = reader.u8();
+        break;
+      case 'S':
+        cie->signal_frame = true;
+        break;
+      case 'P': {
+        uint8_t encoding = reader.u8();
+        uintptr_t ignored = 0;
+        if (!reader.encoded(encoding & 0x0f, 0, false, &ignored)) return false;
+        break;
+      }
+      default:
+        i = augmentation_length;
+        break;  // unknown letters: data_length skips them
+    }
+  }
+  cie->instructions = data_end;
+  return true;
+}
+
+// How one register can be recovered. Only rbp and the return address are tracked.
+enum class RegHow : uint8_t { kSame, kOffset, kUndefined, kOther };
+
+struct RegRule {
+  RegHow how = RegHow::kSame;
+  int64_t offset = 0;
+};
+
+struct Row {
+  uint64_t cfa_register = kRegSp;
+  int64_t cfa_offset = 0;
+  bool cfa_expression = false;
+  RegRule bp;
+  RegRule ra;
+};
+
+class CfaProgram {
+ public:
+  CfaProgram(const Cie& cie, uintptr_t target) : cie_(cie), target_(target) {}
+
+  // Runs instructions [begin, end) starting at code address `loc`, stopping at the first
+  // advance past the target. Returns false on an instruction this unwinder cannot follow.
+  bool run(const uint8_t* begin, const uint8_t* end, uintptr_t loc) {
+    ByteReader reader(begin);
+    for (int count = 0; reader.pos() < end; ++count) {
+      if (count == kMaxInstructions) return false;
+      uint8_t op = reader.u8();
+      uint8_t low = op & 0x3f;
+      switch (op & 0xc0) {
+        case 0x40:
+          loc += low * cie_.code_align;
+          if (loc > target_) return true;
+          continue;
+        case 0x80:
+          set(low, RegHow::kOffset, static_cast<int64_t>(reader.uleb()) * cie_.data_align);
+          continue;
+        case 0xc0:
+          restore(low);
+          continue;
+        default:
+          break;
+      }
+      uint64_t reg = 0;
+      switch (op) {
+        case 0x00:
+          break;    // nop
+        case 0x01:  // set_loc
+          if (!reader.encoded(cie_.fde_encoding, 0, true, &loc)) return false;
+          if (loc > target_) return true;
+          break;
+        case 0x02:
+        case 0x03:
+        case 0x04: {  // advance_loc1/2/4
+          int bytes = op == 0x02 ? 1 : op == 0x03 ? 2 : 4;
+          loc += reader.unsigned_bytes(bytes) * cie_.code_align;
+          if (loc > target_) return true;
+          break;
+        }
+        case 0x05:  // offset_extended
+          reg = reader.uleb();
+          set(reg, RegHow::kOffset, static_cast<int64_t>(reader.uleb()) * cie_.data_align);
+          break;
+        case 0x06:
+          restore(reader.uleb());
+          break;
+        case 0x07:
+          set(reader.uleb(), RegHow::kUndefined, 0);
+          break;
+        case 0x08:
+          set(reader.uleb(), RegHow::kSame, 0);
+          break;
+        case 0x09:  // register: saved in another register
+          reg = reader.uleb();
+          reader.uleb();
+          set(reg, RegHow::kOther, 0);
+          break;
+        case 0x0a:  // remember_state: rules and CFA, as libgcc keeps them
+          if (depth_ == kMaxRememberDepth) return false;
+          stack_[depth_++] = row_;
+          break;
+        case 0x0b:
+          if (depth_ == 0) return false;
+          row_ = stack_[--depth_];
+          break;
+        case 0x0c:  // def_cfa
+          row_.cfa_register = reader.uleb();
+          row_.cfa_offset = static_cast<int64_t>(reader.uleb());
+          row_.cfa_expression = false;
+          break;
+        case 0x0d:
+          row_.cfa_register = reader.uleb();
+          row_.cfa_expression = false;
+          break;
+        case 0x0e:
+          row_.cfa_offset = static_cast<int64_t>(reader.uleb());
+          break;
+        case 0x0f:  // def_cfa_expression
+          reader.skip(reader.uleb());
+          row_.cfa_expression = true;
+          break;
+        case 0x10:
+        case 0x16:  // expression, val_expression
+          reg = reader.uleb();
+          reader.skip(reader.uleb());
+          set(reg, RegHow::kOther, 0);
+          break;
+        case 0x11:  // offset_extended_sf
+          reg = reader.uleb();
+          set(reg, RegHow::kOffset, reader.sleb() * cie_.data_align);
+          break;
+        case 0x12:  // def_cfa_sf
+          row_.cfa_register = reader.uleb();
+          row_.cfa_offset = reader.sleb() * cie_.data_align;
+          row_.cfa_expression = false;
+          break;
+        case 0x13:
+          row_.cfa_offset = reader.sleb() * cie_.data_align;
+          break;
+        case 0x14:  // val_offset: the value is an address, not a saved slot
+          reg = reader.uleb();
+          reader.uleb();
+          set(reg, RegHow::kOther, 0);
+          break;
+        case 0x15:
+          reg = reader.uleb();
+          reader.sleb();
+          set(reg, RegHow::kOther, 0);
+          break;
+        case 0x2e:
+          reader.uleb();
+          break;    // GNU_args_size
+        case 0x2f:  // GNU_negative_offset_extended
+          reg = reader.uleb();
+          set(reg, RegHow::kOffset, -static_cast<int64_t>(reader.uleb()) * cie_.data_align);
+          break;
+        default:
+          return false;
+      }
+    }
+    return true;
+  }
+
+  // The CIE's rules, which DW_CFA_restore returns to.
+  void save_initial() { initial_ = row_; }
+  const Row& row() const { return row_; }
+
+ private:
+  void set(uint64_t reg, RegHow how, int64_t offset) {
+    if (reg == kRegBp) row_.bp = RegRule{how, offset};
+    if (reg == kRegRa) row_.ra = RegRule{how, offset};
+  }
+  void restore(uint64_t reg) {
+    if (reg == kRegBp) row_.bp = initial_.bp;
+    if (reg == kRegRa) row_.ra = initial_.ra;
+  }
+
+  const Cie& cie_;
+  uintptr_t target_;
+  Row row_;
+  Row initial_;
+  Row stack_[kMaxRememberDepth];
+  int depth_ = 0;
+};
+
+UnwindRule rule_from_row(const Row& row) {
+  UnwindRule rule;
+  rule.kind = UnwindRuleKind::kUnsupported;
+  if (row.ra.how == RegHow::kUndefined) {
+    rule.kind = UnwindRuleKind::kOutermost;
+    return rule;
+  }
+  if (row.cfa_expression || row.ra.how != RegHow::kOffset) return rule;
+  if (row.cfa_register != kRegSp && row.cfa_register != kRegBp) return rule;
+  if (row.bp.how == RegHow::kOther) return rule;
+  if (row.cfa_offset < INT32_MIN || row.cfa_offset > INT32_MAX) return rule;
+  if (row.ra.offset < INT8_MIN || row.ra.offset > INT8_MAX) return rule;
+  if (row.bp.how == RegHow::kOffset && (row.bp.offset < INT16_MIN || row.bp.offset > INT16_MAX)) {
+    return rule;
+  }
+  rule.kind = UnwindRuleKind::kFrame;
+  rule.cfa_from_bp = row.cfa_register == kRegBp;
+  rule.cfa_offset = static_cast<int32_t>(row.cfa_offset);
+  rule.ra_offset = static_cast<int8_t>(row.ra.offset);
+  rule.bp_saved = row.bp.how == RegHow::kOffset;
+  rule.bp_offset = rule.bp_saved ? static_cast<int16_t>(row.bp.offset) : 0;
+  return rule;
+}
+
+// Binary search of the .eh_frame_hdr table for the FDE whose range may hold `pc`.
+// Returns nullptr when the table is missing or in an encoding other than the one every
+// x86-64 linker writes; *unsupported tells the two "no FDE" cases apart.
+const uint8_t* find_fde(const uint8_t* hdr, uintptr_t pc, bool* /*out*/ unsupported) {
+  *unsupported = true;
+  if (hdr[0] != 1) return nullptr;
+  uint8_t frame_pointer_encoding = hdr[1];
+  uint8_t count_encoding = hdr[2];
+  uint8_t table_encoding = hdr[3];
+  ByteReader reader(hdr + 4);
+  uintptr_t base = reinterpret_cast<uintptr_t>(hdr);
+  uintptr_t eh_frame = 0;
+  uintptr_t count = 0;
+  if (!reader.encoded(frame_pointer_encoding, base, true, &eh_frame)) return nullptr;
+  if (!reader.encoded(count_encoding, base, true, &count)) return nullptr;
+  if (table_encoding != kPeDatarelSdata4) return nullptr;
+  *unsupported = false;
+  const uint8_t* table = reader.pos();
+  auto entry_at = [&](uintptr_t index, int field) {
+    ByteReader at(table + index * 8 + field * 4);
+    return base + static_cast<uintptr_t>(at.signed_bytes(4));
+  };
+  uintptr_t low = 0;
+  uintptr_t high = count;  // the answer is the last entry with start <= pc
+  while (low < high) {
+    uintptr_t mid = low + (high - low) / 2;
+    if (entry_at(mid, 0) <= pc) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  if (low == 0) return nullptr;
+  return reinterpret_cast<const uint8_t*>(entry_at(low - 1, 1));
+}
+
+}  // namespace
+
+UnwindRule compute_unwind_rule(const uint8_t* eh_frame_hdr, uintptr_t pc, bool is_return_address) {
+  UnwindRule unsupported;
+  unsupported.kind = UnwindRuleKind::kUnsupported;
+  UnwindRule outermost;
+  outermost.kind = UnwindRuleKind::kOutermost;
+  if (eh_frame_hdr == nullptr) return unsupported;
+  uintptr_t target = is_return_address ? pc - 1 : pc;
+
+  bool table_unsupported = false;
+  const uint8_t* fde = find_fde(eh_frame_hdr, target, &table_unsupported);
+  if (fde == nullptr) return table_unsupported ? unsupported : outermost;
+
+  ByteReader reader(fde);
+  const uint8_t* fde_end = read_entry_end(reader);
+  if (fde_end == nullptr) return outermost;
+  const uint8_t* cie_pointer_field = reader.pos();
+  uint64_t cie_offset = reader.unsigned_bytes(4);
+  if (cie_offset == 0) return unsupported;  // a CIE where an FDE should be
+  Cie cie;
+  if (!parse_cie(cie_pointer_field - cie_offset, &cie)) return unsupported;
+  if (cie.signal_frame) return unsupported;
+  uintptr_t pc_begin = 0;
+  uintptr_t pc_range = 0;
+  if (!reader.encoded(cie.fde_encoding, 0, true, &pc_begin)) return unsupported;
+  if (!reader.encoded(cie.fde_encoding & 0x0f, 0, false, &pc_range)) return unsupported;
+  if (target < pc_begin || target - pc_begin >= pc_range) return outermost;
+  if (cie.has_augmentation_data) reader.skip(reader.uleb());
+
+  CfaProgram program(cie, target);
+  if (!program.run(cie.instructions, cie.end, pc_begin)) return unsupported;
+  program.save_initial();
+  if (!program.run(reader.pos(), fde_end, pc_begin)) return unsupported;
+  return rule_from_row(program.row());
+}
+
+}  // namespace memtrack::core
