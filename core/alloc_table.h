@@ -4,8 +4,10 @@
 // Layout: kShardCount independent open-addressing hash tables with linear probing and
 // backward-shift deletion (no tombstones), each behind its own spin lock, so threads that
 // allocate at the same time rarely touch the same lock or cache line. A shard doubles (new
-// mmap, rehash, munmap old) when it passes 3/4 load; a record is 24 bytes, so a live
-// allocation costs 32-64 bytes of table depending on where its shard is in its growth cycle.
+// mmap, rehash, munmap old) when it passes 3/4 load. Slots are 16 bytes (the record packed:
+// pointer/8 in 45 bits, size in 40, stack id in 24, flags), so a live allocation costs
+// 21-43 bytes of table depending on where its shard is in its growth cycle. Blocks of
+// 1 TiB or more keep their exact size in a small side list.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +35,16 @@ struct AllocRecord {
 };
 static_assert(sizeof(AllocRecord) == 24);
 
+// Counts kept by the table itself (under the shard locks, so the allocation path needs no
+// shared counter): every insert of a new block and every erase.
+struct AllocTotals {
+  uint64_t inserted = 0;        // blocks recorded
+  uint64_t inserted_bytes = 0;  // their sizes
+  uint64_t erased = 0;          // blocks removed (freed), including ones replaced in place
+  uint64_t live = 0;            // blocks in the table
+  uint64_t live_bytes = 0;
+};
+
 // Thread safe: every operation locks only the shard that owns the pointer.
 // Zero-initialised memory is a valid empty table, so it can live in .bss.
 class AllocTable {
@@ -40,11 +52,18 @@ class AllocTable {
   static constexpr size_t kShardCount = 64;
 
   // Inserts or overwrites the record for rec.ptr. Returns false if the shard needed to grow
-  // and mmap failed; the record is then not stored.
+  // and mmap failed, or the pointer cannot be packed (not 8-aligned or above 2^48); the
+  // record is then not stored.
   [[nodiscard]] bool try_insert(const AllocRecord& rec);
+
+  // Puts back a record that try_erase just removed, undoing that erase in the totals.
+  [[nodiscard]] bool try_restore(const AllocRecord& rec);
 
   // Removes the record for `ptr`, copying it to *out. Returns false if `ptr` is unknown.
   bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out);
+
+  // Sums of the per-shard counters. Each shard is read under its lock.
+  AllocTotals totals();
 
   bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out);
 
@@ -58,7 +77,10 @@ class AllocTable {
     for (Shard& shard : shards_) {
       SpinLockGuard guard(shard.lock);
       for (size_t i = 0; i < shard.capacity; ++i) {
-        if (shard.slots[i].ptr != 0) fn(static_cast<const AllocRecord&>(shard.slots[i]));
+        if (shard.slots[i].key != 0) {
+          const AllocRecord rec = unpack_locked(shard.slots[i]);
+          fn(rec);
+        }
       }
     }
   }
@@ -78,20 +100,45 @@ class AllocTable {
   void test_only_reset();
 
  private:
+  // key: pointer/8 (bits 0-44; 0 marks an empty slot), family (45-46), aligned (47),
+  // ignored (48). size_and_stack: size (bits 0-39; kHugeSize: see huge_), stack id (40-63).
+  struct Slot {
+    uint64_t key;
+    uint64_t size_and_stack;
+  };
+  static_assert(sizeof(Slot) == 16);
+
   struct alignas(64) Shard {
     SpinLock lock;
-    AllocRecord* slots = nullptr;
+    Slot* slots = nullptr;
     size_t capacity = 0;  // power of two, or 0 before the first insert
     size_t count = 0;
+    uint64_t inserted = 0;
+    uint64_t inserted_bytes = 0;
+    uint64_t erased = 0;
+    uint64_t live_bytes = 0;
   };
 
+  // Exact sizes of blocks whose size does not fit in 40 bits.
+  struct HugeBlock {
+    uintptr_t ptr;
+    uint64_t size;
+  };
+  static constexpr size_t kMaxHugeBlocks = 64;
+
   static size_t shard_of(uintptr_t ptr);
-  static size_t hash_of(uintptr_t ptr);
+  static size_t hash_of(uint64_t key_pointer_bits);
   static bool grow_locked(Shard& shard);
-  static size_t find_locked(const Shard& shard, uintptr_t ptr);  // capacity if absent
+  static size_t find_locked(const Shard& shard, uint64_t pointer_bits);  // capacity if absent
   static void erase_slot_locked(Shard& shard, size_t slot);
+  bool try_pack(const AllocRecord& rec, Slot* /*out*/ slot);
+  AllocRecord unpack_locked(const Slot& slot);
+  uint64_t take_huge_size(uintptr_t ptr);
+  bool try_insert_counted(const AllocRecord& rec, bool restore);
 
   Shard shards_[kShardCount];
+  SpinLock huge_lock_;
+  HugeBlock huge_[kMaxHugeBlocks] = {};
 };
 
 }  // namespace memtrack::core

@@ -15,7 +15,7 @@ namespace {
 static_assert(sizeof(AllocRecord) == 24, "AllocRecord must stay 24 bytes (see alloc_table.h)");
 
 // A shard's first mapping holds 512 records (alloc_table.cpp, kInitialCapacity).
-constexpr size_t kInitialShardBytes = 512 * sizeof(AllocRecord);
+constexpr size_t kInitialShardBytes = 512 * 16;  // 16-byte slots
 
 AllocRecord make_record(uintptr_t ptr, uint64_t size, uint32_t stack_id,
                         AllocFamily family = AllocFamily::kMalloc) {
@@ -141,11 +141,11 @@ TEST(AllocTableTest, ManyInsertsGrowThenEraseEveryOther) {
   expect_contents(*table, kCount, [](size_t) { return true; });
 
   // Every shard is a whole number of initial mappings (capacities are powers of two), and
-  // the header promises 32-64 bytes of table per live allocation once shards have grown.
+  // the header promises 21-43 bytes of table per live allocation once shards have grown.
   size_t mapped = table->mapped_bytes();
   EXPECT_EQ(mapped % kInitialShardBytes, 0u);
-  EXPECT_GE(mapped, kCount * 32);
-  EXPECT_LE(mapped, kCount * 64);
+  EXPECT_GE(mapped, kCount * 21);
+  EXPECT_LE(mapped, kCount * 43);
 
   size_t visited = 0;
   uint64_t size_sum = 0;
@@ -248,6 +248,54 @@ TEST(AllocTableTest, LockAllUnlockAllAndResetAfterForkKeepTableUsable) {
   table->reset_after_fork();  // as in a fork child: all locks released
   ASSERT_TRUE(table->try_insert(make_record(0x8010, 6, 2)));
   EXPECT_EQ(table->size(), 2u);
+}
+
+TEST(AllocTableTest, PacksEveryFieldAndKeepsHugeSizesExact) {
+  TablePtr table = new_table();
+  AllocRecord rec = make_record(0x7ffd12345678, (uint64_t{1} << 40) + 12345, 0xabcdef);
+  rec.family = AllocFamily::kNewArray;
+  rec.aligned = 1;
+  ASSERT_TRUE(table->try_insert(rec));
+  ASSERT_TRUE(table->try_mark_ignored(rec.ptr));
+  AllocRecord out;
+  ASSERT_TRUE(table->try_lookup(rec.ptr, &out));
+  EXPECT_EQ(out.ptr, rec.ptr);
+  EXPECT_EQ(out.size, rec.size);
+  EXPECT_EQ(out.stack_id, 0xabcdefu);
+  EXPECT_EQ(out.family, AllocFamily::kNewArray);
+  EXPECT_EQ(out.aligned, 1);
+  EXPECT_EQ(out.ignored, 1);
+  ASSERT_TRUE(table->try_erase(rec.ptr, &out));
+  EXPECT_EQ(out.size, rec.size);
+  // The huge entry was released with the block: a small block at that address is small.
+  ASSERT_TRUE(table->try_insert(make_record(rec.ptr, 64, 1)));
+  ASSERT_TRUE(table->try_lookup(rec.ptr, &out));
+  EXPECT_EQ(out.size, 64u);
+}
+
+TEST(AllocTableTest, RejectsPointersItCannotPack) {
+  TablePtr table = new_table();
+  EXPECT_FALSE(table->try_insert(make_record(0x1004, 8, 1)));              // not 8-aligned
+  EXPECT_FALSE(table->try_insert(make_record(uintptr_t{1} << 48, 8, 1)));  // above 2^48
+  EXPECT_EQ(table->size(), 0u);
+  AllocRecord out;
+  EXPECT_FALSE(table->try_erase(0x1004, &out));
+}
+
+TEST(AllocTableTest, TotalsCountInsertsErasesOverwritesAndRestores) {
+  TablePtr table = new_table();
+  ASSERT_TRUE(table->try_insert(make_record(0x1000, 100, 1)));
+  ASSERT_TRUE(table->try_insert(make_record(0x2000, 50, 1)));
+  ASSERT_TRUE(table->try_insert(make_record(0x2000, 70, 1)));  // its free went untracked
+  AllocRecord out;
+  ASSERT_TRUE(table->try_erase(0x1000, &out));
+  ASSERT_TRUE(table->try_restore(out));  // a failed realloc puts the block back
+  AllocTotals totals = table->totals();
+  EXPECT_EQ(totals.inserted, 3u);
+  EXPECT_EQ(totals.inserted_bytes, 220u);
+  EXPECT_EQ(totals.erased, 1u);
+  EXPECT_EQ(totals.live, 2u);
+  EXPECT_EQ(totals.live_bytes, 170u);
 }
 
 }  // namespace

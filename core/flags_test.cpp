@@ -249,7 +249,7 @@ TEST_F(FlagsTest, ValidateResetsNegativeMaxGroups) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 15u);
+  ASSERT_EQ(count, 17u);
   const struct {
     const char* name;
     FlagType type;
@@ -267,7 +267,9 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"classify_leaks", FlagType::kBool, "true"},
       {"show_reachable", FlagType::kBool, "false"},
       {"detect_misuse", FlagType::kBool, "true"},
-      {"free_stacks", FlagType::kBool, "true"},
+      {"free_stacks", FlagType::kBool, "false"},
+      {"fast_unwind", FlagType::kBool, "true"},
+      {"check_unwinder", FlagType::kBool, "false"},
       {"halt_on_error", FlagType::kBool, "false"},
       {"help", FlagType::kBool, "false"},
   };
@@ -305,7 +307,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 15u);
+  EXPECT_EQ(entries, 17u);
 }
 
 }  // namespace

@@ -6,16 +6,6 @@
 
 namespace memtrack::core {
 
-uint64_t StackDepot::hash_frames(const uintptr_t* frames, uint32_t size) {
-  uint64_t h = 0xcbf29ce484222325ull ^ size;
-  for (uint32_t i = 0; i < size; ++i) {
-    h ^= static_cast<uint64_t>(frames[i]);
-    h *= 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-  }
-  return h;
-}
-
 bool StackDepot::ensure_buckets() {
   if (buckets_.load(std::memory_order_acquire) != nullptr) return true;
   SpinLockGuard guard(setup_lock_);
@@ -78,8 +68,11 @@ bool StackDepot::register_id_locked(Node* node) {
 }
 
 uint32_t StackDepot::intern(const uintptr_t* frames, uint32_t size) {
+  return intern_hashed(frames, size, hash_frames(frames, size));
+}
+
+uint32_t StackDepot::intern_hashed(const uintptr_t* frames, uint32_t size, uint64_t hash) {
   if (!ensure_buckets()) return kInvalidId;
-  uint64_t hash = hash_frames(frames, size);
   if (const Node* known = find(hash, frames, size)) return known->id;
 
   SpinLockGuard stripe_guard(stripes_[hash % kStripeCount]);

@@ -46,7 +46,26 @@ class StackDepot {
   void unlock_all();
   void reset_after_fork();
 
-  static uint64_t hash_frames(const uintptr_t* frames, uint32_t size);
+  // As intern(), with `hash` == hash_frames(frames, size) computed by the caller (the
+  // unwinder hashes frames as it finds them).
+  uint32_t intern_hashed(const uintptr_t* frames, uint32_t size, uint64_t hash);
+
+  static uint64_t hash_frames(const uintptr_t* frames, uint32_t size) {
+    StackHash hash;
+    for (uint32_t i = 0; i < size; ++i) hash.add(frames[i]);
+    return hash.finish(size);
+  }
+
+  // The hash of hash_frames, one frame at a time.
+  struct StackHash {
+    uint64_t state = 0xcbf29ce484222325ull;
+    void add(uintptr_t frame) {
+      state ^= static_cast<uint64_t>(frame);
+      state *= 0x9E3779B97F4A7C15ull;
+      state ^= state >> 29;
+    }
+    uint64_t finish(uint32_t size) const { return state ^ size; }
+  };
 
  private:
   struct Node {

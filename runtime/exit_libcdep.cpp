@@ -105,9 +105,14 @@ long produce_report(const char* how, int status, bool have_status, bool final,
 }
 
 void report_at_exit(const char* how, int status, bool have_status) {
-  if (!initialized() || !g_flags.report_at_exit) return;
+  if (!initialized()) return;
+  if (!g_flags.report_at_exit) {
+    report_unwinder_check();
+    return;
+  }
   if (g_reported.exchange(true)) return;
   RuntimeScope scope;
+  report_unwinder_check();
   int saved_errno = errno;
   produce_report(how, status, have_status, true,
                  reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));

@@ -78,6 +78,7 @@ void initialize_locked() {
     _exit(125);
   }
   read_options();
+  init_peak_tracking();
   // The first unwind initialises the unwinder's own state (it may allocate); do it now,
   // inside the runtime, rather than in the middle of the program's first malloc.
   init_unwinder();

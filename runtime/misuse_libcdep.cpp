@@ -19,6 +19,7 @@ namespace result = core::result;
 
 struct Freed {
   uintptr_t ptr;
+  uint64_t stamp;  // time stamp counter: orders entries of different shards
   uint64_t size;
   uint32_t alloc_stack;
   uint32_t free_stack;
@@ -27,8 +28,10 @@ struct Freed {
   uint8_t aligned;
 };
 
-constexpr size_t kQuarantineShards = 16;
-constexpr size_t kQuarantinePerShard = 4096;
+// One shard per thread (threads beyond 64 share), so frees on different threads never
+// write the same cache line; only the rare lookup (a free of an unknown pointer) reads all.
+constexpr size_t kQuarantineShards = 64;
+constexpr size_t kQuarantinePerShard = 8192;
 
 struct alignas(64) QuarantineShard {
   core::SpinLock lock;
@@ -42,42 +45,55 @@ core::SpinLock g_errors_lock;
 core::MmapArray<ErrorEntry> g_errors;  // guarded by g_errors_lock
 constexpr size_t kMaxErrorContexts = 10000;
 
-size_t shard_of(uintptr_t ptr) {
-  return (ptr >> 4) * 0x9E3779B97F4A7C15ull >> 60;
+std::atomic<unsigned> g_next_quarantine_shard{0};
+__thread unsigned t_quarantine_shard = ~0u;
+
+QuarantineShard& my_quarantine_shard() {
+  if (t_quarantine_shard == ~0u) {
+    t_quarantine_shard =
+        g_next_quarantine_shard.fetch_add(1, std::memory_order_relaxed) % kQuarantineShards;
+  }
+  return g_quarantine[t_quarantine_shard];
 }
 
-uint32_t capture_here() {
+uint32_t capture_here(int max_frames) {
   uintptr_t frames[core::kMaxFramesLimit];
-  int depth = capture_stack(frames, g_flags.max_frames);
-  return g_stacks.intern(frames, static_cast<uint32_t>(depth));
+  uint64_t hash = 0;
+  int depth = capture_stack(frames, max_frames, &hash);
+  return g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
 }
 
 void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
-  QuarantineShard& shard = g_quarantine[shard_of(rec.ptr)];
-  uint32_t free_stack = g_flags.free_stacks ? capture_here() : 0;
+  QuarantineShard& shard = my_quarantine_shard();
+  // The caller of free alone needs no unwinding (the runtime's frame pointers lead to it),
+  // so the first free's site is always known; its full stack only with free_stacks.
+  uint32_t free_stack = capture_here(g_flags.free_stacks ? g_flags.max_frames : 1);
   core::SpinLockGuard guard(shard.lock);
   if (shard.ring == nullptr) {
     shard.ring = static_cast<Freed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(Freed)));
     if (shard.ring == nullptr) return;
   }
-  shard.ring[shard.next] =
-      Freed{rec.ptr, rec.size, rec.stack_id, free_stack, call, rec.family, rec.aligned};
+  shard.ring[shard.next] = Freed{
+      rec.ptr,    __builtin_ia32_rdtsc(), rec.size, rec.stack_id, free_stack, call, rec.family,
+      rec.aligned};
   shard.next = (shard.next + 1) % kQuarantinePerShard;
   if (shard.used < kQuarantinePerShard) ++shard.used;
 }
 
-// The most recent quarantine entry for `ptr`.
+// The most recent quarantine entry for `ptr`, over all shards.
 bool find_freed(uintptr_t ptr, Freed* out) {
-  QuarantineShard& shard = g_quarantine[shard_of(ptr)];
-  core::SpinLockGuard guard(shard.lock);
-  for (size_t i = 0; i < shard.used; ++i) {
-    const Freed& f = shard.ring[(shard.next + kQuarantinePerShard - 1 - i) % kQuarantinePerShard];
-    if (f.ptr == ptr) {
-      *out = f;
-      return true;
+  bool found = false;
+  for (QuarantineShard& shard : g_quarantine) {
+    core::SpinLockGuard guard(shard.lock);
+    for (size_t i = 0; i < shard.used; ++i) {
+      const Freed& f = shard.ring[(shard.next + kQuarantinePerShard - 1 - i) % kQuarantinePerShard];
+      if (f.ptr != ptr) continue;
+      if (!found || f.stamp > out->stamp) *out = f;
+      found = true;
+      break;  // the newest of this shard
     }
   }
-  return false;
+  return found;
 }
 
 result::AllocCall alloc_call_of(core::AllocFamily family) {
@@ -187,7 +203,7 @@ Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
   e.occurrences = 1;
   e.address = ptr;
   e.alloc_call = result::AllocCall::kNone;
-  e.bad_stack = capture_here();
+  e.bad_stack = capture_here(g_flags.max_frames);
   // ld.so frees memory from its start-up allocator, which memtrack never saw.
   if (called_from_dynamic_linker(e.bad_stack)) return Release::kUnknown;
   Freed freed{};
@@ -253,7 +269,7 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, core::Allo
     e.alloc_aligned = out->aligned;
     e.free_aligned = aligned ? 1 : 0;
     e.occurrences = 1;
-    e.bad_stack = capture_here();
+    e.bad_stack = capture_here(g_flags.max_frames);
     e.alloc_stack = out->stack_id;
     e.address = out->ptr;
     e.block_start = out->ptr;

@@ -10,6 +10,7 @@
 #include "core/spin_lock.h"
 #include "core/text_buffer.h"
 #include "runtime/process_info.h"
+#include "runtime/fast_unwind_libcdep.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -140,11 +141,14 @@ bool collect_modules(core::MmapArray<ModuleRecord>& out) {
 
 namespace rt = memtrack::rt;
 
-// dlclose may unmap the library; remember where it was so its frames still symbolize.
+// dlclose may unmap the library; remember where it was so its frames still symbolize, and
+// forget the unwind rules cached for its code, whose addresses a later dlopen may reuse.
 extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
   if (!rt::in_runtime() && rt::ensure_initialized()) {
     rt::RuntimeScope scope;
     rt::remember_before_dlclose(handle);
   }
-  return rt::g_real.dlclose(handle);
+  int result = rt::g_real.dlclose(handle);
+  if (rt::initialized()) rt::forget_unwind_rules();
+  return result;
 }

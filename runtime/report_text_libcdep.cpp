@@ -150,12 +150,12 @@ void write_heap_summary(core::FdWriter& out, const char* how) {
   line.str(" (pid ").i64(g_pid.load(std::memory_order_relaxed)).str(", ").str(how).chr(')');
   emit(out, line);
   line_start(line);
-  uint64_t allocations = g_stats.allocations.load(std::memory_order_relaxed);
-  uint64_t frees = g_stats.frees.load(std::memory_order_relaxed);
-  line.str("HEAP SUMMARY: ").grouped(allocations).chr(' ').plural(allocations, "allocation");
-  line.str(", ").grouped(frees).chr(' ').plural(frees, "free").str(", ");
-  line.grouped(g_stats.bytes_allocated.load(std::memory_order_relaxed)).str(" bytes allocated, ");
-  line.grouped(g_stats.peak_live_bytes.load(std::memory_order_relaxed)).str(" bytes peak live");
+  StatsSnapshot stats = snapshot_stats();
+  line.str("HEAP SUMMARY: ").grouped(stats.allocations).chr(' ');
+  line.plural(stats.allocations, "allocation");
+  line.str(", ").grouped(stats.frees).chr(' ').plural(stats.frees, "free").str(", ");
+  line.grouped(stats.bytes_allocated).str(" bytes allocated, ");
+  line.grouped(stats.peak_live_bytes).str(" bytes peak live");
   emit(out, line);
 }
 

@@ -39,14 +39,14 @@ void write_process(core::ResultWriter& w) {
 void write_stats(core::ResultWriter& w) {
   constexpr auto kCount = static_cast<uint32_t>(result::Counter::kCount);
   uint64_t values[kCount] = {};
-  values[static_cast<int>(result::Counter::kAllocations)] = g_stats.allocations.load();
-  values[static_cast<int>(result::Counter::kFrees)] = g_stats.frees.load();
-  values[static_cast<int>(result::Counter::kBytesAllocated)] = g_stats.bytes_allocated.load();
-  values[static_cast<int>(result::Counter::kPeakLiveBytes)] = g_stats.peak_live_bytes.load();
-  values[static_cast<int>(result::Counter::kLiveBytes)] = g_stats.live_bytes.load();
-  values[static_cast<int>(result::Counter::kUntrackedAllocations)] =
-      g_stats.untracked_allocations.load();
-  values[static_cast<int>(result::Counter::kUntrackedBytes)] = g_stats.untracked_bytes.load();
+  StatsSnapshot stats = snapshot_stats();
+  values[static_cast<int>(result::Counter::kAllocations)] = stats.allocations;
+  values[static_cast<int>(result::Counter::kFrees)] = stats.frees;
+  values[static_cast<int>(result::Counter::kBytesAllocated)] = stats.bytes_allocated;
+  values[static_cast<int>(result::Counter::kPeakLiveBytes)] = stats.peak_live_bytes;
+  values[static_cast<int>(result::Counter::kLiveBytes)] = stats.live_bytes;
+  values[static_cast<int>(result::Counter::kUntrackedAllocations)] = stats.untracked_allocations;
+  values[static_cast<int>(result::Counter::kUntrackedBytes)] = stats.untracked_bytes;
   w.begin_section(result::Section::kStats, 4 + 8 * kCount);
   w.put_u32(kCount);
   for (uint64_t v : values) w.put_u64(v);

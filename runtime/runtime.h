@@ -12,17 +12,32 @@
 
 namespace memtrack::rt {
 
-// Process-wide counters. Relaxed atomics: each is exact on its own; they are read together
-// only at exit, when the numbers are final.
+// Process-wide counters that the allocation table does not keep itself (see
+// core::AllocTotals). Relaxed atomics; none is touched on the common allocation path.
 struct Stats {
-  std::atomic<uint64_t> allocations{0};
-  std::atomic<uint64_t> frees{0};
-  std::atomic<uint64_t> bytes_allocated{0};
-  std::atomic<uint64_t> live_bytes{0};
   std::atomic<uint64_t> peak_live_bytes{0};
+  std::atomic<int64_t> published_live_bytes{0};    // the threads' published net changes
   std::atomic<uint64_t> untracked_allocations{0};  // could not be recorded (out of memory)
   std::atomic<uint64_t> untracked_bytes{0};
 };
+
+// The counters as the reports show them.
+struct StatsSnapshot {
+  uint64_t allocations;      // tracked and untracked
+  uint64_t frees;            // of tracked blocks
+  uint64_t bytes_allocated;  // tracked and untracked
+  uint64_t live_bytes;       // tracked blocks not freed
+  uint64_t peak_live_bytes;  // see peak_libcdep.cpp for its precision
+  uint64_t untracked_allocations;
+  uint64_t untracked_bytes;
+};
+StatsSnapshot snapshot_stats();
+
+// Adds `delta` bytes to the calling thread's net change of live bytes, publishing it (and a
+// peak candidate) once it passes a threshold. Called by the allocation and free paths.
+void note_live_bytes(int64_t delta);
+// Creates the thread-exit hook that publishes a thread's last change. Called once at init.
+void init_peak_tracking();
 
 extern core::Flags g_flags;
 extern core::AllocTable g_allocs;
@@ -89,9 +104,12 @@ bool record_free(void* ptr, core::AllocRecord* out);
 void restore_record(const core::AllocRecord& rec);
 
 // Captures the calling thread's stack, without the runtime's own frames, into `frames`.
-// Returns the number of frames stored (at most `max`). Never takes a runtime lock.
-int capture_stack(uintptr_t* frames, int max);
+// Returns the number of frames stored (at most `max`) and sets *hash to
+// StackDepot::hash_frames of them. Never takes a runtime lock.
+int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
 void init_unwinder();
+// check_unwinder: prints how many fast stacks differed from libgcc's. Called once at exit.
+void report_unwinder_check();
 // True if `pc` lies in libmemtrack.so itself.
 bool is_runtime_address(uintptr_t pc);
 

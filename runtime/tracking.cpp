@@ -8,22 +8,15 @@ namespace {
 
 std::atomic<bool> g_warned_table_full{false};
 
-void add_live_bytes(uint64_t size) {
-  uint64_t live = g_stats.live_bytes.fetch_add(size, std::memory_order_relaxed) + size;
-  uint64_t peak = g_stats.peak_live_bytes.load(std::memory_order_relaxed);
-  while (live > peak &&
-         !g_stats.peak_live_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
-  }
-}
-
 }  // namespace
 
 void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned) {
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
   uintptr_t frames[core::kMaxFramesLimit];
-  int depth = capture_stack(frames, g_flags.max_frames);
-  uint32_t stack_id = g_stacks.intern(frames, static_cast<uint32_t>(depth));
+  uint64_t hash = 0;
+  int depth = capture_stack(frames, g_flags.max_frames, &hash);
+  uint32_t stack_id = g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
 
   core::AllocRecord rec;
   rec.ptr = reinterpret_cast<uintptr_t>(ptr);
@@ -31,10 +24,8 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   rec.stack_id = stack_id;
   rec.family = family;
   rec.aligned = aligned ? 1 : 0;
-  g_stats.allocations.fetch_add(1, std::memory_order_relaxed);
-  g_stats.bytes_allocated.fetch_add(size, std::memory_order_relaxed);
   if (g_allocs.try_insert(rec)) {
-    add_live_bytes(size);
+    note_live_bytes(static_cast<int64_t>(size));
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(size, std::memory_order_relaxed);
@@ -50,8 +41,7 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
 bool record_free(void* ptr, core::AllocRecord* out) {
   RuntimeScope scope;
   if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out)) return false;
-  g_stats.frees.fetch_add(1, std::memory_order_relaxed);
-  g_stats.live_bytes.fetch_sub(out->size, std::memory_order_relaxed);
+  note_live_bytes(-static_cast<int64_t>(out->size));
   return true;
 }
 
@@ -59,9 +49,8 @@ void restore_record(const core::AllocRecord& rec) {
   RuntimeScope scope;
   // Re-inserting a record that was just erased needs no new slot in practice; if the shard
   // shrank its free space meanwhile and mmap fails, count the block as untracked.
-  if (g_allocs.try_insert(rec)) {
-    g_stats.frees.fetch_sub(1, std::memory_order_relaxed);
-    g_stats.live_bytes.fetch_add(rec.size, std::memory_order_relaxed);
+  if (g_allocs.try_restore(rec)) {
+    note_live_bytes(static_cast<int64_t>(rec.size));
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(rec.size, std::memory_order_relaxed);

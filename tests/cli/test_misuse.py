@@ -88,6 +88,8 @@ def test_misuse_double_free(ctx):
     expect_frame0(ctx, run, error["free_stack"], C_SOURCE, "FREE-block", "free_block",
                   "first free")
     expect_no_leaks(ctx, run, process)
+    ctx.expect_eq(len(error["free_stack"]), 1,
+                  "first free: only the calling frame without free_stacks", run)
     # The whole text block: title, bad call, "freed at", "allocated at", each cut below main.
     lines = next(iter(text_by_pid(run.stderr).values()), [])
     text = "\n".join(lines)
@@ -96,16 +98,30 @@ def test_misuse_double_free(ctx):
         rf"^Double free of {error['address']} \(100 bytes\), 3 times:\n"
         rf"   #0 free_again \({re.escape(ctx.source(C_SOURCE))}:{line}(:\d+)?\) cli_misuse\n"
         r"(   #\d+ .*\n)*?   #\d+ main .*\n"
-        r" the block was freed at:\n   #0 free_block .*\n(   #\d+ .*\n)*?   #\d+ main .*\n"
+        r" the block was freed at:\n   #0 free_block .*\n"
         r" and allocated at:\n   #0 make_block .*\n(   #\d+ .*\n)*?   #\d+ main .*\n\n",
         text + "\n", re.MULTILINE)
-    ctx.expect(block, "text report: the double free's block (title, three stacks cut below "
-               "main, blank line)", run)
+    ctx.expect(block, "text report: the double free's block (title, bad call and allocation "
+               "cut below main, the first free's calling frame, blank line)", run)
     ctx.expect_line(text, "ERROR SUMMARY: 3 errors from 1 context", "text report", run)
     ctx.expect(len(lines) > 1 and lines[1].startswith("HEAP SUMMARY:"),
                "a process with errors gets the full report, not the one-line 'no leaks'", run)
     ctx.expect(any(l.startswith("LEAK SUMMARY: no leaks (") for l in lines),
                "text report: 'LEAK SUMMARY: no leaks (...)'", run)
+
+
+@cli_test
+def test_misuse_double_free_full_free_stack(ctx):
+    """With free_stacks=1 the first free's whole stack is recorded, down to main."""
+    json_path = ctx.path("report.json")
+    run = ctx.memtrack("run", f"--json={json_path}", ctx.program("misuse"), "double_free", "1",
+                       env=ctx.env(MEMTRACK_OPTIONS="free_stacks=1"))
+    ctx.require_eq(run.exit, 0, "exit status", run)
+    error = only_error(ctx, run, ctx.read_json(json_path, run)["processes"][0], 1)
+    expect_frame0(ctx, run, error["free_stack"], C_SOURCE, "FREE-block", "free_block",
+                  "first free")
+    functions = [frame["function"] for frame in error["free_stack"]]
+    ctx.expect("main" in functions, f"first free stack reaches main: {functions}", run)
 
 
 @cli_test

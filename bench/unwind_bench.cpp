@@ -1,0 +1,82 @@
+// Google Benchmark: one stack capture at call depth 10 and 30 with the fast unwinder (cached
+// DWARF rules), libgcc's _Unwind_Backtrace (the reference) and glibc's backtrace(), then a
+// capture plus the stack-depot lookup of the (known) stack, at 1, 2 and 4 threads.
+// This file is built -O2 without frame pointers, like the programs memtrack runs.
+#include <benchmark/benchmark.h>
+#include <execinfo.h>
+
+#include "core/stack_depot.h"
+#include "runtime/fast_unwind_libcdep.h"
+
+namespace memtrack::rt {
+namespace {
+
+constexpr int kMaxFrames = 64;
+
+enum class Unwinder { kFast, kLibgcc, kGlibcBacktrace, kFastAndDepot };
+
+core::StackDepot* shared_depot() {
+  static auto* depot = new core::StackDepot();
+  return depot;
+}
+
+__attribute__((noinline)) void capture_loop(benchmark::State& state, Unwinder unwinder) {
+  uintptr_t frames[kMaxFrames];
+  void* glibc_frames[kMaxFrames];
+  for (auto _ : state) {
+    int depth = 0;
+    uint64_t hash = 0;
+    switch (unwinder) {
+      case Unwinder::kFast:
+        depth = fast_unwind(frames, kMaxFrames, &hash);
+        break;
+      case Unwinder::kLibgcc:
+        depth = reference_unwind(frames, kMaxFrames);
+        break;
+      case Unwinder::kGlibcBacktrace:
+        depth = backtrace(glibc_frames, kMaxFrames);
+        break;
+      case Unwinder::kFastAndDepot:
+        depth = fast_unwind(frames, kMaxFrames, &hash);
+        benchmark::DoNotOptimize(
+            shared_depot()->intern_hashed(frames, static_cast<uint32_t>(depth), hash));
+        break;
+    }
+    benchmark::DoNotOptimize(depth);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Recurses `depth` - 1 times before measuring, so the stack has depth frames plus the
+// benchmark harness's, thread start and main ones below.
+__attribute__((noinline)) void at_depth(int depth, benchmark::State& state, Unwinder unwinder) {
+  if (depth > 1) {
+    at_depth(depth - 1, state, unwinder);
+    __asm__ volatile("" ::: "memory");  // keeps the recursion from becoming a loop
+    return;
+  }
+  capture_loop(state, unwinder);
+}
+
+void BM_Capture(benchmark::State& state) {
+  at_depth(static_cast<int>(state.range(0)), state, static_cast<Unwinder>(state.range(1)));
+}
+
+void unwinder_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"depth", "unwinder"});
+  for (int depth : {10, 30}) {
+    for (Unwinder u : {Unwinder::kFast, Unwinder::kLibgcc, Unwinder::kGlibcBacktrace}) {
+      b->Args({depth, static_cast<int64_t>(u)});
+    }
+  }
+}
+// unwinder: 0 = fast (cached rules), 1 = libgcc _Unwind_Backtrace, 2 = glibc backtrace().
+BENCHMARK(BM_Capture)->Apply(unwinder_args);
+
+void BM_CaptureAndIntern(benchmark::State& state) {
+  at_depth(static_cast<int>(state.range(0)), state, Unwinder::kFastAndDepot);
+}
+BENCHMARK(BM_CaptureAndIntern)->Arg(10)->Arg(30)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+
+}  // namespace
+}  // namespace memtrack::rt

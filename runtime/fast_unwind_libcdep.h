@@ -1,0 +1,27 @@
+// Stack unwinders for x86-64 Linux: the fast one (cached DWARF rules) and the reference one
+// (libgcc_s's _Unwind_Backtrace). Runtime-safe: neither allocates nor takes a lock, except
+// that libgcc may allocate once on its first use.
+#pragma once
+
+#include <cstdint>
+
+namespace memtrack::rt {
+
+// Frames whose return address lies in [start, end) are left out of every stack (the
+// runtime's own code). Set once before the first unwind; (0, 0) skips nothing.
+void set_skipped_code(uintptr_t start, uintptr_t end);
+bool in_skipped_code(uintptr_t pc);
+
+// Captures the caller's stack: up to `max` return addresses, innermost first, and their
+// StackDepot::hash_frames in *hash. Returns -1 when a frame needs the reference unwinder
+// (signal frames, CFA expressions, code outside any loaded module); nothing is stored then.
+// Thread safe, async-signal-safe once its cache holds the rules it needs.
+int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
+
+// The same stack with _Unwind_Backtrace. Returns the number of frames stored.
+int reference_unwind(uintptr_t* frames, int max);
+
+// Drops every cached rule (a module was unloaded; a later one may reuse its addresses).
+void forget_unwind_rules();
+
+}  // namespace memtrack::rt
