@@ -12,6 +12,7 @@ constexpr uint64_t kPointerMask = (uint64_t{1} << kPointerBits) - 1;
 constexpr uint64_t kFamilyShift = 45;
 constexpr uint64_t kAlignedBit = uint64_t{1} << 47;
 constexpr uint64_t kIgnoredBit = uint64_t{1} << 48;
+constexpr uint64_t kEpochShift = 50;
 constexpr uint64_t kSizeBits = 40;
 constexpr uint64_t kSizeMask = (uint64_t{1} << kSizeBits) - 1;
 constexpr uint64_t kHugeSize = kSizeMask;  // the real size is in the huge-block list
@@ -46,7 +47,9 @@ bool AllocTable::try_pack(const AllocRecord& rec, Slot* slot) {
     size = kHugeSize;
   }
   slot->key = pointer_bits | static_cast<uint64_t>(rec.family) << kFamilyShift |
-              (rec.aligned ? kAlignedBit : 0) | (rec.ignored ? kIgnoredBit : 0);
+              (rec.aligned ? kAlignedBit : 0) | (rec.ignored ? kIgnoredBit : 0) |
+              (rec.reported ? kReportedBit : 0) |
+              static_cast<uint64_t>(rec.epoch % kEpochModulus) << kEpochShift;
   slot->size_and_stack = size | static_cast<uint64_t>(rec.stack_id) << kSizeBits;
   return true;
 }
@@ -59,6 +62,8 @@ AllocRecord AllocTable::unpack_locked(const Slot& slot) {
   rec.family = static_cast<AllocFamily>((slot.key >> kFamilyShift) & 3);
   rec.aligned = (slot.key & kAlignedBit) != 0 ? 1 : 0;
   rec.ignored = (slot.key & kIgnoredBit) != 0 ? 1 : 0;
+  rec.reported = (slot.key & kReportedBit) != 0 ? 1 : 0;
+  rec.epoch = static_cast<uint16_t>(slot.key >> kEpochShift);
   if (rec.size == kHugeSize) {
     SpinLockGuard guard(huge_lock_);
     for (const HugeBlock& block : huge_) {

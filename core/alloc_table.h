@@ -29,11 +29,13 @@ struct AllocRecord {
   uint64_t size = 0;
   uint32_t stack_id = 0;
   AllocFamily family = AllocFamily::kMalloc;
-  uint8_t aligned = 0;  // 1 if made by an aligned operator new
-  uint8_t ignored = 0;  // memtrack_ignore_object: never reported, a root for the leak scan
-  uint8_t reserved = 0;
+  uint8_t aligned = 0;   // 1 if made by an aligned operator new
+  uint8_t ignored = 0;   // memtrack_ignore_object: never reported, a root for the leak scan
+  uint8_t reported = 0;  // live mode: was older than the age threshold at some live report
+  uint16_t epoch = 0;    // live mode: allocation time in ticks, modulo kEpochModulus
 };
-static_assert(sizeof(AllocRecord) == 24);
+inline constexpr uint16_t kEpochModulus = 1 << 14;
+static_assert(sizeof(AllocRecord) <= 32);  // the unpacked form; slots are 16 bytes
 
 // Counts kept by the table itself (under the shard locks, so the allocation path needs no
 // shared counter): every insert of a new block and every erase.
@@ -70,6 +72,20 @@ class AllocTable {
   // Sets the ignored mark of the block at `ptr`. Returns false if `ptr` is unknown.
   bool try_mark_ignored(uintptr_t ptr);
 
+  // Calls fn(const AllocRecord&) for every live record, one shard locked at a time, and
+  // sets the record's reported mark where fn returns true. Same rules as for_each.
+  template <typename Fn>
+  void for_each_marking_reported(Fn&& fn) {
+    for (Shard& shard : shards_) {
+      SpinLockGuard guard(shard.lock);
+      for (size_t i = 0; i < shard.capacity; ++i) {
+        if (shard.slots[i].key == 0) continue;
+        const AllocRecord rec = unpack_locked(shard.slots[i]);
+        if (fn(rec)) shard.slots[i].key |= kReportedBit;
+      }
+    }
+  }
+
   // Calls fn(const AllocRecord&) for every live record, one shard locked at a time. `fn`
   // must not call back into the table or allocate through the runtime.
   template <typename Fn>
@@ -101,7 +117,9 @@ class AllocTable {
 
  private:
   // key: pointer/8 (bits 0-44; 0 marks an empty slot), family (45-46), aligned (47),
-  // ignored (48). size_and_stack: size (bits 0-39; kHugeSize: see huge_), stack id (40-63).
+  // ignored (48), reported (49), epoch (50-63). size_and_stack: size (bits 0-39;
+  // kHugeSize: see huge_), stack id (40-63).
+  static constexpr uint64_t kReportedBit = uint64_t{1} << 49;
   struct Slot {
     uint64_t key;
     uint64_t size_and_stack;

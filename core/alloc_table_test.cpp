@@ -12,7 +12,7 @@
 namespace memtrack::core {
 namespace {
 
-static_assert(sizeof(AllocRecord) == 24, "AllocRecord must stay 24 bytes (see alloc_table.h)");
+static_assert(sizeof(AllocRecord) <= 32, "AllocRecord is passed by value (see alloc_table.h)");
 
 // A shard's first mapping holds 512 records (alloc_table.cpp, kInitialCapacity).
 constexpr size_t kInitialShardBytes = 512 * 16;  // 16-byte slots
@@ -255,6 +255,7 @@ TEST(AllocTableTest, PacksEveryFieldAndKeepsHugeSizesExact) {
   AllocRecord rec = make_record(0x7ffd12345678, (uint64_t{1} << 40) + 12345, 0xabcdef);
   rec.family = AllocFamily::kNewArray;
   rec.aligned = 1;
+  rec.epoch = kEpochModulus - 1;
   ASSERT_TRUE(table->try_insert(rec));
   ASSERT_TRUE(table->try_mark_ignored(rec.ptr));
   AllocRecord out;
@@ -265,6 +266,12 @@ TEST(AllocTableTest, PacksEveryFieldAndKeepsHugeSizesExact) {
   EXPECT_EQ(out.family, AllocFamily::kNewArray);
   EXPECT_EQ(out.aligned, 1);
   EXPECT_EQ(out.ignored, 1);
+  EXPECT_EQ(out.epoch, kEpochModulus - 1);
+  EXPECT_EQ(out.reported, 0);
+  table->for_each_marking_reported([](const AllocRecord&) { return true; });
+  ASSERT_TRUE(table->try_lookup(rec.ptr, &out));
+  EXPECT_EQ(out.reported, 1);
+  EXPECT_EQ(out.epoch, kEpochModulus - 1);
   ASSERT_TRUE(table->try_erase(rec.ptr, &out));
   EXPECT_EQ(out.size, rec.size);
   // The huge entry was released with the block: a small block at that address is small.

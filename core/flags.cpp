@@ -173,6 +173,9 @@ int validate_flags(Flags* flags, WarningSink warn) {
   check_range(&flags->max_frames, 1, kMaxFramesLimit, "max_frames", defaults.max_frames);
   check_range(&flags->max_groups, 0, INT32_MAX, "max_groups", defaults.max_groups);
   check_range(&flags->max_metadata_mb, 0, INT32_MAX, "max_metadata_mb", defaults.max_metadata_mb);
+  check_range(&flags->expire_ms, 0, INT32_MAX, "expire_ms", defaults.expire_ms);
+  check_range(&flags->report_interval_ms, 0, INT32_MAX, "report_interval_ms",
+              defaults.report_interval_ms);
   return warnings;
 }
 

@@ -249,7 +249,7 @@ TEST_F(FlagsTest, ValidateResetsNegativeMaxGroups) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 17u);
+  ASSERT_EQ(count, 20u);
   const struct {
     const char* name;
     FlagType type;
@@ -271,6 +271,9 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"fast_unwind", FlagType::kBool, "true"},
       {"check_unwinder", FlagType::kBool, "false"},
       {"halt_on_error", FlagType::kBool, "false"},
+      {"expire_ms", FlagType::kInt, "0"},
+      {"report_interval_ms", FlagType::kInt, "0"},
+      {"snapshot_signal", FlagType::kBool, "false"},
       {"help", FlagType::kBool, "false"},
   };
   for (size_t i = 0; i < count; ++i) {
@@ -307,7 +310,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 17u);
+  EXPECT_EQ(entries, 20u);
 }
 
 }  // namespace

@@ -20,11 +20,24 @@ enum class Section : uint32_t {
   kLeaks = 5,     // leak groups
   kIndirect = 6,  // for definitely lost groups: the indirectly lost blocks hanging off them
   kErrors = 7,    // allocator misuse: double/invalid/mismatched free, realloc after free
+  kLive = 9,      // live report: allocation sites holding blocks older than the age threshold
   kEnd = 0xffff   // checksum of everything before this section; always last
 };
 
 // ExitInfo::How as stored.
-enum class ExitHow : uint32_t { kUnknown = 0, kExit = 1, kUnderscoreExit = 2, kSignal = 3 };
+// kRunning: the process had not ended (a live report or a snapshot).
+enum class ExitHow : uint32_t {
+  kUnknown = 0,
+  kExit = 1,
+  kUnderscoreExit = 2,
+  kSignal = 3,
+  kRunning = 4
+};
+
+// Live report (section 9): a header, then one record per allocation site.
+inline constexpr uint32_t kLiveHeaderSize = 56;
+inline constexpr uint32_t kLiveSiteSize = 32;
+inline constexpr uint32_t kLiveSiteRuntimeInternal = 1;  // live site flag
 
 // The counters of the stats section, in this order. Readers ignore extra counters and
 // treat missing ones as zero, so counters can be appended without a version change.

@@ -79,6 +79,10 @@ int open_for_write(const char* path) {
   return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+int open_for_append(const char* path) {
+  return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
 void close_fd(int fd) {
   if (fd >= 0) close(fd);
 }

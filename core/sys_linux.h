@@ -29,6 +29,8 @@ bool write_all(int fd, const char* data, size_t size);
 
 // Opens `path` for writing (created with mode 0644, truncated). Returns -1 on failure.
 int open_for_write(const char* path);
+// Opens (creating) `path` for appending. Returns -1 on failure (errno set).
+int open_for_append(const char* path);
 
 void close_fd(int fd);
 

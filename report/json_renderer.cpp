@@ -26,6 +26,9 @@ ordered_json exit_to_json(const ExitInfo& exit) {
     case ExitInfo::How::kUnknown:
       out["unknown"] = true;
       break;
+    case ExitInfo::How::kRunning:
+      out["running"] = true;
+      break;
   }
   return out;
 }
@@ -70,11 +73,6 @@ ordered_json frame_to_json(const Frame& frame) {
   return out;
 }
 
-ordered_json stack_to_json(const std::vector<Frame>& stack) {
-  ordered_json out = ordered_json::array();
-  for (const Frame& frame : stack) out.push_back(frame_to_json(frame));
-  return out;
-}
 
 ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
   ordered_json out = ordered_json::array();
@@ -119,6 +117,12 @@ ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show
 }
 
 }  // namespace
+
+ordered_json stack_to_json(const std::vector<Frame>& stack) {
+  ordered_json out = ordered_json::array();
+  for (const Frame& frame : stack) out.push_back(frame_to_json(frame));
+  return out;
+}
 
 ordered_json process_to_json(const ProcessReport& process, const JsonOptions& options) {
   ordered_json out = ordered_json::object();

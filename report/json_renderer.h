@@ -33,6 +33,9 @@ nlohmann::ordered_json to_json(const Report& report, const std::string& version,
 nlohmann::ordered_json process_to_json(const ProcessReport& process,
                                        const JsonOptions& options = {});
 
+// Frames as in every "stack" array.
+nlohmann::ordered_json stack_to_json(const std::vector<Frame>& stack);
+
 // to_json(...) indented by 2 spaces plus a final newline. Invalid UTF-8 in names (ELF and
 // DWARF strings are untrusted) is written as U+FFFD instead of throwing.
 void render_json(const Report& report, std::ostream& out, const std::string& version,

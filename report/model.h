@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -127,7 +128,8 @@ struct RawError : ErrorFacts {
 };
 
 struct ExitInfo {
-  enum class How { kUnknown, kExit, kUnderscoreExit, kSignal };
+  // kRunning: the report was made while the process ran (live report, snapshot).
+  enum class How { kUnknown, kExit, kUnderscoreExit, kSignal, kRunning };
   How how = How::kUnknown;
   int code = 0;    // exit status for kExit and kUnderscoreExit
   int signal = 0;  // for kSignal
@@ -141,6 +143,27 @@ struct Stats {
   uint64_t live_bytes = 0;
   uint64_t untracked_allocations = 0;
   uint64_t untracked_bytes = 0;
+};
+
+// A live report's allocation site (result-file section 9): blocks older than the age
+// threshold, and the blocks of this site freed after a live report had counted them (a
+// running total since the process started).
+struct RawLiveSite {
+  uint32_t stack_id = 0;
+  bool runtime_internal = false;
+  uint64_t old_blocks = 0;
+  uint64_t old_bytes = 0;
+  uint64_t freed_after_report = 0;
+};
+
+struct RawLive {
+  uint32_t sequence = 0;  // 1, 2, ... per process
+  uint64_t uptime_ms = 0;
+  uint64_t expire_ms = 0;
+  uint64_t interval_ms = 0;
+  uint64_t live_blocks = 0;
+  uint64_t live_bytes = 0;
+  std::vector<RawLiveSite> sites;  // by old bytes, largest first
 };
 
 // One process's result file, decoded and validated.
@@ -157,6 +180,7 @@ struct ResultFile {
   std::map<uint32_t, std::vector<uint64_t>> stacks;  // stack id -> return addresses
   std::vector<RawLeak> leaks;
   std::vector<RawError> errors;  // in file order; empty without an errors section
+  std::optional<RawLive> live;   // a live report (its leaks section is absent)
 };
 
 // ---- After symbolization ----

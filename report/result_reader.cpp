@@ -90,6 +90,9 @@ void read_process(Cursor c, ResultFile& file) {
     case result::ExitHow::kSignal:
       file.exit.how = ExitInfo::How::kSignal;
       break;
+    case result::ExitHow::kRunning:
+      file.exit.how = ExitInfo::How::kRunning;
+      break;
     default:
       c.fail("unknown exit kind " + std::to_string(how));
   }
@@ -306,6 +309,39 @@ void read_errors(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 9: a live report. Every site's stack must be in the stacks section.
+void read_live(Cursor c, ResultFile& file) {
+  RawLive live;
+  live.sequence = c.get<uint32_t>();
+  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
+  live.uptime_ms = c.get<uint64_t>();
+  live.expire_ms = c.get<uint64_t>();
+  live.interval_ms = c.get<uint64_t>();
+  live.live_blocks = c.get<uint64_t>();
+  live.live_bytes = c.get<uint64_t>();
+  uint32_t count = c.get<uint32_t>();
+  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
+  if (count > c.left() / result::kLiveSiteSize) c.fail("site count exceeds its size");
+  for (uint32_t i = 0; i < count; ++i) {
+    RawLiveSite site;
+    site.stack_id = c.get<uint32_t>();
+    uint32_t flags = c.get<uint32_t>();
+    if ((flags & ~result::kLiveSiteRuntimeInternal) != 0) {
+      c.fail("unknown flags of site " + std::to_string(i));
+    }
+    site.runtime_internal = (flags & result::kLiveSiteRuntimeInternal) != 0;
+    site.old_blocks = c.get<uint64_t>();
+    site.old_bytes = c.get<uint64_t>();
+    site.freed_after_report = c.get<uint64_t>();
+    if (!file.stacks.contains(site.stack_id)) {
+      c.fail("site refers to unknown stack " + std::to_string(site.stack_id));
+    }
+    live.sites.push_back(site);
+  }
+  c.expect_end();
+  file.live = std::move(live);
+}
+
 const char* section_name(uint32_t type) {
   switch (static_cast<result::Section>(type)) {
     case result::Section::kProcess:
@@ -322,6 +358,8 @@ const char* section_name(uint32_t type) {
       return "indirect section";
     case result::Section::kErrors:
       return "errors section";
+    case result::Section::kLive:
+      return "live section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -416,6 +454,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_errors(c, file);
+        break;
+      case result::Section::kLive:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_live(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

@@ -264,6 +264,8 @@ std::string exit_phrase(const ExitInfo& exit) {
     }
     case ExitInfo::How::kUnknown:
       break;
+    case ExitInfo::How::kRunning:
+      return "is running";
   }
   return "exit status unknown";
 }

@@ -10,6 +10,7 @@
 #include "core/text_buffer.h"
 #include "runtime/leak_report.h"
 #include "runtime/leak_scan.h"
+#include "runtime/live.h"
 #include "runtime/process_info.h"
 #include "runtime/report_text.h"
 #include "runtime/result_file.h"
@@ -35,11 +36,15 @@ void expand_log_path(const char* pattern, core::TextBuffer& path) {
   }
 }
 
-int open_report_fd() {
+}  // namespace
+
+// Live reports go to the log as they come, so with them the exit report appends too.
+int open_log_fd() {
   if (g_flags.log_file[0] == '\0') return 2;
   core::FixedText<core::kMaxFlagStringLength + 32> path;
   expand_log_path(g_flags.log_file, path);
-  int fd = core::sys::open_for_write(path.data());
+  int fd = g_flags.expire_ms > 0 ? core::sys::open_for_append(path.data())
+                                 : core::sys::open_for_write(path.data());
   if (fd < 0) {
     core::FixedText<512> message;
     message.str("warning: cannot open log_file '").str(path.data()).str("' (errno ");
@@ -49,6 +54,8 @@ int open_report_fd() {
   }
   return fd;
 }
+
+namespace {
 
 // Classified if the scan can run (and classify_leaks is on), unclassified otherwise.
 bool collect(LeakReport& report, uintptr_t stack_top) {
@@ -71,6 +78,13 @@ void mark_runtime_internal(LeakReport& report) {
 
 }  // namespace
 
+bool build_leak_report(LeakReport& report, uintptr_t stack_top) {
+  if (!collect(report, stack_top)) return false;
+  mark_runtime_internal(report);
+  report.sort();
+  return true;
+}
+
 // Builds and writes one report. `final`: the process is ending (result file for the CLI);
 // otherwise an on-demand check, always as text. Returns the lost bytes found, or -1.
 long produce_report(const char* how, int status, bool have_status, bool final,
@@ -78,12 +92,10 @@ long produce_report(const char* how, int status, bool have_status, bool final,
   LeakReport report;
   uintptr_t exit_frame = final ? exit_stack(core::sys::current_tid()) : 0;
   if (exit_frame > stack_top) stack_top = exit_frame;
-  if (!collect(report, stack_top)) {
+  if (!build_leak_report(report, stack_top)) {
     diag("error: cannot map memory to build the leak report; no report");
     return -1;
   }
-  mark_runtime_internal(report);
-  report.sort();
   long lost = 0;
   for (const LeakGroup& g : report.groups()) {
     if (!g.runtime_internal && g.kind != LeakKind::kReachable) lost += static_cast<long>(g.bytes);
@@ -95,7 +107,7 @@ long produce_report(const char* how, int status, bool have_status, bool final,
   core::FixedText<64> ending;
   ending.str(how);
   if (have_status) ending.str(" with status ").i64(status);
-  int fd = open_report_fd();
+  int fd = open_log_fd();
   {
     core::FdWriter out(fd);
     write_text_report(out, report, ending.data());
@@ -113,6 +125,9 @@ void report_at_exit(const char* how, int status, bool have_status) {
   if (g_reported.exchange(true)) return;
   RuntimeScope scope;
   report_unwinder_check();
+  // A live report or snapshot in progress finishes first; none starts after this.
+  stop_runtime_thread();
+  core::SpinLockGuard report_guard(g_report_lock);
   int saved_errno = errno;
   produce_report(how, status, have_status, true,
                  reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));

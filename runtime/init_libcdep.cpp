@@ -8,6 +8,7 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/elf_symbols.h"
+#include "runtime/live.h"
 #include "runtime/misuse.h"
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
@@ -84,7 +85,12 @@ void initialize_locked() {
   init_unwinder();
 }
 
+// The forking thread is inside the runtime from prepare to parent/child, so a leak scan on
+// memtrack's thread never parks it while it holds the tables' locks. The report lock comes
+// first, as in every report.
 void fork_prepare() {
+  ++t_in_runtime;
+  g_report_lock.lock();
   g_stacks.lock_all();
   g_allocs.lock_all();
   misuse_lock_all();
@@ -94,6 +100,8 @@ void fork_parent() {
   misuse_unlock_all();
   g_allocs.unlock_all();
   g_stacks.unlock_all();
+  g_report_lock.unlock();
+  --t_in_runtime;
 }
 
 void fork_child() {
@@ -101,6 +109,8 @@ void fork_child() {
   g_allocs.reset_after_fork();
   g_stacks.reset_after_fork();
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
+  runtime_thread_fork_child();
+  --t_in_runtime;
 }
 
 }  // namespace
@@ -144,6 +154,7 @@ __attribute__((constructor)) static void memtrack_constructor() {
     capture_process_info();
     if (!g_flags.follow_exec) stop_following_exec();
     if (g_flags.report_on_signal) install_signal_report();
+    start_runtime_thread();
   }
   core::sys::set_errno(saved_errno);
 }

@@ -16,4 +16,8 @@ bool is_runtime_internal(core::StackView stack);
 // show_runtime_internal) and the leak summary. `how` names the way the program ended.
 void write_text_report(core::FdWriter& out, LeakReport& report, const char* how);
 
+// The report destination: log_file (%p expanded) or stderr (2). The caller closes it
+// unless it is 2.
+int open_log_fd();
+
 }  // namespace memtrack::rt

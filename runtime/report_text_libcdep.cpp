@@ -6,6 +6,7 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/elf_symbols.h"
+#include "runtime/live.h"
 #include "runtime/misuse.h"
 #include "runtime/runtime.h"
 
@@ -325,6 +326,47 @@ void write_text_report(core::FdWriter& out, LeakReport& report, const char* how)
     line.str(" of allocator misuse (see ERROR above)");
     emit(out, line);
   }
+}
+
+void write_live_text(const LiveReport& live) {
+  int fd = open_log_fd();
+  {
+    core::FdWriter out(fd);
+    core::FixedText<512> line;
+    uint64_t blocks = 0;
+    uint64_t bytes = 0;
+    for (const LiveSite& site : live.sites) {
+      blocks += site.old_blocks;
+      bytes += site.old_bytes;
+    }
+    line_start(line);
+    line.str("live report #").u64(live.sequence).str(" after ").u64(live.uptime_ms / 1000);
+    line.chr('.').u64(live.uptime_ms % 1000 / 100).str(" s: ").grouped(bytes).str(" bytes in ");
+    line.grouped(blocks).chr(' ').plural(blocks, "block").str(" older than ");
+    line.u64(live.expire_ms).str(" ms (").grouped(live.live_bytes).str(" bytes live)");
+    emit(out, line);
+    int shown = 0;
+    for (const LiveSite& site : live.sites) {
+      if (site.old_blocks == 0) continue;
+      if ((site.flags & core::result::kLiveSiteRuntimeInternal) != 0 &&
+          !g_flags.show_runtime_internal) {
+        continue;
+      }
+      if (g_flags.max_groups > 0 && shown == g_flags.max_groups) break;
+      ++shown;
+      line_start(line);
+      line.grouped(site.old_bytes).str(" bytes in ").grouped(site.old_blocks).chr(' ');
+      line.plural(site.old_blocks, "block").str(" older than ").u64(live.expire_ms);
+      line.str(" ms");
+      if (site.freed_after_report > 0) {
+        line.str(" (").grouped(site.freed_after_report).str(" reported before were freed)");
+      }
+      line.str(", allocated at:");
+      emit(out, line);
+      write_frames(out, g_stacks.get(site.stack_id));
+    }
+  }
+  if (fd != 2) core::sys::close_fd(fd);
 }
 
 }  // namespace memtrack::rt

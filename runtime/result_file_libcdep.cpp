@@ -19,13 +19,15 @@ namespace {
 
 namespace result = core::result;
 
-void write_process(core::ResultWriter& w) {
+// `running`: a live report or snapshot of a process that has not ended.
+void write_process(core::ResultWriter& w, bool running) {
   size_t command_size = 0;
   const char* command = command_line(&command_size);
   const char* exe = executable_path();
   size_t exe_size = core::string_length(exe);
   w.begin_section(result::Section::kProcess, 4 * 6 + command_size + exe_size);
   ExitRecord exit = exit_record();
+  if (running) exit = ExitRecord{result::ExitHow::kRunning, 0};
   w.put_u32(static_cast<uint32_t>(core::sys::current_pid()));
   w.put_u32(static_cast<uint32_t>(getppid()));
   w.put_u32(static_cast<uint32_t>(exit.how));
@@ -171,22 +173,15 @@ void fail(const char* what, const char* path) {
   diag(message.data());
 }
 
-}  // namespace
-
-bool write_result_file(const char* result_dir, LeakReport& report) {
-  core::MmapArray<ModuleRecord> modules;
-  if (!collect_modules(modules)) diag("warning: module map incomplete (out of memory)");
+// Writes <dir>/<name> through a temporary file and rename; `write_sections` writes
+// everything between the header and the end section.
+template <typename WriteSections>
+bool write_file(const char* dir, const core::TextBuffer& name, WriteSections&& write_sections) {
   int pid = core::sys::current_pid();
-  core::FixedText<core::kMaxFlagStringLength + 64> temp;
-  core::FixedText<core::kMaxFlagStringLength + 64> final_path;
-  temp.str(result_dir).str("/.memtrack.").i64(pid).str(".tmp");
-  final_path.str(result_dir).str("/memtrack.").i64(pid).str(".mtr");
-  core::MmapArray<ErrorEntry> errors;
-  core::MmapArray<uint32_t> stack_ids;
-  if (!copy_errors(errors) || !collect_stack_ids(report, errors, stack_ids)) {
-    diag("error: cannot map memory for the result file; no report for this process");
-    return false;
-  }
+  core::FixedText<core::kMaxFlagStringLength + 96> temp;
+  core::FixedText<core::kMaxFlagStringLength + 96> final_path;
+  temp.str(dir).str("/.memtrack.").i64(pid).str(".").i64(core::sys::current_tid()).str(".tmp");
+  final_path.str(dir).chr('/').str(name.data());
   int fd = open(temp.data(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     fail("create", temp.data());
@@ -196,13 +191,7 @@ bool write_result_file(const char* result_dir, LeakReport& report) {
   {
     core::ResultWriter w(fd);
     w.write_header();
-    write_process(w);
-    write_stats(w);
-    write_modules(w, modules);
-    write_stacks(w, stack_ids);
-    write_leaks(w, report);
-    write_indirect(w, report);
-    if (errors.size() > 0) write_errors(w, errors);
+    write_sections(w);
     ok = w.finish();
   }
   ok = close(fd) == 0 && ok;
@@ -212,6 +201,84 @@ bool write_result_file(const char* result_dir, LeakReport& report) {
     return false;
   }
   return true;
+}
+
+bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport& report,
+                       bool running) {
+  core::MmapArray<ModuleRecord> modules;
+  if (!collect_modules(modules)) diag("warning: module map incomplete (out of memory)");
+  core::MmapArray<ErrorEntry> errors;
+  core::MmapArray<uint32_t> stack_ids;
+  if (!copy_errors(errors) || !collect_stack_ids(report, errors, stack_ids)) {
+    diag("error: cannot map memory for the result file; no report for this process");
+    return false;
+  }
+  return write_file(dir, name, [&](core::ResultWriter& w) {
+    write_process(w, running);
+    write_stats(w);
+    write_modules(w, modules);
+    write_stacks(w, stack_ids);
+    write_leaks(w, report);
+    write_indirect(w, report);
+    if (errors.size() > 0) write_errors(w, errors);
+  });
+}
+
+void write_live(core::ResultWriter& w, const LiveReport& live) {
+  w.begin_section(result::Section::kLive,
+                  result::kLiveHeaderSize + uint64_t{result::kLiveSiteSize} * live.sites.size());
+  w.put_u32(live.sequence);
+  w.put_u32(0);
+  w.put_u64(live.uptime_ms);
+  w.put_u64(live.expire_ms);
+  w.put_u64(live.interval_ms);
+  w.put_u64(live.live_blocks);
+  w.put_u64(live.live_bytes);
+  w.put_u32(static_cast<uint32_t>(live.sites.size()));
+  w.put_u32(0);
+  for (const LiveSite& site : live.sites) {
+    w.put_u32(site.stack_id);
+    w.put_u32(site.flags);
+    w.put_u64(site.old_blocks);
+    w.put_u64(site.old_bytes);
+    w.put_u64(site.freed_after_report);
+  }
+}
+
+}  // namespace
+
+bool write_result_file(const char* result_dir, LeakReport& report) {
+  core::FixedText<64> name;
+  name.str("memtrack.").i64(core::sys::current_pid()).str(".mtr");
+  return write_report_file(result_dir, name, report, false);
+}
+
+bool write_snapshot_file(const char* dir, LeakReport& report, uint32_t request) {
+  core::FixedText<64> name;
+  name.str("snapshot.").i64(core::sys::current_pid()).chr('.').u64(request).str(".mtr");
+  return write_report_file(dir, name, report, true);
+}
+
+bool write_live_file(const char* result_dir, const LiveReport& live) {
+  core::MmapArray<ModuleRecord> modules;
+  core::MmapArray<uint32_t> stack_ids;
+  bool ok = collect_modules(modules);
+  for (size_t i = 0; ok && i < live.sites.size(); ++i) {
+    ok = stack_ids.try_push_back(live.sites[i].stack_id);
+  }
+  if (!ok) {
+    diag("warning: cannot map memory for a live report; skipped");
+    return false;
+  }
+  core::FixedText<64> name;
+  name.str("live.").i64(core::sys::current_pid()).chr('.').u64(live.sequence).str(".mtr");
+  return write_file(result_dir, name, [&](core::ResultWriter& w) {
+    write_process(w, true);
+    write_stats(w);
+    write_modules(w, modules);
+    write_stacks(w, stack_ids);
+    write_live(w, live);
+  });
 }
 
 }  // namespace memtrack::rt

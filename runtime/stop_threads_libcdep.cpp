@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "core/sys_linux.h"
+#include "runtime/live.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -66,6 +67,8 @@ size_t list_threads(StoppedThread* out, size_t max, int self) {
   int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return 0;
   size_t count = 0;
+  // memtrack's own thread holds none of the program's pointers and never leaves the runtime.
+  int runtime_thread = g_runtime_thread_tid.load(std::memory_order_acquire);
   alignas(8) char buffer[4096];
   for (;;) {
     long n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
@@ -77,7 +80,7 @@ size_t list_threads(StoppedThread* out, size_t max, int self) {
       const char* name = entry->d_name;
       if (*name < '0' || *name > '9') continue;
       for (; *name >= '0' && *name <= '9'; ++name) tid = tid * 10 + (*name - '0');
-      if (tid == self || count == max) continue;
+      if (tid == self || tid == runtime_thread || count == max) continue;
       out[count] = StoppedThread{};
       out[count].tid = tid;
       ++count;

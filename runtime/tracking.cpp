@@ -1,6 +1,7 @@
 // Recording of allocations and frees: stack capture, stack depot, allocation table, counters.
 // Runtime-safe: no malloc; the unwinder runs with no runtime lock held.
 #include "core/sys_linux.h"
+#include "runtime/live.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -24,6 +25,7 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   rec.stack_id = stack_id;
   rec.family = family;
   rec.aligned = aligned ? 1 : 0;
+  rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
   if (g_allocs.try_insert(rec)) {
     note_live_bytes(static_cast<int64_t>(size));
   } else {
@@ -42,6 +44,7 @@ bool record_free(void* ptr, core::AllocRecord* out) {
   RuntimeScope scope;
   if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out)) return false;
   note_live_bytes(-static_cast<int64_t>(out->size));
+  if (out->reported) note_freed_after_report(out->stack_id);
   return true;
 }
 

@@ -1,0 +1,78 @@
+// Live reports (memtrack run --expire): the allocation sites that hold blocks older than the
+// age threshold while the program runs, with their growth between reports. Built from the
+// runtime's live result files (section 9) by a LiveHistory per run, which remembers what each
+// process's previous reports said. Rendered as text and as one JSON object per report.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/model.h"
+#include "report/suppressions.h"
+
+namespace memtrack::report {
+
+// A site is marked growing when its old bytes rose in each of this many consecutive reports
+// and none of its reported blocks was freed meanwhile.
+inline constexpr int kGrowingReports = 3;
+
+struct LiveSiteReport {
+  std::vector<Frame> stack;  // innermost first
+  uint64_t old_blocks = 0;   // blocks older than the threshold now
+  uint64_t old_bytes = 0;
+  int64_t growth_blocks = 0;  // since the previous report of this process
+  int64_t growth_bytes = 0;
+  uint64_t freed_since_last = 0;  // counted by an earlier report, freed since the last one
+  bool first_report = false;      // not in the previous report
+  bool growing = false;
+};
+
+struct LiveReport {
+  uint32_t pid = 0;
+  std::vector<std::string> command;
+  uint32_t sequence = 0;
+  uint64_t uptime_ms = 0;
+  uint64_t expire_ms = 0;
+  uint64_t interval_ms = 0;
+  uint64_t live_blocks = 0;  // every live block, old or not
+  uint64_t live_bytes = 0;
+  uint64_t old_blocks = 0;  // over the shown sites
+  uint64_t old_bytes = 0;
+  uint64_t freed_since_last = 0;      // over all sites
+  std::vector<LiveSiteReport> sites;  // with old blocks, by old bytes, largest first
+};
+
+using SymbolizeFn = std::function<const std::vector<Frame>&(uint64_t address, bool is_return)>;
+
+// Not thread safe.
+class LiveHistory {
+ public:
+  // Builds the report of one live result file (file.live must be set). Sites kept by the C
+  // and C++ runtimes themselves and suppressed sites are left out.
+  LiveReport add(const ResultFile& file, const SymbolizeFn& symbolize,
+                 const Suppressions& suppressions);
+
+ private:
+  struct SiteHistory {
+    uint64_t old_blocks = 0;
+    uint64_t old_bytes = 0;
+    uint64_t freed_after_report = 0;  // the running total at the previous report
+    int rising = 0;                   // consecutive reports with more old bytes, none freed
+    uint32_t last_sequence = 0;
+  };
+  std::map<uint32_t, std::map<uint32_t, SiteHistory>> processes_;  // pid -> stack id -> ...
+};
+
+// ==PID== lines, as the exit report's.
+void render_live_text(const LiveReport& report, std::ostream& out, bool color);
+
+// One object, for JSON Lines (docs/json-schema.md, "Live reports").
+nlohmann::ordered_json live_to_json(const LiveReport& report, const std::string& version);
+
+}  // namespace memtrack::report
