@@ -699,7 +699,7 @@ def write_doc(path, block):
     text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
     begin, end = text.find(BEGIN_MARK), text.find(END_MARK)
     if begin != -1 and end > begin:
-        text = text[:begin] + block + text[end + len(END_MARK):].lstrip("\n")
+        text = text[:begin] + block.rstrip("\n") + text[end + len(END_MARK):]
     else:
         text = text.rstrip("\n") + "\n\n" + block
     with open(path, "w", encoding="utf-8") as f:
@@ -748,6 +748,8 @@ def parse_args():
     parser.add_argument("--doc", default=os.path.join(SOURCE_DIR, "docs", "performance.md"),
                         help="markdown file to update between the markers")
     parser.add_argument("--no-doc", action="store_true", help="only print the table")
+    parser.add_argument("--json", help="where to keep every run's numbers "
+                                       "(default: BUILD/bench/compare-results.json)")
     args = parser.parse_args()
     if args.quick:
         args.runs = 1
@@ -780,10 +782,11 @@ def main():
     facts["load_end"] = "%.2f %.2f %.2f" % os.getloadavg()
     block = render(ctx, results, tools, facts, args, time.monotonic() - started)
     print(block, end="")
-    save_json(os.path.join(build, "bench", "compare-results.json"), ctx, results, facts, args.runs)
+    save_json(args.json or os.path.join(build, "bench", "compare-results.json"), ctx, results,
+              facts, args.runs)
     if not args.quick and not args.no_doc:
         write_doc(args.doc, block)
-        print(f"compare: wrote {os.path.relpath(args.doc)}", file=sys.stderr)
+        print(f"compare: wrote {args.doc}", file=sys.stderr)
 
 
 if __name__ == "__main__":
