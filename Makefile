@@ -1,6 +1,6 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install the Debian
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
-.PHONY: all deps build demo test test-asan build-asan bench format clean
+.PHONY: all deps bench-deps build demo test test-asan build-asan bench compare format clean
 
 all: build
 
@@ -31,6 +31,17 @@ test-asan: build-asan
 bench: build
 	bench/run_overhead.sh build/release 5
 	build/release/core/memtrack_core_bench --benchmark_min_time=0.2
+
+# memtrack next to valgrind memcheck, heaptrack and LeakSanitizer on whole programs: installs the
+# tools, builds what the comparison runs, and writes the table into docs/performance.md (median
+# of 5 alternating runs; see there for the duration). Extra options: COMPARE_ARGS="--only sort".
+compare: bench-deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release --target memtrack memtrack_rt memtrack_workloads
+	bench/compare.py --build build/release --runs 5 $(COMPARE_ARGS)
+
+bench-deps:
+	@scripts/install-bench-deps.sh
 
 format:
 	git ls-files '*.h' '*.cpp' '*.c' | xargs clang-format -i

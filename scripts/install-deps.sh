@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs, idempotently, every Debian 12 package that memtrack's build and tests need.
+# Installs, idempotently, every Debian 12 package that memtrack's build and tests need (or,
+# given package names as arguments, those instead: scripts/install-bench-deps.sh does that).
 # Packages already present are not touched, so a second run costs only a dpkg query.
 set -euo pipefail
 
@@ -13,6 +14,10 @@ packages=(
   coreutils procps    # real-program tests: ls, sort
   valgrind            # the oracle for leak classification (tests/memcheck)
 )
+
+if [[ $# -gt 0 ]]; then
+  packages=("$@")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
