@@ -70,10 +70,15 @@ int top_command(const Config& config) {
   if (!once) {
     return top::run_tui(sampler, {t.delay_seconds, t.growth_samples, ticks_per_second, t.view});
   }
+  // Each thread costs a file read: read them only for the processes that will be printed.
+  top::Sampler::WantThreads want_threads;
+  if (t.json || t.view.threads) {
+    want_threads = [&t](const top::ProcessRow& row) { return top::is_selected(row, t.view); };
+  }
   top::Snapshot snapshot;
   for (int i = 0; i < t.samples; ++i) {
     if (i > 0) std::this_thread::sleep_for(std::chrono::duration<double>(t.delay_seconds));
-    snapshot = sampler.sample(t.json || t.view.threads);
+    snapshot = sampler.sample(want_threads);
   }
   std::vector<top::ViewRow> rows = top::arrange(snapshot, t.view);
   write_stdout(t.json ? top::format_json(rows, ticks_per_second)

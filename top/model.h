@@ -50,8 +50,8 @@ struct ProcessRow {
 
 // One refresh: every process that could be read, in /proc order.
 struct Snapshot {
-  double seconds = 0;  // since the sampler's first sample
-  bool with_threads = false;
+  double seconds = 0;         // since the sampler's first sample
+  bool with_threads = false;  // threads were read (for the processes that were wanted)
   std::vector<ProcessRow> processes;
 };
 

@@ -82,10 +82,7 @@ std::optional<ProcessInfo> ProcReader::read_process(uint32_t pid, bool with_thre
       info.cmdline = parse_cmdline(buffer_);
     }
   }
-  if (with_threads && !read_threads(&info)) {
-    ++vanished_;
-    return std::nullopt;
-  }
+  if (with_threads && !read_threads(&info)) return std::nullopt;
   return info;
 }
 
@@ -113,7 +110,10 @@ bool ProcReader::read_threads(ProcessInfo* info) {
     return true;
   }
   ReadStatus status = files_.list_numeric(path(info->pid, "task"), &tids_);
-  if (status == ReadStatus::kMissing) return false;
+  if (status == ReadStatus::kMissing) {
+    ++vanished_;
+    return false;
+  }
   info->threads.reserve(tids_.size());
   for (uint32_t tid : tids_) {
     path(info->pid, "task/");

@@ -27,13 +27,16 @@ class ProcReader {
   // smaps_rollup) is nullopt in the result. Threads are read only when with_threads.
   std::optional<ProcessInfo> read_process(uint32_t pid, bool with_threads);
 
+  // Reads the threads of a process that read_process returned without them, into
+  // info->threads (in tid order). False when the process is gone.
+  bool read_threads(ProcessInfo* info);
+
   // How many processes read_process skipped since construction, and why.
   uint64_t vanished() const { return vanished_; }
   uint64_t malformed() const { return malformed_; }
 
  private:
   void read_memory(ProcessInfo* info);
-  bool read_threads(ProcessInfo* info);  // false: the process is gone
   const std::string& path(uint32_t pid, const char* file);
 
   ProcFiles& files_;

@@ -20,21 +20,22 @@ Sampler::Sampler(ProcReader& reader, UserNames& users, SamplerOptions options, C
       options_(options),
       clock_(clock ? std::move(clock) : Clock(monotonic_seconds)) {}
 
-Snapshot Sampler::sample(bool with_threads) {
+Snapshot Sampler::sample(const WantThreads& want_threads) {
   double now = clock_();
   if (start_ < 0) start_ = now;
   ++sample_number_;
   Snapshot snapshot;
   snapshot.seconds = now - start_;
-  snapshot.with_threads = with_threads;
+  snapshot.with_threads = want_threads != nullptr;
   std::vector<uint32_t> pids = reader_.list_pids();
   snapshot.processes.reserve(pids.size());
   for (uint32_t pid : pids) {
-    std::optional<ProcessInfo> info = reader_.read_process(pid, with_threads);
+    std::optional<ProcessInfo> info = reader_.read_process(pid, false);
     if (!info) continue;
     ProcessRow row;
     row.info = std::move(*info);
     row.user = row.info.uid ? users_.name(*row.info.uid) : "?";
+    if (want_threads && want_threads(row) && !reader_.read_threads(&row.info)) continue;
     account(&row, now);
     snapshot.processes.push_back(std::move(row));
   }

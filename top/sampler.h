@@ -27,10 +27,14 @@ class Sampler {
   // `reader` and `users` must outlive the sampler. clock null: CLOCK_MONOTONIC.
   Sampler(ProcReader& reader, UserNames& users, SamplerOptions options, Clock clock = nullptr);
 
-  // Reads every process now (and their threads when with_threads), updates the history
-  // (forgetting processes that are gone) and returns the snapshot in /proc order.
-  // Throws memtrack::Error when the proc root cannot be listed.
-  Snapshot sample(bool with_threads);
+  // Which processes' threads to read: each thread costs a file read, so only those that
+  // will be shown. Called with the process already read (user name included).
+  using WantThreads = std::function<bool(const ProcessRow&)>;
+
+  // Reads every process now (and the threads of those `want_threads` accepts; none when it
+  // is null), updates the history (forgetting processes that are gone) and returns the
+  // snapshot in /proc order. Throws memtrack::Error when the proc root cannot be listed.
+  Snapshot sample(const WantThreads& want_threads);
 
  private:
   struct History {

@@ -34,7 +34,7 @@ class SamplerTest : public ::testing::Test {
   }
   Snapshot sample() {
     now_ += 10;  // seconds
-    return sampler_.sample(false);
+    return sampler_.sample(nullptr);
   }
 
   TempTree tree_;
@@ -110,6 +110,26 @@ TEST_F(SamplerTest, ProcessesThatGoAwayAreForgotten) {
 TEST_F(SamplerTest, UnknownUserIsTheNumber) {
   set_process(10, 1000, 1000, 4242);
   EXPECT_EQ(sample().processes[0].user, "4242");
+}
+
+TEST_F(SamplerTest, ThreadsOnlyOfTheWantedProcesses) {
+  for (uint32_t pid : {10, 20}) {
+    std::string dir = std::to_string(pid);
+    set_process(pid, 1000);
+    tree_.write(dir + "/stat", stat_line(pid, "p", 'S', 1, 0, 0, 0, 2));
+    tree_.write(dir + "/task/" + dir + "/stat", stat_line(pid, "p"));
+    tree_.write(dir + "/task/" + std::to_string(pid + 1) + "/stat", stat_line(pid + 1, "q"));
+  }
+  Snapshot s = sampler_.sample([](const ProcessRow& row) { return row.info.pid == 20; });
+  EXPECT_TRUE(s.with_threads);
+  ASSERT_TRUE(find(s, 10) && find(s, 20));
+  EXPECT_TRUE(find(s, 10)->info.threads.empty());
+  ASSERT_EQ(find(s, 20)->info.threads.size(), 2u);
+  EXPECT_EQ(find(s, 20)->info.threads[1].name, "q");
+  tree_.remove("20/task");  // gone between its stat and its threads: left out
+  s = sampler_.sample([](const ProcessRow&) { return true; });
+  EXPECT_EQ(s.processes.size(), 1u);
+  EXPECT_FALSE(sampler_.sample(nullptr).with_threads);
 }
 
 TEST(UserNames, RootHasAName) {

@@ -133,7 +133,7 @@ class View {
     while (!quit_ && g_signal == 0) {
       double now = now_seconds();
       if ((!paused_ && now >= next_sample) || resample_) {
-        snapshot_ = sampler_.sample(o_.view.threads);
+        snapshot_ = sample();
         resample_ = false;
         next_sample = now + o_.delay_seconds;
       }
@@ -147,6 +147,14 @@ class View {
   }
 
  private:
+  // Threads are read only while they are shown, and only for the processes that pass the
+  // filters: on a big machine they are most of the cost of a refresh (docs/performance.md).
+  Snapshot sample() {
+    if (!o_.view.threads) return sampler_.sample(nullptr);
+    const ViewOptions& view = o_.view;
+    return sampler_.sample([&view](const ProcessRow& row) { return is_selected(row, view); });
+  }
+
   void draw() {
     rows_ = arrange(snapshot_, o_.view);
     erase();
@@ -305,9 +313,11 @@ class View {
   void handle_filter_key(int key) {
     if (key == '\n' || key == '\r' || key == KEY_ENTER) {
       editing_ = false;
-    } else if (key == 27) {  // Esc
+      resample_ = o_.view.threads;  // threads of the newly selected processes
+    } else if (key == 27) {         // Esc
       editing_ = false;
       o_.view.filter.clear();
+      resample_ = o_.view.threads;
     } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
       if (!o_.view.filter.empty()) o_.view.filter.pop_back();
     } else if (key >= 32 && key < 256 && key != 127) {
