@@ -154,6 +154,25 @@ void BM_TopRefreshJson(benchmark::State& state) {
 }
 BENCHMARK(BM_TopRefreshJson)->Unit(benchmark::kMillisecond);
 
+// The floor under the thread part of a refresh: open, read and close each of the 10,000
+// task/TID/stat files with nothing else (no listing, no parsing).
+void BM_OpenReadCloseThreadFiles(benchmark::State& state) {
+  ProcFiles files(tree().root());
+  std::vector<std::string> paths;
+  for (int i = 0; i < kProcesses; ++i) {
+    int pid = 1000 + i * 16;
+    for (int t = 0; t < kThreadsPerProcess; ++t) {
+      paths.push_back(fmt::format("{}/task/{}/stat", pid, pid + t));
+    }
+  }
+  std::string buffer;
+  for (auto _ : state) {
+    for (const std::string& path : paths) benchmark::DoNotOptimize(files.read(path, &buffer));
+  }
+  state.counters["files"] = static_cast<double>(paths.size());
+}
+BENCHMARK(BM_OpenReadCloseThreadFiles)->Unit(benchmark::kMillisecond);
+
 void BM_TopRefreshRealProc(benchmark::State& state) {
   refresh(state, "/proc", state.range(0) != 0, false);
 }
