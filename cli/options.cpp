@@ -295,7 +295,8 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   top->footer(
       "Keys: < > sort column, N M G sort by pid, RSS, growth, r reverse, / filter, t threads,\n"
       "T tree, p pause, q quit, ? help. '-': not readable (another user's process).\n"
-      "Exit status: 0; 125 when memtrack fails (bad option, unreadable DIR, no terminal).");
+      "Exit status: 0 (128+N when ended by signal N); 125 when memtrack fails (bad option,\n"
+      "unreadable DIR, no terminal for the live view).");
 
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);
