@@ -7,5 +7,6 @@ namespace memtrack::cli {
 
 int run_command(const Config& config);     // memtrack run
 int report_command(const Config& config);  // memtrack report
+int top_command(const Config& config);     // memtrack top (top_command.cpp)
 
 }  // namespace memtrack::cli

@@ -11,7 +11,14 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   if (!parse_command_line(argc, argv, &config, &exit_code)) return exit_code;
   try {
-    return config.command == kRun ? run_command(config) : report_command(config);
+    switch (config.command) {
+      case kRun:
+        return run_command(config);
+      case kReport:
+        return report_command(config);
+      case kTop:
+        return top_command(config);
+    }
   } catch (const LaunchError& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";
     return e.exit_code();

@@ -50,10 +50,36 @@ report::LeakKinds parse_leak_kinds(const std::string& name, const std::string& v
   return kinds->with(report::LeakKind::kUnclassified);
 }
 
+// memtrack top -d: seconds, fractions allowed.
+double parse_seconds(const std::string& name, const std::string& value) {
+  size_t used = 0;
+  double seconds = 0;
+  try {
+    seconds = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || value.empty() || !(seconds >= 0.01 && seconds <= 86400)) {
+    throw Error(name + " expects seconds from 0.01 to 86400 (e.g. 0.5), not '" + value + "'");
+  }
+  return seconds;
+}
+
+// memtrack top --pid: one pid or a comma-separated list, appended to *pids.
+void parse_pids(const std::string& value, std::vector<uint32_t>* pids) {
+  size_t start = 0;
+  do {
+    size_t comma = value.find(',', start);
+    std::string pid = value.substr(start, comma == std::string::npos ? comma : comma - start);
+    pids->push_back(static_cast<uint32_t>(parse_int("--pid", pid, 1, 1 << 30)));
+    start = comma == std::string::npos ? comma : comma + 1;
+  } while (start != std::string::npos);
+}
+
 struct OptionSpec {
   const char* name;
-  const char* metavar;
-  const char* help;
+  const char* metavar;  // nullptr: a flag, which takes no value
+  std::string help;
   unsigned commands;
   bool repeatable;  // every occurrence applies; otherwise the last one wins
   std::function<void(Config&, const std::string&)> apply;  // called once per occurrence
@@ -138,6 +164,64 @@ const std::vector<OptionSpec>& option_table() {
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
        "temporary directory, removed afterwards.",
        kRun, false, [](Config& c, const std::string& v) { c.keep_results = v; }},
+      // memtrack top
+      {"-d,--delay", "SECONDS", "Refresh every SECONDS (fractions allowed). Default: 1.", kTop,
+       false,
+       [](Config& c, const std::string& v) { c.top.delay_seconds = parse_seconds("-d", v); }},
+      {"--once", nullptr,
+       "Print the table once to stdout and exit, without escape codes; commands are cut to "
+       "the terminal's width (or $COLUMNS), and not at all when stdout is not a terminal.",
+       kTop, false, [](Config& c, const std::string&) { c.top.once = true; }},
+      {"--json", nullptr,
+       "Print the processes, each with its threads, once to stdout as JSON and exit.", kTop, false,
+       [](Config& c, const std::string&) { c.top.json = true; }},
+      {"--samples", "N",
+       "With --once or --json: take N samples SECONDS apart and print the last, so growth "
+       "covers (N-1) x SECONDS. Default: 1.",
+       kTop, false,
+       [](Config& c, const std::string& v) { c.top.samples = parse_int("--samples", v, 1, 1000); }},
+      {"--pid", "PID",
+       "Show only process PID; may be given several times or as a comma-separated list.", kTop,
+       true, [](Config& c, const std::string& v) { parse_pids(v, &c.top.view.pids); }},
+      {"--user", "USER",
+       "Show only the processes of USER (a name or a uid); may be given several times.", kTop, true,
+       [](Config& c, const std::string& v) { c.top.view.users.push_back(v); }},
+      {"--filter", "TEXT",
+       "Show only processes whose command, name or user contains TEXT (ignoring case) or "
+       "whose pid is TEXT, as the '/' key does. Default: none.",
+       kTop, false, [](Config& c, const std::string& v) { c.top.view.filter = v; }},
+      {"--sort", "COLUMN",
+       "Sort by COLUMN: " + top::sort_column_list() +
+           "; numbers largest first, text A to Z. Default: rss.",
+       kTop, false,
+       [](Config& c, const std::string& v) {
+         std::optional<top::SortColumn> column = top::try_parse_sort_column(v);
+         if (!column) {
+           throw Error("--sort expects one of " + top::sort_column_list() + ", not '" + v + "'");
+         }
+         c.top.view.sort = *column;
+       }},
+      {"--reverse", nullptr, "Reverse the sort order.", kTop, false,
+       [](Config& c, const std::string&) { c.top.view.reverse = true; }},
+      {"--limit", "N", "Show at most N processes (the first after sorting). Default: all.", kTop,
+       false,
+       [](Config& c, const std::string& v) {
+         c.top.view.limit = static_cast<size_t>(parse_int("--limit", v, 1, 1 << 30));
+       }},
+      {"--threads", nullptr,
+       "Show each process's threads under it (TID, TGID, state, CPU time, name), as 't' does.",
+       kTop, false, [](Config& c, const std::string&) { c.top.view.threads = true; }},
+      {"--tree", nullptr, "Show processes under their parent, as 'T' does.", kTop, false,
+       [](Config& c, const std::string&) { c.top.view.tree = true; }},
+      {"--growth-samples", "N",
+       "Mark a process as growing (^ in column G) when its RSS grew in each of its last N "
+       "samples (1-1000). Default: 5.",
+       kTop, false,
+       [](Config& c, const std::string& v) {
+         c.top.growth_samples = parse_int("--growth-samples", v, 1, 1000);
+       }},
+      {"--proc-root", "DIR", "Read the processes from DIR instead of /proc. Default: /proc.", kTop,
+       false, [](Config& c, const std::string& v) { c.top.proc_root = v; }},
   };
   return table;
 }
@@ -146,6 +230,11 @@ void add_options(CLI::App& app, Config& config, Command command) {
   for (const OptionSpec& spec : option_table()) {
     if ((spec.commands & command) == 0) continue;
     CLI::Option* option = nullptr;
+    if (spec.metavar == nullptr) {
+      app.add_flag_function(
+          spec.name, [&config, &spec](std::int64_t) { spec.apply(config, ""); }, spec.help);
+      continue;
+    }
     if (spec.repeatable) {
       option = app.add_option_function<std::vector<std::string>>(
                       spec.name,
@@ -200,6 +289,14 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   CLI::App* report = app.add_subcommand("report", "Render result files kept by run --keep-results");
   add_options(*report, *config, kReport);
   report->add_option("FILE", config->files, "Result files (memtrack.PID.mtr)")->required();
+  CLI::App* top = app.add_subcommand(
+      "top", "Show the memory of every process and thread: live, or once for scripts");
+  add_options(*top, *config, kTop);
+  top->footer(
+      "Keys: < > sort column, N M G sort by pid, RSS, growth, r reverse, / filter, t threads,\n"
+      "T tree, p pause, q quit, ? help. '-': not readable (another user's process).\n"
+      "Exit status: 0 (128+N when ended by signal N); 125 when memtrack fails (bad option,\n"
+      "unreadable DIR, no terminal for the live view).");
 
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);
@@ -243,7 +340,7 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       return false;
     }
   } else {
-    config->command = kReport;
+    config->command = report->parsed() ? kReport : kTop;
   }
   return true;
 }

@@ -6,10 +6,22 @@
 #include <vector>
 
 #include "report/model.h"
+#include "top/view.h"
 
 namespace memtrack::cli {
 
-enum Command : unsigned { kRun = 1, kReport = 2 };
+enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4 };
+
+// memtrack top's options (docs/cli.md).
+struct TopConfig {
+  double delay_seconds = 1.0;
+  bool once = false;       // print the table once
+  bool json = false;       // print JSON once
+  int samples = 1;         // --once/--json: samples taken, delay_seconds apart
+  int growth_samples = 5;  // "growing" after this many increases in a row
+  std::string proc_root = "/proc";
+  top::ViewOptions view;  // sort, filters, limit, threads, tree
+};
 
 struct Config {
   Command command = kRun;
@@ -30,6 +42,7 @@ struct Config {
   std::string keep_results;          // directory; "" = temporary
   std::vector<std::string> program;  // run: PROG ARGS...
   std::vector<std::string> files;    // report: FILE...
+  TopConfig top;                     // top
 };
 
 // Exit codes of memtrack's own failures (see docs/cli.md).

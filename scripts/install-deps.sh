@@ -13,6 +13,8 @@ packages=(
   libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
   coreutils procps    # real-program tests: ls, sort
   valgrind            # the oracle for leak classification (tests/memcheck)
+  libncurses-dev      # memtrack top's full-screen view
+  tmux                # memtrack top's end-to-end test drives it in a tmux pane
 )
 
 if [[ $# -gt 0 ]]; then
