@@ -190,6 +190,11 @@ void set_skipped_code(uintptr_t start, uintptr_t end) {
   g_skip_end = end;
 }
 
+void skipped_code_range(uintptr_t* start, uintptr_t* end) {
+  *start = g_skip_start;
+  *end = g_skip_end;
+}
+
 bool in_skipped_code(uintptr_t pc) {
   return pc >= g_skip_start && pc < g_skip_end;
 }

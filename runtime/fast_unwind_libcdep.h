@@ -11,6 +11,8 @@ namespace memtrack::rt {
 // runtime's own code). Set once before the first unwind; (0, 0) skips nothing.
 void set_skipped_code(uintptr_t start, uintptr_t end);
 bool in_skipped_code(uintptr_t pc);
+// The range set_skipped_code was given.
+void skipped_code_range(uintptr_t* /*out*/ start, uintptr_t* /*out*/ end);
 
 // Captures the caller's stack: up to `max` return addresses, innermost first, and their
 // StackDepot::hash_frames in *hash. Returns -1 when a frame needs the reference unwinder

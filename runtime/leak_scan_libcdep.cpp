@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "core/sys_linux.h"
+#include "runtime/fast_unwind_libcdep.h"
 #include "runtime/proc_maps.h"
 #include "runtime/runtime.h"
 #include "runtime/stop_threads.h"
@@ -187,17 +188,33 @@ void scan_around_mmapped_chunks(ReachabilityScan& scan, const core::MmapArray<Sc
 void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
                 const core::MmapArray<MapRegion>& maps,
                 const core::MmapArray<core::sys::MemoryRange>& own, uintptr_t self_sp) {
-  for (const MapRegion& m : maps) {
-    if (!m.readable || !m.writable || m.special || m.device || m.heap) continue;
-    if (is_runtime_address(m.start)) continue;  // memtrack's own globals
+  uintptr_t self_start = 0;
+  uintptr_t self_end = 0;
+  skipped_code_range(&self_start, &self_end);
+  auto scan_region = [&](const MapRegion& m) {
     if (contains_block_start(blocks, m.start, m.end)) {
       scan_around_mmapped_chunks(scan, blocks, m, own);
-      continue;
+      return;
     }
     uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
     // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
-    if (sp == 0 && is_dead_thread_stack(m)) continue;
+    if (sp == 0 && is_dead_thread_stack(m)) return;
     scan_without_own(scan, sp != 0 ? sp : m.start, m.end, own);
+  };
+  for (const MapRegion& m : maps) {
+    if (!m.readable || !m.writable || m.special || m.device || m.heap) continue;
+    if (m.end <= self_start || m.start >= self_end) {
+      scan_region(m);
+      continue;
+    }
+    // memtrack's own image (its globals) is no root; but the kernel merges its .bss with an
+    // anonymous mapping of the program right after it, and that part is.
+    MapRegion before = m;
+    MapRegion after = m;
+    before.end = self_start;
+    after.start = self_end;
+    if (before.start < before.end) scan_region(before);
+    if (after.start < after.end) scan_region(after);
   }
   for (size_t i = 0; i < g_stopper.count(); ++i) {
     const StoppedThread& t = g_stopper.thread(i);
