@@ -1,7 +1,10 @@
 // memtrack run and memtrack report.
 #include "cli/commands.h"
 
+#include <memory>
+
 #include "cli/launcher.h"
+#include "cli/live_watcher.h"
 #include "cli/pipeline.h"
 #include "cli/result_dir.h"
 
@@ -30,8 +33,19 @@ int run_command(const Config& config) {
   std::string options = "result_dir=" + quoted(dir.path());
   if (config.num_callers > 0) options += ":max_frames=" + std::to_string(config.num_callers);
   if (!config.trace_children) options += ":follow_exec=0";
+  if (config.snapshots) options += ":snapshot_signal=1";
   if (config.halt_on_error) options += ":halt_on_error=1";
+  std::unique_ptr<LiveWatcher> watcher;
+  if (config.expire_ms > 0) {
+    options += ":expire_ms=" + std::to_string(config.expire_ms);
+    if (config.report_interval_ms > 0) {
+      options += ":report_interval_ms=" + std::to_string(config.report_interval_ms);
+    }
+    watcher = std::make_unique<LiveWatcher>(config, dir.path(), suppressions);
+    watcher->start();
+  }
   LaunchResult launched = launch_and_wait(config.program, runtime, options);
+  if (watcher) watcher->stop();
 
   MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};
   bool had_errors = false;

@@ -5,8 +5,9 @@
 
 namespace memtrack::cli {
 
-int run_command(const Config& config);     // memtrack run
-int report_command(const Config& config);  // memtrack report
-int top_command(const Config& config);     // memtrack top (top_command.cpp)
+int run_command(const Config& config);       // memtrack run
+int report_command(const Config& config);    // memtrack report
+int top_command(const Config& config);       // memtrack top (top_command.cpp)
+int snapshot_command(const Config& config);  // memtrack snapshot (snapshot_command.cpp)
 
 }  // namespace memtrack::cli

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
         return report_command(config);
       case kTop:
         return top_command(config);
+      case kSnapshot:
+        return snapshot_command(config);
     }
   } catch (const LaunchError& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";

@@ -65,6 +65,31 @@ double parse_seconds(const std::string& name, const std::string& value) {
   return seconds;
 }
 
+// A duration: a number with an optional unit, ms, s (the default), m or h ("500ms", "30s",
+// "5m", "1.5h"), from 10 ms to 24 days, as whole milliseconds.
+int parse_duration_ms(const std::string& name, const std::string& value) {
+  size_t used = 0;
+  double number = -1;
+  try {
+    number = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = used > 0 ? value.substr(used) : "";
+  double scale = unit == "ms"                ? 1
+                 : unit == "" || unit == "s" ? 1000
+                 : unit == "m"               ? 60000
+                 : unit == "h"               ? 3600000
+                                             : -1;
+  double ms = number * scale;
+  if (used == 0 || scale < 0 || !(ms >= 10 && ms <= 2073600000)) {
+    throw Error(name +
+                " expects a duration from 10ms to 24 days such as 500ms, 30s, 5m or 1h, not '" +
+                value + "'");
+  }
+  return static_cast<int>(ms + 0.5);
+}
+
 // memtrack top --pid: one pid or a comma-separated list, appended to *pids.
 void parse_pids(const std::string& value, std::vector<uint32_t>* pids) {
   size_t start = 0;
@@ -90,17 +115,18 @@ const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
       {"--log-file", "FILE",
        "Write the text report to FILE instead of stderr (%p: pid of the program). "
-       "Default: stderr.",
-       kRun | kReport, false, [](Config& c, const std::string& v) { c.log_file = v; }},
+       "Default: stderr (snapshot: stdout).",
+       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.log_file = v; }},
       {"--json", "FILE", "Also write the report as JSON to FILE ('-' for stdout). Default: none.",
-       kRun | kReport, false, [](Config& c, const std::string& v) { c.json_file = v; }},
+       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.json_file = v; }},
       {"--suppressions", "FILE",
        "Suppress leaks matching FILE's 'leak:PATTERN' lines (LeakSanitizer syntax); may be "
        "given several times.",
-       kRun | kReport, true, [](Config& c, const std::string& v) { c.suppressions.push_back(v); }},
+       kRun | kReport | kSnapshot, true,
+       [](Config& c, const std::string& v) { c.suppressions.push_back(v); }},
       {"--gen-suppressions", "yes|no",
-       "Print a ready suppression entry under each reported leak. Default: no.", kRun | kReport,
-       false,
+       "Print a ready suppression entry under each reported leak. Default: no.",
+       kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          c.gen_suppressions = parse_yes_no("--gen-suppressions", v);
        }},
@@ -108,7 +134,7 @@ const std::vector<OptionSpec>& option_table() {
        "Leak kinds listed in the text and JSON reports: all, none or a comma-separated list "
        "of definite, indirect, possible, reachable (blocks the runtime did not classify are "
        "always listed). Default: definite,indirect,possible.",
-       kRun | kReport, false,
+       kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          c.show_leak_kinds = parse_leak_kinds("--show-leak-kinds", v);
        }},
@@ -116,20 +142,20 @@ const std::vector<OptionSpec>& option_table() {
        "Exit with N (1-255) when unsuppressed leaks of the --errors-for-leak-kinds kinds or "
        "allocator misuse errors (double, invalid or mismatched free, realloc of a freed "
        "pointer) are found. Default: 0 (off: the program's own exit status).",
-       kRun | kReport, false,
+       kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          c.error_exitcode = parse_int("--error-exitcode", v, 0, 255);
        }},
       {"--errors-for-leak-kinds", "LIST",
        "Leak kinds that make --error-exitcode apply, same syntax as --show-leak-kinds "
        "(blocks the runtime did not classify always count). Default: definite,possible.",
-       kRun | kReport, false,
+       kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          c.errors_for_leak_kinds = parse_leak_kinds("--errors-for-leak-kinds", v);
        }},
       {"--color", "auto|always|never",
        "Colour the text report. Default: auto (only on a terminal, never with NO_COLOR set).",
-       kRun | kReport, false,
+       kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          if (v == "auto") {
            c.color = Config::Color::kAuto;
@@ -159,6 +185,30 @@ const std::vector<OptionSpec>& option_table() {
        kRun, false,
        [](Config& c, const std::string& v) {
          c.halt_on_error = parse_yes_no("--halt-on-error", v);
+       }},
+      {"--expire", "DURATION",
+       "Live mode: while the program runs, report every allocation site that holds blocks "
+       "older than DURATION (500ms, 30s, 5m, 1h), with its growth since the previous report. "
+       "Default: off.",
+       kRun, false,
+       [](Config& c, const std::string& v) { c.expire_ms = parse_duration_ms("--expire", v); }},
+      {"--report-interval", "DURATION",
+       "Live mode: time between live reports. Default: the --expire value.", kRun, false,
+       [](Config& c, const std::string& v) {
+         c.report_interval_ms = parse_duration_ms("--report-interval", v);
+       }},
+      {"--live-json", "FILE",
+       "Live mode: also write each live report to FILE as one JSON object per line.", kRun, false,
+       [](Config& c, const std::string& v) { c.live_json = v; }},
+      {"--snapshots", "yes|no",
+       "Let 'memtrack snapshot PID' ask the program for a full report while it runs (one "
+       "sleeping memtrack thread per process). Default: yes.",
+       kRun, false,
+       [](Config& c, const std::string& v) { c.snapshots = parse_yes_no("--snapshots", v); }},
+      {"--timeout", "SECONDS", "How long to wait for the program's report. Default: 30.", kSnapshot,
+       false,
+       [](Config& c, const std::string& v) {
+         c.snapshot_timeout_s = parse_seconds("--timeout", v);
        }},
       {"--keep-results", "DIR",
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
@@ -298,6 +348,22 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "Exit status: 0 (128+N when ended by signal N); 125 when memtrack fails (bad option,\n"
       "unreadable DIR, no terminal for the live view).");
 
+  CLI::App* snapshot = app.add_subcommand(
+      "snapshot", "Ask a program running under memtrack run for a full leak report now");
+  add_options(*snapshot, *config, kSnapshot);
+  snapshot
+      ->add_option_function<std::string>(
+          "PID",
+          [config](const std::string& v) {
+            config->snapshot_pid = static_cast<uint32_t>(parse_int("PID", v, 1, 1 << 30));
+          },
+          "The process (it must run under 'memtrack run', which turns on --snapshots)")
+      ->required();
+  snapshot->footer(
+      "The report (text on stdout, --json as in memtrack run) covers the process as it is: its\n"
+      "leaks are classified like at exit; it keeps running. Exit status: 0, the\n"
+      "--error-exitcode value when leaks were found, 125 when memtrack fails.");
+
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);
   std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
@@ -340,7 +406,7 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       return false;
     }
   } else {
-    config->command = report->parsed() ? kReport : kTop;
+    config->command = report->parsed() ? kReport : snapshot->parsed() ? kSnapshot : kTop;
   }
   return true;
 }

@@ -10,7 +10,7 @@
 
 namespace memtrack::cli {
 
-enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4 };
+enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4, kSnapshot = 8 };
 
 // memtrack top's options (docs/cli.md).
 struct TopConfig {
@@ -43,6 +43,14 @@ struct Config {
   std::vector<std::string> program;  // run: PROG ARGS...
   std::vector<std::string> files;    // report: FILE...
   TopConfig top;                     // top
+  // Live mode (run): reports of allocation sites holding blocks older than expire_ms.
+  int expire_ms = 0;           // 0: off
+  int report_interval_ms = 0;  // 0: expire_ms
+  std::string live_json;       // JSON Lines file; "" = none
+  bool snapshots = true;       // the program answers `memtrack snapshot PID`
+  // snapshot: the target and how long to wait for its report.
+  uint32_t snapshot_pid = 0;
+  double snapshot_timeout_s = 30;
 };
 
 // Exit codes of memtrack's own failures (see docs/cli.md).

@@ -25,16 +25,6 @@
 namespace memtrack::cli {
 namespace {
 
-// Processes of one program (fork children) share their module map; they share a symbolizer
-// so each address is symbolized once.
-std::string module_key(const std::vector<report::RawModule>& modules) {
-  std::string key;
-  for (const report::RawModule& m : modules) {
-    key += m.path + "@" + std::to_string(m.load_bias) + (m.unloaded ? "u;" : ";");
-  }
-  return key;
-}
-
 // The main process left no result file: killed by a signal, or it exec'd a program that
 // memtrack does not follow.
 report::ProcessReport missing_main_report(const MainProcess& main) {
@@ -65,6 +55,21 @@ void merge_exit(const report::ExitInfo& waited, report::ExitInfo& recorded) {
   if (!same_status) recorded = waited;
 }
 
+}  // namespace
+
+std::string expand_pid(const std::string& pattern, uint32_t pid) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'p') {
+      out += std::to_string(pid);
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
 bool use_color(const Config& config) {
   switch (config.color) {
     case Config::Color::kAlways:
@@ -81,20 +86,15 @@ bool use_color(const Config& config) {
          (term == nullptr || std::string(term) != "dumb");
 }
 
-std::string expand_pid(const std::string& pattern, uint32_t pid) {
-  std::string out;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'p') {
-      out += std::to_string(pid);
-      ++i;
-    } else {
-      out += pattern[i];
-    }
+// Processes of one program (fork children) share their module map; they share a symbolizer
+// so each address is symbolized once.
+std::string module_key(const std::vector<report::RawModule>& modules) {
+  std::string key;
+  for (const report::RawModule& m : modules) {
+    key += m.path + "@" + std::to_string(m.load_bias) + (m.unloaded ? "u;" : ";");
   }
-  return out;
+  return key;
 }
-
-}  // namespace
 
 report::Suppressions load_suppressions(const Config& config) {
   report::Suppressions all;
@@ -139,19 +139,21 @@ report::Report build_report(const std::vector<std::string>& result_files,
   return report;
 }
 
-void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid) {
+void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
+                   bool text_to_stdout) {
   report::TextOptions text_options;
-  text_options.color = use_color(config);
+  // On stdout (snapshot) colour only when asked: its output is usually piped or saved.
+  text_options.color = text_to_stdout ? config.color == Config::Color::kAlways : use_color(config);
   text_options.gen_suppressions = config.gen_suppressions;
   text_options.version = MEMTRACK_VERSION;
   text_options.show_kinds = config.show_leak_kinds;
   report::JsonOptions json_options;
   json_options.show_kinds = config.show_leak_kinds;
   if (config.log_file.empty()) {
-    report::render_text(report, std::cerr, text_options);
+    report::render_text(report, text_to_stdout ? std::cout : std::cerr, text_options);
   } else {
     std::string path = expand_pid(config.log_file, main_pid);
-    std::ofstream out(path);
+    std::ofstream out(path, config.expire_ms > 0 ? std::ios::app : std::ios::trunc);
     if (!out) throw Error("cannot write the log file " + path);
     report::render_text(report, out, text_options);
   }

@@ -32,8 +32,20 @@ report::Report build_report(const std::vector<std::string>& result_files,
                             const std::optional<MainProcess>& main, bool* /*out*/ had_errors);
 
 // Writes the text report (stderr or --log-file) and the JSON report (--json).
-// Throws Error if an output file cannot be written.
-void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid);
+// Throws Error if an output file cannot be written. With live reports (--expire) the log
+// file already holds them, and the report is appended. `text_to_stdout`: with no --log-file
+// the text goes to stdout instead of stderr (memtrack snapshot).
+void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
+                   bool text_to_stdout = false);
+
+// Whether the text report is coloured (--color, the terminal, NO_COLOR, TERM).
+bool use_color(const Config& config);
+
+// --log-file's %p expanded.
+std::string expand_pid(const std::string& pattern, uint32_t pid);
+
+// A key for a module map: processes with the same key can share a Symbolizer.
+std::string module_key(const std::vector<report::RawModule>& modules);
 
 // The exit status for `report`: --error-exitcode when an unsuppressed group of one of the
 // --errors-for-leak-kinds kinds exists (whether listed or not) or any process has an

@@ -72,16 +72,29 @@ class AllocTable {
   // Sets the ignored mark of the block at `ptr`. Returns false if `ptr` is unknown.
   bool try_mark_ignored(uintptr_t ptr);
 
-  // Calls fn(const AllocRecord&) for every live record, one shard locked at a time, and
-  // sets the record's reported mark where fn returns true. Same rules as for_each.
+  // Calls fn(const AllocRecord&) for the live records and sets the reported mark where fn
+  // returns true; `fn` follows for_each's rules. For a running program: a shard is locked
+  // for at most kMarkingChunk slots at a time, so allocation calls never wait long, and the
+  // walk is not a snapshot. A record that a concurrent free moves across the walk's position
+  // (backward-shift deletion) can be missed or, at a cluster that wraps around the end,
+  // visited twice; the rest of a shard that grows meanwhile is skipped.
+  static constexpr size_t kMarkingChunk = 256;
   template <typename Fn>
   void for_each_marking_reported(Fn&& fn) {
     for (Shard& shard : shards_) {
-      SpinLockGuard guard(shard.lock);
-      for (size_t i = 0; i < shard.capacity; ++i) {
-        if (shard.slots[i].key == 0) continue;
-        const AllocRecord rec = unpack_locked(shard.slots[i]);
-        if (fn(rec)) shard.slots[i].key |= kReportedBit;
+      const Slot* walked = nullptr;
+      size_t i = 0;
+      for (bool more = true; more;) {
+        SpinLockGuard guard(shard.lock);
+        if (walked != nullptr && walked != shard.slots) break;
+        walked = shard.slots;
+        size_t end = i + kMarkingChunk < shard.capacity ? i + kMarkingChunk : shard.capacity;
+        for (; i < end; ++i) {
+          if (shard.slots[i].key == 0) continue;
+          const AllocRecord rec = unpack_locked(shard.slots[i]);
+          if (fn(rec)) shard.slots[i].key |= kReportedBit;
+        }
+        more = i < shard.capacity;
       }
     }
   }

@@ -73,7 +73,6 @@ ordered_json frame_to_json(const Frame& frame) {
   return out;
 }
 
-
 ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
   ordered_json out = ordered_json::array();
   for (const ErrorReport& error : errors) {

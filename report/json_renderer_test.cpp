@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/live_report.h"
 #include "report/test_fixtures.h"
 
 namespace memtrack::report {
@@ -37,7 +38,8 @@ std::string read_schema_doc() {
   return text.str();
 }
 
-std::map<std::string, FieldSpec> load_documented_fields() {
+// The exit report's table, or with `live` the live reports' one (its paths start with '@').
+std::map<std::string, FieldSpec> load_documented_fields(bool live = false) {
   std::istringstream in(read_schema_doc());
   std::map<std::string, FieldSpec> fields;
   const std::regex row(R"(^\| `([^`]+)` \| ([a-z ]+?)(, optional)? \|)");
@@ -45,7 +47,9 @@ std::map<std::string, FieldSpec> load_documented_fields() {
   while (std::getline(in, line)) {
     std::smatch m;
     if (!std::regex_search(line, m, row)) continue;
-    fields[m[1]] = FieldSpec{m[2], m[3].matched};
+    std::string path = m[1];
+    if ((path[0] == '@') != live) continue;
+    fields[live ? path.substr(1) : path] = FieldSpec{m[2], m[3].matched};
   }
   return fields;
 }
@@ -69,6 +73,7 @@ bool has_type(const ordered_json& v, const std::string& type) {
   if (type == "string") return v.is_string();
   if (type == "boolean") return v.is_boolean();
   if (type == "integer") return v.is_number_unsigned() || (v.is_number_integer() && v >= 0);
+  if (type == "signed integer") return v.is_number_integer();
   if (type == "hex string") {
     return v.is_string() && std::regex_match(v.get<std::string>(), std::regex("0x[0-9a-f]+"));
   }
@@ -160,12 +165,15 @@ Report schema_coverage_report() {
   r.processes.push_back(p);
   p.exit.how = ExitInfo::How::kUnknown;
   r.processes.push_back(p);
+  p.exit.how = ExitInfo::How::kRunning;
+  r.processes.push_back(p);
   return r;
 }
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 68u);
+  EXPECT_EQ(fields.size(), 69u);
+  EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
   EXPECT_FALSE(fields["processes[].errors[].block"].optional);
@@ -188,6 +196,48 @@ TEST(JsonSchemaDoc, OutputMatchesDocumentedFieldsBothWays) {
     EXPECT_EQ(checker.errors(), std::vector<std::string>{});
     EXPECT_EQ(checker.never_seen(), std::vector<std::string>{});
   }
+}
+
+// A live report with a first-time site and a growing one: every documented live field.
+LiveReport sample_live_report() {
+  LiveReport live;
+  live.pid = 4242;
+  live.command = {"./daemon", "5"};
+  live.sequence = 4;
+  live.uptime_ms = 4000;
+  live.expire_ms = live.interval_ms = 1000;
+  live.live_blocks = 90;
+  live.live_bytes = 9000;
+  live.old_blocks = 81;
+  live.old_bytes = 8100;
+  live.freed_since_last = 20;
+  LiveSiteReport site;
+  site.stack = sample_process().leaks[0].stack;
+  site.old_blocks = 61;
+  site.old_bytes = 6100;
+  site.growth_blocks = 20;
+  site.growth_bytes = 2000;
+  site.growing = true;
+  live.sites.push_back(site);
+  site.growth_bytes = -100;
+  site.growth_blocks = -1;
+  site.first_report = true;
+  site.growing = false;
+  site.freed_since_last = 20;
+  live.sites.push_back(site);
+  return live;
+}
+
+TEST(JsonSchemaDoc, LiveReportMatchesDocumentedFieldsBothWays) {
+  std::map<std::string, FieldSpec> fields = load_documented_fields(true);
+  for (const auto& [path, spec] : load_documented_fields()) {  // the frames' fields
+    const std::string frame = "processes[].leaks[].stack[]";
+    if (path.starts_with(frame + ".")) fields["sites[].stack[]" + path.substr(frame.size())] = spec;
+  }
+  SchemaChecker checker(fields);
+  checker.check(live_to_json(sample_live_report(), "0.1.0"));
+  EXPECT_EQ(checker.errors(), std::vector<std::string>{});
+  EXPECT_EQ(checker.never_seen(), std::vector<std::string>{});
 }
 
 TEST(JsonSchemaDoc, CheckerFindsUndocumentedMissingAndMistypedFields) {

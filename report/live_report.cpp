@@ -121,6 +121,8 @@ void render_live_text(const LiveReport& report, std::ostream& out, bool color) {
     std::string change;
     if (site.first_report) {
       change = "first reported";
+    } else if (site.growth_bytes == 0 && site.growth_blocks == 0) {
+      change = "unchanged since the last report";
     } else {
       change = fmt::format("{}, {} since the last report",
                            signed_count(site.growth_bytes, "byte", "bytes"),

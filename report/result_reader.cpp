@@ -466,9 +466,10 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
     }
     pos = payload + size;
   }
-  for (auto required :
-       {result::Section::kProcess, result::Section::kStats, result::Section::kModules,
-        result::Section::kStacks, result::Section::kLeaks}) {
+  // A live report has a live section instead of the leaks section.
+  auto leaks_or_live = file.live ? result::Section::kLive : result::Section::kLeaks;
+  for (auto required : {result::Section::kProcess, result::Section::kStats,
+                        result::Section::kModules, result::Section::kStacks, leaks_or_live}) {
     if (!seen.contains(static_cast<uint32_t>(required))) {
       throw Error(name + ": corrupt result file (" + section_name(static_cast<uint32_t>(required)) +
                   " missing)");

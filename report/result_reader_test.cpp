@@ -54,7 +54,22 @@ struct FileSpec {
   uint32_t extra_error_bytes = 0;   // zero bytes after the records
   bool errors_first = false;        // write it before the stacks section
   bool errors_twice = false;        // write it twice at the end
+  bool with_live_section = false;   // a live report (with_leaks_section false for a real one)
+  uint32_t live_stack = 1;          // the stack its one site refers to
+  uint32_t live_flags = 1;          // that site's flags
 };
+
+void write_live(core::ResultWriter& w, const FileSpec& spec) {
+  w.begin_section(result::Section::kLive, result::kLiveHeaderSize + result::kLiveSiteSize);
+  w.put_u32(3);  // sequence
+  w.put_u32(0);
+  for (uint64_t v : {4000, 1000, 2000, 90, 9000}) w.put_u64(v);
+  w.put_u32(1);
+  w.put_u32(0);
+  w.put_u32(spec.live_stack);
+  w.put_u32(spec.live_flags);
+  for (uint64_t v : {61, 6100, 20}) w.put_u64(v);
+}
 
 void write_errors(core::ResultWriter& w, const FileSpec& spec) {
   w.begin_section(result::Section::kErrors,
@@ -146,6 +161,7 @@ std::vector<uint8_t> make_file(const FileSpec& spec) {
     if (spec.indirect_twice) write_indirect(w, spec.indirect);
     if (spec.with_errors_section && !spec.errors_first) write_errors(w, spec);
     if (spec.errors_twice) write_errors(w, spec);
+    if (spec.with_live_section) write_live(w, spec);
     EXPECT_TRUE(w.finish());
   }
   std::vector<uint8_t> data(static_cast<size_t>(lseek(fd, 0, SEEK_END)));
@@ -505,6 +521,50 @@ TEST(ResultReaderTest, MissingFileIsAnError) {
     EXPECT_EQ(std::string(e.what()),
               "/nonexistent/x.mtr: cannot open result file: No such file or directory");
   }
+}
+
+TEST(ResultReaderTest, ReadsALiveReportInsteadOfLeaks) {
+  FileSpec spec;
+  spec.with_leaks_section = false;
+  spec.with_live_section = true;
+  ResultFile file = parse_result(make_file(spec), "live.1234.3.mtr");
+  ASSERT_TRUE(file.live.has_value());
+  EXPECT_TRUE(file.leaks.empty());
+  const RawLive& live = *file.live;
+  EXPECT_EQ(live.sequence, 3u);
+  EXPECT_EQ((std::vector<uint64_t>{live.uptime_ms, live.expire_ms, live.interval_ms,
+                                   live.live_blocks, live.live_bytes}),
+            (std::vector<uint64_t>{4000, 1000, 2000, 90, 9000}));
+  ASSERT_EQ(live.sites.size(), 1u);
+  EXPECT_EQ(live.sites[0].stack_id, 1u);
+  EXPECT_TRUE(live.sites[0].runtime_internal);
+  EXPECT_EQ(live.sites[0].old_blocks, 61u);
+  EXPECT_EQ(live.sites[0].old_bytes, 6100u);
+  EXPECT_EQ(live.sites[0].freed_after_report, 20u);
+}
+
+TEST(ResultReaderTest, RejectsBadLiveSites) {
+  FileSpec spec;
+  spec.with_leaks_section = false;
+  spec.with_live_section = true;
+  spec.live_stack = 7;
+  EXPECT_THROW(
+      {
+        try {
+          parse_result(make_file(spec), "f");
+        } catch (const Error& e) {
+          EXPECT_STREQ(e.what(),
+                       "f: corrupt result file (live section: site refers to unknown stack 7)");
+          throw;
+        }
+      },
+      Error);
+  spec.live_stack = 1;
+  spec.live_flags = 6;
+  EXPECT_THROW(parse_result(make_file(spec), "f"), Error);
+  spec.live_flags = 0;
+  spec.with_live_section = false;  // neither leaks nor live
+  EXPECT_THROW(parse_result(make_file(spec), "f"), Error);
 }
 
 }  // namespace

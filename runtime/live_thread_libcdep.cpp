@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -145,7 +146,11 @@ void live_report(uint64_t now_ns) {
 
 void* thread_main(void*) {
   ++t_in_runtime;  // nothing this thread allocates is the program's
-  g_runtime_thread_tid.store(core::sys::current_tid(), std::memory_order_release);
+  int tid = core::sys::current_tid();
+  g_runtime_thread_tid.store(tid, std::memory_order_release);
+  // The lowest priority: on a busy machine the program's threads are not made to wait for
+  // a report (Linux applies the nice value of a thread id to that thread alone).
+  setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
   bool live = g_flags.expire_ms > 0;
   uint64_t now = core::sys::monotonic_ns();
   uint64_t next_tick = now + g_tick_ns;
@@ -181,8 +186,16 @@ void* thread_main(void*) {
 
 bool start_thread() {
   RuntimeScope scope;
-  void* stack = core::sys::map_pages(kThreadStackBytes);
-  if (stack == nullptr) return false;
+  // Guard pages at both ends: they catch an overflow, and they keep the kernel from merging
+  // the stack with a neighbouring mapping of the program (a thread stack of the program
+  // would then look like part of memtrack's memory to the leak scan).
+  const size_t page = core::sys::page_size();
+  const size_t mapped = kThreadStackBytes + 2 * page;
+  auto* base = static_cast<char*>(core::sys::map_pages(mapped));
+  if (base == nullptr) return false;
+  mprotect(base, page, PROT_NONE);
+  mprotect(base + page + kThreadStackBytes, page, PROT_NONE);
+  void* stack = base + page;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstack(&attr, stack, kThreadStackBytes);
@@ -197,7 +210,7 @@ bool start_thread() {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   pthread_attr_destroy(&attr);
   if (error != 0) {
-    core::sys::unmap_pages(stack, kThreadStackBytes);
+    core::sys::unmap_pages(base, mapped);
     return false;
   }
   pthread_setname_np(thread, "memtrack");

@@ -33,6 +33,7 @@ import test_dlopen  # noqa: E402,F401  (each module registers its tests)
 import test_environment  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401
 import test_golden  # noqa: E402,F401
+import test_live  # noqa: E402,F401
 import test_install  # noqa: E402,F401
 import test_misuse  # noqa: E402,F401
 import test_processes  # noqa: E402,F401

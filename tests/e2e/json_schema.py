@@ -24,6 +24,7 @@ _TYPES = {
     "string": lambda v: isinstance(v, str),
     "boolean": lambda v: isinstance(v, bool),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "signed integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "hex string": lambda v: isinstance(v, str) and _HEX.fullmatch(v) is not None,
 }
 
@@ -37,6 +38,8 @@ class Schema:
         self.fields, self.aliases, self.exit_shapes = {}, {}, []
         for line in text.splitlines():
             if m := _ROW.match(line):
+                if m.group(1).startswith("@"):
+                    continue  # the live reports' table (JSON Lines), not the exit report's
                 if m.group(2) not in _TYPES:
                     raise ValueError(f"{path}: unknown type {m.group(2)!r} of {m.group(1)}")
                 self.fields[m.group(1)] = (m.group(2), m.group(3) is not None, len(self.fields))

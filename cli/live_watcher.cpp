@@ -1,0 +1,143 @@
+// The live-report watcher: polls the result directory a few times a second.
+#include "cli/live_watcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <vector>
+
+#include "cli/pipeline.h"
+#include "report/result_reader.h"
+
+#ifndef MEMTRACK_VERSION
+#define MEMTRACK_VERSION "0.0.0"
+#endif
+
+namespace memtrack::cli {
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+
+// "live.PID.SEQ.mtr" -> (pid, seq); false for other names.
+bool parse_live_name(const std::string& name, uint64_t* pid, uint64_t* seq) {
+  if (name.rfind("live.", 0) != 0 || name.size() < 10 || !name.ends_with(".mtr")) return false;
+  std::string middle = name.substr(5, name.size() - 9);
+  size_t dot = middle.find('.');
+  if (dot == std::string::npos) return false;
+  try {
+    size_t used = 0;
+    *pid = std::stoull(middle.substr(0, dot), &used);
+    if (used != dot) return false;
+    *seq = std::stoull(middle.substr(dot + 1), &used);
+    return used == middle.size() - dot - 1;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+LiveWatcher::LiveWatcher(const Config& config, std::string result_dir,
+                         report::Suppressions suppressions)
+    : config_(config), dir_(std::move(result_dir)), suppressions_(std::move(suppressions)) {
+  color_ = use_color(config);
+  if (!config.log_file.empty()) {
+    // The program's pid is not known yet: %p stays for the exit report's own file name.
+    std::string path = config.log_file;
+    if (path.find("%p") == std::string::npos) {
+      log_.open(path, std::ios::trunc);
+      if (!log_) throw Error("cannot write the log file " + path);
+    }
+  }
+  if (!config.live_json.empty()) {
+    json_.open(config.live_json, std::ios::trunc);
+    if (!json_) throw Error("cannot write the live JSON file " + config.live_json);
+  }
+}
+
+LiveWatcher::~LiveWatcher() {
+  stop();
+}
+
+void LiveWatcher::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void LiveWatcher::stop() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  poll_once();  // what the processes wrote last
+}
+
+void LiveWatcher::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    poll_once();
+    lock.lock();
+    wake_.wait_for(lock, kPollInterval, [this] { return stopping_; });
+  }
+}
+
+void LiveWatcher::poll_once() {
+  std::vector<std::tuple<uint64_t, uint64_t, std::string>> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+    std::string name = entry.path().filename().string();
+    uint64_t pid = 0;
+    uint64_t seq = 0;
+    if (!done_.contains(name) && parse_live_name(name, &pid, &seq)) {
+      found.emplace_back(pid, seq, entry.path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [pid, seq, path] : found) {
+    done_.insert(std::filesystem::path(path).filename().string());
+    handle(path);
+  }
+}
+
+void LiveWatcher::handle(const std::string& path) {
+  report::ResultFile file;
+  try {
+    file = report::read_result_file(path);
+  } catch (const Error& e) {
+    std::cerr << "memtrack: error: " << e.what() << "\n";
+    return;
+  }
+  if (!file.live) {
+    std::cerr << "memtrack: error: " << path << ": not a live report (no live section)\n";
+    return;
+  }
+  auto& symbolizer = symbolizers_[module_key(file.modules)];
+  if (!symbolizer) symbolizer = std::make_unique<symbolize::Symbolizer>(file.modules);
+  report::LiveReport live = history_.add(
+      file,
+      [&](uint64_t address, bool is_return) -> const std::vector<report::Frame>& {
+        return symbolizer->symbolize(address, is_return);
+      },
+      suppressions_);
+  if (log_.is_open()) {
+    report::render_live_text(live, log_, false);
+  } else if (config_.log_file.empty()) {
+    report::render_live_text(live, std::cerr, color_);
+  } else {  // a log file per process (%p): appended to
+    std::ofstream out(expand_pid(config_.log_file, file.pid), std::ios::app);
+    if (out) report::render_live_text(live, out, false);
+  }
+  if (json_.is_open()) {
+    json_ << report::live_to_json(live, MEMTRACK_VERSION)
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+          << '\n';
+    json_.flush();
+  }
+  if (config_.keep_results.empty()) std::filesystem::remove(path);
+}
+
+}  // namespace memtrack::cli

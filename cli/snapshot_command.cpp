@@ -1,0 +1,144 @@
+// memtrack snapshot PID: asks a program running under `memtrack run` for a full report
+// (sigqueue with a request id), waits for its result file and renders it.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/pipeline.h"
+
+namespace memtrack::cli {
+namespace {
+
+// The runtime's snapshot signal (runtime/live.h).
+int snapshot_signal() {
+  return SIGRTMAX - 2;
+}
+
+std::string read_proc_file(uint32_t pid, const char* name) {
+  std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) throw Error("no process " + std::to_string(pid));
+    throw Error("cannot read " + path + ": " + std::strerror(errno) +
+                " (memtrack snapshot must run as the program's user)");
+  }
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// name -> value of the last "name=value" in MEMTRACK_OPTIONS ("a=1:b=\"x:y\""), as the
+// runtime reads it.
+std::string option_value(const std::string& options, const std::string& name) {
+  std::string found;
+  size_t i = 0;
+  while (i < options.size()) {
+    size_t start = i;
+    std::string value;
+    size_t eq = std::string::npos;
+    char quote = 0;
+    for (; i < options.size(); ++i) {
+      char c = options[i];
+      if (quote != 0) {
+        if (c == quote) {
+          quote = 0;
+        } else {
+          value += c;
+        }
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == ':' || c == ' ') {
+        break;
+      } else if (c == '=' && eq == std::string::npos) {
+        eq = i;
+      } else if (eq != std::string::npos) {
+        value += c;
+      }
+    }
+    if (eq != std::string::npos && options.substr(start, eq - start) == name) found = value;
+    ++i;
+  }
+  return found;
+}
+
+std::string environment_value(const std::string& environ, const std::string& name) {
+  std::string prefix = name + "=";
+  size_t start = 0;
+  std::string found;
+  while (start < environ.size()) {
+    size_t end = environ.find('\0', start);
+    if (end == std::string::npos) end = environ.size();
+    if (environ.compare(start, prefix.size(), prefix) == 0) {
+      found = environ.substr(start + prefix.size(), end - start - prefix.size());
+    }
+    start = end + 1;
+  }
+  return found;
+}
+
+bool process_exists(uint32_t pid) {
+  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
+int snapshot_command(const Config& config) {
+  uint32_t pid = config.snapshot_pid;
+  std::string maps = read_proc_file(pid, "maps");
+  if (maps.find("/libmemtrack.so") == std::string::npos) {
+    throw Error("process " + std::to_string(pid) +
+                " does not run under memtrack (start it with 'memtrack run')");
+  }
+  std::string environ = read_proc_file(pid, "environ");
+  std::string options = environment_value(environ, "MEMTRACK_OPTIONS");
+  std::string enabled = option_value(options, "snapshot_signal");
+  if (enabled != "1" && enabled != "true" && enabled != "yes") {
+    throw Error("process " + std::to_string(pid) +
+                " does not take snapshot requests (it was started with --snapshots=no, or "
+                "without memtrack run and MEMTRACK_OPTIONS=snapshot_signal=1)");
+  }
+  std::string dir = option_value(options, "result_dir");
+  if (dir.empty()) dir = environment_value(environ, "TMPDIR");
+  if (dir.empty()) dir = "/tmp";
+
+  std::random_device random;
+  int request = static_cast<int>(random() & 0x7fffffff);
+  if (request == 0) request = 1;
+  std::string path =
+      dir + "/snapshot." + std::to_string(pid) + "." + std::to_string(request) + ".mtr";
+  union sigval value {};
+  value.sival_int = request;
+  if (sigqueue(static_cast<pid_t>(pid), snapshot_signal(), value) != 0) {
+    throw Error("cannot signal process " + std::to_string(pid) + ": " + std::strerror(errno));
+  }
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<int64_t>(config.snapshot_timeout_s * 1000));
+  while (!std::filesystem::exists(path)) {
+    if (!process_exists(pid)) {
+      throw Error("process " + std::to_string(pid) + " ended before writing its report");
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw Error("process " + std::to_string(pid) + " wrote no report within " +
+                  std::to_string(static_cast<int>(config.snapshot_timeout_s)) +
+                  " s (is it stopped? try a longer --timeout)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  bool had_errors = false;
+  report::Report report =
+      build_report({path}, load_suppressions(config), std::nullopt, &had_errors);
+  std::filesystem::remove(path);
+  if (had_errors) return kExitToolFailed;
+  write_outputs(report, config, pid, /*text_to_stdout=*/true);
+  return exit_status(report, config, 0);
+}
+
+}  // namespace memtrack::cli
