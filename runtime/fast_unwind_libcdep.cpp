@@ -144,6 +144,33 @@ __attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs)
   return false;
 }
 
+// The frames below the program's main never change while main runs. The runtime wraps main
+// (process_info_libcdep.cpp) and publishes the wrapper's frame pointer; a return address into
+// the runtime reached with that rbp (callee-saved, so the unwind restores it) is the
+// wrapper's. The first complete unwind through it records what lies below (libc's start
+// code), and later unwinds append that instead of walking it.
+constexpr int kMaxBaseFrames = 8;
+struct BaseOfMain {
+  std::atomic<int> state{0};  // 0: not known, 1: being recorded, 2: known
+  uintptr_t wrapper_pc = 0;
+  int count = 0;
+  uintptr_t frames[kMaxBaseFrames] = {};
+};
+BaseOfMain g_base_of_main;
+std::atomic<uintptr_t> g_main_wrapper_frame{0};
+
+void record_base_of_main(uintptr_t wrapper_pc, const uintptr_t* frames, int count) {
+  if (count > kMaxBaseFrames) return;
+  int expected = 0;
+  if (!g_base_of_main.state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+    return;
+  }
+  g_base_of_main.wrapper_pc = wrapper_pc;
+  g_base_of_main.count = count;
+  for (int i = 0; i < count; ++i) g_base_of_main.frames[i] = frames[i];
+  g_base_of_main.state.store(2, std::memory_order_release);
+}
+
 }  // namespace
 
 __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
@@ -165,10 +192,16 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
   uintptr_t pc = regs.pc;
   uintptr_t sp = regs.sp;
   uintptr_t bp = regs.bp;
+  uintptr_t wrapper_pc = 0;  // the wrapper of main, once met
+  int base_start = 0;        // frames[base_start..] lie below it
+  bool complete = false;     // reached the outermost frame
   // Bounded even if every frame were the runtime's own.
   for (int step = 0; count < max && step < max + 64; ++step) {
     core::UnwindRule rule = find_rule(pc, is_return_address);
-    if (rule.kind == core::UnwindRuleKind::kOutermost) break;
+    if (rule.kind == core::UnwindRuleKind::kOutermost) {
+      complete = true;
+      break;
+    }
     if (rule.kind != core::UnwindRuleKind::kFrame) return -1;
     uintptr_t cfa = (rule.cfa_from_bp ? bp : sp) + static_cast<intptr_t>(rule.cfa_offset);
     if (cfa <= sp || cfa - sp > kMaxFrameBytes || (cfa & 7) != 0) return -1;
@@ -176,13 +209,38 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
     if (rule.bp_saved) bp = *reinterpret_cast<const uintptr_t*>(cfa + rule.bp_offset);
     sp = cfa;
     is_return_address = true;
-    if (pc == 0) break;
-    if (in_skipped_code(pc)) continue;
+    if (pc == 0) {
+      complete = true;
+      break;
+    }
+    if (in_skipped_code(pc)) {
+      if (count > 0 && wrapper_pc == 0 && bp != 0 &&
+          bp == g_main_wrapper_frame.load(std::memory_order_relaxed)) {
+        if (g_base_of_main.state.load(std::memory_order_acquire) == 2 &&
+            g_base_of_main.wrapper_pc == pc) {
+          for (int i = 0; i < g_base_of_main.count && count < max; ++i) {
+            frames[count++] = g_base_of_main.frames[i];
+            stack_hash.add(g_base_of_main.frames[i]);
+          }
+          break;
+        }
+        wrapper_pc = pc;
+        base_start = count;
+      }
+      continue;
+    }
     frames[count++] = pc;
     stack_hash.add(pc);
   }
+  if (complete && wrapper_pc != 0) {
+    record_base_of_main(wrapper_pc, frames + base_start, count - base_start);
+  }
   *hash = stack_hash.finish(static_cast<uint32_t>(count));
   return count;
+}
+
+void set_main_wrapper_frame(uintptr_t frame) {
+  g_main_wrapper_frame.store(frame, std::memory_order_relaxed);
 }
 
 void set_skipped_code(uintptr_t start, uintptr_t end) {

@@ -23,6 +23,10 @@ int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
 // The same stack with _Unwind_Backtrace. Returns the number of frames stored.
 int reference_unwind(uintptr_t* frames, int max);
 
+// The frame pointer of the runtime's wrapper around main while main runs (0 otherwise): the
+// frames below it are learnt once and reused (see BaseOfMain in the .cpp).
+void set_main_wrapper_frame(uintptr_t frame);
+
 // Drops every cached rule (a module was unloaded; a later one may reuse its addresses).
 void forget_unwind_rules();
 

@@ -21,8 +21,9 @@ struct Freed {
   uintptr_t ptr;
   uint64_t stamp;  // time stamp counter: orders entries of different shards
   uint64_t size;
+  uintptr_t free_caller;  // the return address in the function that called free
   uint32_t alloc_stack;
-  uint32_t free_stack;
+  uint32_t free_stack;  // the whole stack of the free with free_stacks, 0 otherwise
   result::FreeCall free_call;
   core::AllocFamily family;
   uint8_t aligned;
@@ -65,17 +66,27 @@ uint32_t capture_here(int max_frames) {
 
 void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
   QuarantineShard& shard = my_quarantine_shard();
-  // The caller of free alone needs no unwinding (the runtime's frame pointers lead to it),
-  // so the first free's site is always known; its full stack only with free_stacks.
-  uint32_t free_stack = capture_here(g_flags.free_stacks ? g_flags.max_frames : 1);
+  // The caller of free alone needs no unwinding (the runtime's frame pointers lead to it)
+  // and no stack depot lookup, so the first free's site is always known; its whole stack
+  // only with free_stacks. A one-frame stack is made of the caller when an error needs it.
+  uintptr_t free_caller = 0;
+  uint32_t free_stack = 0;
+  if (g_flags.free_stacks) {
+    free_stack = capture_here(g_flags.max_frames);
+  } else {
+    uint64_t hash = 0;
+    if (capture_stack(&free_caller, 1, &hash) != 1) free_caller = 0;
+  }
   core::SpinLockGuard guard(shard.lock);
   if (shard.ring == nullptr) {
     shard.ring = static_cast<Freed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(Freed)));
     if (shard.ring == nullptr) return;
   }
-  shard.ring[shard.next] = Freed{
-      rec.ptr,    __builtin_ia32_rdtsc(), rec.size, rec.stack_id, free_stack, call, rec.family,
-      rec.aligned};
+  shard.ring[shard.next] = Freed{rec.ptr,      __builtin_ia32_rdtsc(),
+                                 rec.size,     free_caller,
+                                 rec.stack_id, free_stack,
+                                 call,         rec.family,
+                                 rec.aligned};
   shard.next = (shard.next + 1) % kQuarantinePerShard;
   if (shard.used < kQuarantinePerShard) ++shard.used;
 }
@@ -216,6 +227,9 @@ Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
     e.alloc_aligned = freed.aligned;
     e.alloc_stack = freed.alloc_stack;
     e.free_stack = freed.free_stack;
+    if (e.free_stack == 0 && freed.free_caller != 0) {
+      e.free_stack = g_stacks.intern(&freed.free_caller, 1);
+    }
     e.block_start = ptr;
     e.block_size = freed.size;
   } else if (find_containing(ptr, &block)) {

@@ -9,6 +9,7 @@
 
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/fast_unwind_libcdep.h"
 #include "runtime/runtime.h"
 
 extern char** environ;
@@ -61,7 +62,11 @@ uintptr_t g_exit_frame = 0;
 int g_exit_tid = 0;
 
 int main_wrapper(int argc, char** argv, char** envp) {
+  // The unwinder recognises this frame by its frame pointer (the runtime keeps them): what
+  // lies below it is the same for every stack of the main thread while main runs.
+  set_main_wrapper_frame(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   int status = g_real_main(argc, argv, envp);
+  set_main_wrapper_frame(0);
   note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   set_exit_record(core::result::ExitHow::kExit, status);
   return status;
