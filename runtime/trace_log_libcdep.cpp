@@ -1,0 +1,281 @@
+// The event log (see trace_log.h). Calls libc (open, write, close, getcwd) but never
+// malloc; every entry point runs inside the runtime scope, so the log's own calls and those
+// of a signal handler interrupting it are neither tracked nor logged.
+#include "runtime/trace_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "core/spin_lock.h"
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+
+namespace memtrack::rt {
+
+std::atomic<bool> g_trace_on{false};
+
+namespace {
+
+constexpr size_t kBufferSize = 64 << 10;
+constexpr size_t kMaxPath = 4096;
+constexpr size_t kMaxStringShown = 512;  // of a path argument; longer ones end in "..."
+
+core::SpinLock g_lock;
+char g_buffer[kBufferSize];                             // guarded by g_lock
+size_t g_used = 0;                                      // guarded by g_lock
+bool g_unbuffered = false;                              // guarded by g_lock: set by the final flush
+char g_pattern[kMaxPath + core::kMaxFlagStringLength];  // absolute; set once at start-up
+std::atomic<bool> g_warned{false};
+__thread int t_tid = 0;  // cached gettid(); reset in a fork child
+
+int thread_id() {
+  if (t_tid == 0) t_tid = core::sys::current_tid();
+  return t_tid;
+}
+
+// The file name for the current process: %p is the pid, %% a '%'.
+void expand_path(core::TextBuffer& path) {
+  for (const char* p = g_pattern; *p != '\0'; ++p) {
+    if (p[0] == '%' && p[1] == 'p') {
+      path.i64(core::sys::current_pid());
+      ++p;
+    } else if (p[0] == '%' && p[1] == '%') {
+      path.chr('%');
+      ++p;
+    } else {
+      path.chr(*p);
+    }
+  }
+}
+
+// Appends the buffer to the file. Opening it for each flush (every 64 KiB) costs little and
+// leaves no descriptor of ours among the program's.
+void flush_locked() {
+  if (g_used == 0) return;
+  core::FixedText<kMaxPath + core::kMaxFlagStringLength + 32> path;
+  expand_path(path);
+  int fd = open(path.data(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0 || !core::sys::write_all(fd, g_buffer, g_used)) {
+    if (!g_warned.exchange(true)) {
+      core::FixedText<640> message;
+      message.str("warning: cannot write the trace log ").str(path.data()).str(" (errno ");
+      message.i64(errno).str("); its lines are lost");
+      diag(message.data());
+    }
+  }
+  if (fd >= 0) close(fd);
+  g_used = 0;
+}
+
+void append(const core::TextBuffer& line) {
+  core::SpinLockGuard guard(g_lock);
+  if (g_used + line.size() > kBufferSize) flush_locked();
+  core::copy_bytes(g_buffer + g_used, line.data(), line.size());
+  g_used += line.size();
+  if (g_unbuffered) flush_locked();
+}
+
+// One event: "<tid> " then the caller's text, then '\n'. Keeps errno and enters the runtime
+// scope for its lifetime.
+class Line {
+ public:
+  Line() : saved_errno_(errno) { text_.i64(thread_id()).chr(' '); }
+  ~Line() {
+    text_.chr('\n');
+    append(text_);
+    errno = saved_errno_;
+  }
+  Line(const Line&) = delete;
+  Line& operator=(const Line&) = delete;
+
+  core::TextBuffer& text() { return text_; }
+  Line& ptr(const void* p) {
+    text_.hex(reinterpret_cast<uintptr_t>(p));
+    return *this;
+  }
+  // A C string argument in double quotes, with '"', '\' and control characters escaped;
+  // NULL for a null pointer.
+  Line& quoted(const char* s) {
+    if (s == nullptr) {
+      text_.str("NULL");
+      return *this;
+    }
+    text_.chr('"');
+    size_t n = 0;
+    for (; s[n] != '\0' && n < kMaxStringShown; ++n) {
+      auto c = static_cast<unsigned char>(s[n]);
+      if (c == '"' || c == '\\') {
+        text_.chr('\\').chr(static_cast<char>(c));
+      } else if (c < 0x20 || c == 0x7f) {
+        static const char kHex[] = "0123456789abcdef";
+        text_.str("\\x").chr(kHex[c >> 4]).chr(kHex[c & 15]);
+      } else {
+        text_.chr(static_cast<char>(c));
+      }
+    }
+    text_.str(s[n] != '\0' ? "...\"" : "\"");
+    return *this;
+  }
+
+ private:
+  RuntimeScope scope_;
+  int saved_errno_;
+  core::FixedText<4 * kMaxStringShown + 256> text_;
+};
+
+void stream_result(Line& line, const void* result, int fd, int error) {
+  line.text().str(" = ");
+  line.ptr(result);
+  if (result != nullptr) {
+    line.text().str(" (fd ").i64(fd).chr(')');
+  } else {
+    line.text().str(" (errno ").i64(error).chr(')');
+  }
+}
+
+void write_header(const char* what) {
+  Line line;
+  line.text().clear();  // a comment line, without the thread id
+  line.text().str("# memtrack trace log: pid ").i64(core::sys::current_pid()).str(", ").str(what);
+}
+
+}  // namespace
+
+void trace_alloc(const char* call, size_t size, const void* result) {
+  Line line;
+  line.text().str(call).chr('(').u64(size).str(") = ");
+  line.ptr(result);
+}
+
+void trace_alloc2(const char* call, size_t a, size_t b, const void* result) {
+  Line line;
+  line.text().str(call).chr('(').u64(a).str(", ").u64(b).str(") = ");
+  line.ptr(result);
+}
+
+void trace_realloc(const void* old, size_t size, const void* result) {
+  Line line;
+  line.text().str("realloc(");
+  line.ptr(old).text().str(", ").u64(size).str(") = ");
+  line.ptr(result);
+}
+
+void trace_posix_memalign(size_t alignment, size_t size, const void* result, int error) {
+  Line line;
+  line.text().str("posix_memalign(").u64(alignment).str(", ").u64(size).str(") = ");
+  line.ptr(result);
+  if (error != 0) line.text().str(" (error ").i64(error).chr(')');
+}
+
+void trace_new(const char* call, size_t size, size_t alignment, bool nothrow, const void* result) {
+  Line line;
+  line.text().str(call).chr('(').u64(size);
+  if (alignment != 0) line.text().str(", align ").u64(alignment);
+  if (nothrow) line.text().str(", nothrow");
+  line.text().str(") = ");
+  line.ptr(result);
+}
+
+void trace_free(const char* call, const void* ptr) {
+  Line line;
+  line.text().str(call).chr('(');
+  line.ptr(ptr).text().chr(')');
+}
+
+void trace_fopen(const char* call, const char* path, const char* mode, const void* result, int fd,
+                 int error) {
+  Line line;
+  line.text().str(call).chr('(');
+  line.quoted(path).text().str(", ");
+  line.quoted(mode).text().chr(')');
+  stream_result(line, result, fd, error);
+}
+
+void trace_fdopen(int fd, const char* mode, const void* result, int error) {
+  Line line;
+  line.text().str("fdopen(").i64(fd).str(", ");
+  line.quoted(mode).text().chr(')');
+  stream_result(line, result, fd, error);
+}
+
+void trace_freopen(const char* path, const char* mode, const void* stream, const void* result,
+                   int fd, int error) {
+  Line line;
+  line.text().str("freopen(");
+  line.quoted(path).text().str(", ");
+  line.quoted(mode).text().str(", ");
+  line.ptr(stream).text().chr(')');
+  stream_result(line, result, fd, error);
+}
+
+void trace_fclose(const void* stream, int fd, int result) {
+  Line line;
+  line.text().str("fclose(");
+  line.ptr(stream).text().str(") = ").i64(result).str(" (fd ").i64(fd).chr(')');
+}
+
+void init_trace_log() {
+  if (g_flags.trace_log[0] == '\0') return;
+  RuntimeScope scope;
+  int saved_errno = errno;
+  // Relative names are taken from the directory the program started in, which it may leave.
+  core::TextBuffer pattern(g_pattern, sizeof(g_pattern));
+  if (g_flags.trace_log[0] != '/') {
+    char cwd[kMaxPath];
+    if (getcwd(cwd, sizeof(cwd)) != nullptr) pattern.str(cwd).chr('/');
+  }
+  pattern.str(g_flags.trace_log);
+  g_trace_on.store(true, std::memory_order_relaxed);
+  write_header(program_invocation_name != nullptr ? program_invocation_name : "?");
+  trace_log_flush();  // creates the file now, so a bad name is reported at start-up
+  errno = saved_errno;
+}
+
+void trace_log_flush() {
+  if (!g_trace_on.load(std::memory_order_relaxed)) return;
+  RuntimeScope scope;
+  int saved_errno = errno;
+  {
+    core::SpinLockGuard guard(g_lock);
+    flush_locked();
+  }
+  errno = saved_errno;
+}
+
+void trace_log_flush_final() {
+  if (!g_trace_on.load(std::memory_order_relaxed)) return;
+  RuntimeScope scope;
+  int saved_errno = errno;
+  {
+    core::SpinLockGuard guard(g_lock);
+    flush_locked();
+    g_unbuffered = true;
+  }
+  errno = saved_errno;
+}
+
+void trace_log_fork_prepare() {
+  if (!g_trace_on.load(std::memory_order_relaxed)) return;
+  RuntimeScope scope;
+  int saved_errno = errno;
+  g_lock.lock();  // held across fork(): the child gets a buffer nobody is writing into
+  flush_locked();
+  errno = saved_errno;
+}
+
+void trace_log_fork_parent() {
+  if (!g_trace_on.load(std::memory_order_relaxed)) return;
+  g_lock.unlock();
+}
+
+void trace_log_fork_child() {
+  if (!g_trace_on.load(std::memory_order_relaxed)) return;
+  g_lock.reset_after_fork();
+  t_tid = 0;  // this thread's id in the child is the child's pid
+  core::FixedText<64> what;
+  what.str("forked from pid ").i64(getppid());
+  write_header(what.data());
+}
+
+}  // namespace memtrack::rt
