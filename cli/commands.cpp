@@ -1,6 +1,8 @@
 // memtrack run and memtrack report.
 #include "cli/commands.h"
 
+#include <fstream>
+
 #include "cli/launcher.h"
 #include "cli/pipeline.h"
 #include "cli/result_dir.h"
@@ -14,6 +16,14 @@ std::string quoted(const std::string& value) {
     throw Error("paths containing '\"' are not supported: " + value);
   }
   return "\"" + value + "\"";
+}
+
+// The runtime appends to the event log (an exec'd image continues its process's log); a
+// run starts it empty. A name with %p is one file per process: nothing to empty yet.
+void start_trace_log(const std::string& path) {
+  if (path.find("%p") != std::string::npos) return;
+  std::ofstream log(path, std::ios::trunc);
+  if (!log) throw Error("cannot write the trace log " + path);
 }
 
 int status_of(const report::ExitInfo& exit) {
@@ -31,6 +41,11 @@ int run_command(const Config& config) {
   if (config.num_callers > 0) options += ":max_frames=" + std::to_string(config.num_callers);
   if (!config.trace_children) options += ":follow_exec=0";
   if (config.halt_on_error) options += ":halt_on_error=1";
+  if (!config.track_fds) options += ":track_fds=0";
+  if (!config.trace_log.empty()) {
+    start_trace_log(config.trace_log);
+    options += ":trace_log=" + quoted(config.trace_log);
+  }
   LaunchResult launched = launch_and_wait(config.program, runtime, options);
 
   MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};
