@@ -31,6 +31,8 @@ namespace memtrack::rt {
 
 FdTable g_fds;
 __thread int t_stdio_scope = 0;
+__thread uintptr_t t_stdio_first_block = 0;
+__thread uint32_t t_stdio_first_size = 0;
 FdRealFunctions g_fd_real;
 
 void* resolve_next(const char* name) {
@@ -54,14 +56,19 @@ bool fd_tracking(uintptr_t caller) {
   return g_flags.track_fds;
 }
 
-void note_open(int fd, core::result::ResourceCall call, uint32_t flags, const char* mode) {
-  if (fd < 3) return;  // the standard streams are never reported, whoever opened them
+void note_open(int fd, core::result::ResourceCall call, uint32_t flags, const char* mode,
+               const void* stream, uint32_t stream_size) {
+  // The standard streams are never reported, whoever opened them; only a FILE object there
+  // is worth an entry (a root of the leak scan).
+  if (fd < 0 || (fd < 3 && stream_size == 0)) return;
   RuntimeScope scope;
   ErrnoKeeper keep;
   FdInfo info;
   info.call = call;
   info.flags = flags;
   if (mode != nullptr) core::copy_stream_mode(mode, info.mode, sizeof(info.mode));
+  info.stream_object = reinterpret_cast<uintptr_t>(stream);
+  info.stream_size = stream != nullptr ? stream_size : 0;
   uintptr_t frames[core::kMaxFramesLimit];
   uint64_t hash = 0;
   int depth = capture_stack(frames, g_flags.max_frames, &hash);
@@ -119,6 +126,7 @@ void resolve_fd_functions() {
   g_fd_real.freopen.get();
   g_fd_real.freopen64.get();
   g_fd_real.fclose.get();
+  g_fd_real.fcloseall.get();
   g_fd_real.execve.get();
   g_fd_real.execv.get();
   g_fd_real.execvp.get();
@@ -183,8 +191,7 @@ bool needs_mode(int flags) {
 // (then it closed nothing).
 template <typename Fn>
 int duplicate_onto(Fn real, int old, int target, Call call, uint32_t cloexec, uintptr_t caller) {
-  // dup2(fd, fd) changes nothing; fds 0-2 are never tracked.
-  if (old == target || target < 3 || !rt::fd_tracking(caller)) return real();
+  if (old == target || !rt::fd_tracking(caller)) return real();  // dup2(fd, fd) changes nothing
   rt::FdInfo saved;
   bool had = rt::forget_fd(target, &saved);
   int fd = real();
@@ -390,7 +397,7 @@ MEMTRACK_EXPORT int memfd_create(const char* name, unsigned int flags) noexcept 
 }
 
 MEMTRACK_EXPORT int close(int fd) {
-  if (fd >= 3 && rt::fd_tracking(MEMTRACK_CALLER)) rt::forget_fd(fd, nullptr);
+  if (fd >= 0 && rt::fd_tracking(MEMTRACK_CALLER)) rt::forget_fd(fd, nullptr);
   return rt::g_fd_real.close.get()(fd);
 }
 
@@ -403,7 +410,7 @@ MEMTRACK_EXPORT int close_range(unsigned int first, unsigned int last, int flags
                 (flags & CLOSE_RANGE_CLOEXEC) == 0 && first <= last;
   if (closes && rt::fd_tracking(MEMTRACK_CALLER)) {
     rt::RuntimeScope scope;
-    rt::g_fds.erase_range(first < 3 ? 3 : first, last);
+    rt::g_fds.erase_range(first, last);
   }
   return real(first, last, flags);
 }
@@ -413,7 +420,7 @@ MEMTRACK_EXPORT void closefrom(int lowest) noexcept {
   if (real == nullptr) return;
   if (rt::fd_tracking(MEMTRACK_CALLER)) {
     rt::RuntimeScope scope;
-    rt::g_fds.erase_range(lowest < 3 ? 3 : static_cast<unsigned>(lowest), ~0u);
+    rt::g_fds.erase_range(lowest < 0 ? 0 : static_cast<unsigned>(lowest), ~0u);
   }
   real(lowest);
 }

@@ -79,6 +79,7 @@ struct FdRealFunctions {
   RealFunction<FILE* (*)(const char*, const char*, FILE*)> freopen{"freopen"};
   RealFunction<FILE* (*)(const char*, const char*, FILE*)> freopen64{"freopen64"};
   RealFunction<int (*)(FILE*)> fclose{"fclose"};
+  RealFunction<int (*)()> fcloseall{"fcloseall"};
   RealFunction<int (*)(const char*, char* const*, char* const*)> execve{"execve"};
   RealFunction<int (*)(const char*, char* const*)> execv{"execv"};
   RealFunction<int (*)(const char*, char* const*)> execvp{"execvp"};
@@ -96,9 +97,11 @@ void resolve_fd_functions();
 // the runtime, and track_fds is on. Finishes start-up if needed. Keeps errno.
 bool fd_tracking(uintptr_t caller);
 
-// Records `fd` (fds 0-2 are ignored) with the calling thread's stack; `mode` is the fopen
-// mode of a stream, or nullptr. Keeps errno.
-void note_open(int fd, core::result::ResourceCall call, uint32_t flags, const char* mode);
+// Records `fd` with the calling thread's stack; `mode` is the fopen mode of a stream, or
+// nullptr. fds 0-2 are recorded only for a stream whose FILE object is known (`stream`, and
+// `stream_size` bytes of it: a root of the leak scan). Keeps errno.
+void note_open(int fd, core::result::ResourceCall call, uint32_t flags, const char* mode,
+               const void* stream = nullptr, uint32_t stream_size = 0);
 
 // Erases `fd` before it is closed, copying its entry to *saved if that is not null. True if
 // it was tracked.

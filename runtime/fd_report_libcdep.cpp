@@ -181,7 +181,7 @@ bool OpenFdReport::try_collect(FdTable& table) {
   untracked_ = table.untracked();
   bool ok = true;
   table.for_each([&](int fd, const FdInfo& info) {
-    if (!ok) return;
+    if (!ok || fd < 3) return;  // fds 0-2 have entries only as roots of the leak scan
     OpenFd item;
     item.fd = fd;
     item.info = info;

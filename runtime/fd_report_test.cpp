@@ -190,6 +190,7 @@ TEST(OpenFdReport, CollectsOpenOnesBySite) {
   table.record(a, site2);
   table.record(gone, site1);
   table.record(FdTable::kCapacity, site1);  // untracked
+  table.record(2, site1);                    // stderr: an entry for the leak scan only
   OpenFdReport report;
   ASSERT_TRUE(report.try_collect(table));
   ASSERT_EQ(report.fds().size(), 3u);

@@ -6,7 +6,7 @@
 namespace memtrack::rt {
 
 namespace {
-constexpr size_t kTableBytes = size_t{FdTable::kCapacity} * 16;
+constexpr size_t kTableBytes = size_t{FdTable::kCapacity} * 32;
 }  // namespace
 
 // A test-and-test-and-set lock on one entry. Held for a few stores: no call is made under it.
@@ -47,14 +47,36 @@ FdTable::Entry* FdTable::entries_or_map() {
   return fresh;
 }
 
-bool FdTable::copy_entry(Entry& entry, FdInfo* out) {
-  EntryLock lock(entry);
-  if (entry.call == 0) return false;
+namespace {
+
+// Both under the entry's lock.
+template <typename Entry>
+void load(const Entry& entry, FdInfo* out) {
   out->call = static_cast<core::result::ResourceCall>(entry.call);
   out->stack_id = entry.stack_id;
   out->flags = entry.flags;
   for (uint32_t i = 0; i < core::result::kMaxStreamModeSize; ++i) out->mode[i] = entry.mode[i];
   out->mode[core::result::kMaxStreamModeSize] = '\0';
+  out->stream_object = entry.stream_object;
+  out->stream_size = entry.stream_size;
+}
+
+template <typename Entry>
+void store(const FdInfo& info, Entry* entry) {
+  entry->call = static_cast<uint8_t>(info.call);
+  entry->stack_id = info.stack_id;
+  entry->flags = info.flags;
+  for (uint32_t i = 0; i < core::result::kMaxStreamModeSize; ++i) entry->mode[i] = info.mode[i];
+  entry->stream_object = info.stream_object;
+  entry->stream_size = info.stream_size;
+}
+
+}  // namespace
+
+bool FdTable::copy_entry(Entry& entry, FdInfo* out) {
+  EntryLock lock(entry);
+  if (entry.call == 0) return false;
+  load(entry, out);
   return true;
 }
 
@@ -68,10 +90,7 @@ bool FdTable::record(int fd, const FdInfo& info) {
   {
     Entry& entry = entries[fd];
     EntryLock lock(entry);
-    entry.call = static_cast<uint8_t>(info.call);
-    entry.stack_id = info.stack_id;
-    entry.flags = info.flags;
-    for (uint32_t i = 0; i < core::result::kMaxStreamModeSize; ++i) entry.mode[i] = info.mode[i];
+    store(info, &entry);
   }
   int seen = high_water_.load(std::memory_order_relaxed);
   while (seen <= fd &&
@@ -86,13 +105,7 @@ bool FdTable::erase(int fd, FdInfo* out) {
   Entry& entry = entries[fd];
   EntryLock lock(entry);
   if (entry.call == 0) return false;
-  if (out != nullptr) {
-    out->call = static_cast<core::result::ResourceCall>(entry.call);
-    out->stack_id = entry.stack_id;
-    out->flags = entry.flags;
-    for (uint32_t i = 0; i < core::result::kMaxStreamModeSize; ++i) out->mode[i] = entry.mode[i];
-    out->mode[core::result::kMaxStreamModeSize] = '\0';
-  }
+  if (out != nullptr) load(entry, out);
   entry.call = 0;
   return true;
 }

@@ -31,6 +31,10 @@ struct FdInfo {
   core::result::ResourceCall call = core::result::ResourceCall::kOpen;
   // fopen's mode for a FILE stream (fopen, fdopen, freopen), "" otherwise. NUL-terminated.
   char mode[core::result::kMaxStreamModeSize + 1] = {};
+  // A stream's FILE object as glibc allocated it, when known (0 otherwise): not a block of
+  // the allocation table, but a root of the leak scan (fd_tracking.h).
+  uintptr_t stream_object = 0;
+  uint32_t stream_size = 0;
 
   bool stream() const {
     return call == core::result::ResourceCall::kFopen ||
@@ -86,7 +90,7 @@ class FdTable {
   void test_only_reset();
 
  private:
-  // 16 bytes. call == 0 marks a free entry. mode holds at most kMaxStreamModeSize characters,
+  // 32 bytes. call == 0 marks a free entry. mode holds at most kMaxStreamModeSize characters,
   // NUL-padded (not terminated when full).
   struct Entry {
     std::atomic<uint8_t> lock;
@@ -94,8 +98,11 @@ class FdTable {
     char mode[core::result::kMaxStreamModeSize];
     uint32_t stack_id;
     uint32_t flags;
+    uintptr_t stream_object;
+    uint32_t stream_size;
+    uint32_t reserved;
   };
-  static_assert(sizeof(Entry) == 16);
+  static_assert(sizeof(Entry) == 32);
 
   class EntryLock;
   Entry* entries_or_map();

@@ -84,6 +84,21 @@ TEST_F(FdTableTest, StreamsKeepTheirMode) {
   EXPECT_STREQ(out.mode, "");
 }
 
+TEST_F(FdTableTest, StreamsKeepTheirObject) {
+  FdInfo stream = info(1, Call::kFopen, 0, "r");
+  stream.stream_object = 0x7f0000001000;
+  stream.stream_size = 472;
+  ASSERT_TRUE(table_.record(8, stream));
+  FdInfo out;
+  ASSERT_TRUE(table_.erase(8, &out));
+  EXPECT_EQ(out.stream_object, 0x7f0000001000u);
+  EXPECT_EQ(out.stream_size, 472u);
+  ASSERT_TRUE(table_.record(8, info(2)));
+  ASSERT_TRUE(table_.lookup(8, &out));
+  EXPECT_EQ(out.stream_object, 0u);
+  EXPECT_EQ(out.stream_size, 0u);
+}
+
 TEST_F(FdTableTest, BeyondCapacityIsCountedNotRecorded) {
   EXPECT_FALSE(table_.record(-1, info(1)));
   EXPECT_EQ(table_.untracked(), 0u);  // not a descriptor at all

@@ -27,11 +27,15 @@ bool must_bootstrap() {
   return !rt::initialized() && !rt::ensure_initialized();
 }
 
-// Inside the real fopen/fclose (StdioScope) glibc's own FILE objects are not the program's.
+// Inside the real fopen/fclose (StdioScope) glibc's own FILE objects are not the program's
+// memory (fd_tracking.h).
 void track(void* p, size_t size) {
-  if (p != nullptr && !rt::in_stdio_scope()) {
-    rt::record_allocation(p, size, AllocFamily::kMalloc, false);
+  if (p == nullptr) return;
+  if (rt::in_stdio_scope()) {
+    rt::note_stdio_block(p, size);
+    return;
   }
+  rt::record_allocation(p, size, AllocFamily::kMalloc, false);
 }
 
 // An allocation call of the program for the event log (not one glibc makes inside fopen).

@@ -1,6 +1,6 @@
 // The FILE stream entry points, interposed with LD_PRELOAD: fopen, fopen64, fdopen, freopen,
-// freopen64 and fclose. A stream is tracked by its descriptor (fileno), with the fopen mode;
-// with track_fds on, the real function runs in a StdioScope, so glibc's allocation of the
+// freopen64, fclose and fcloseall. A stream is tracked by its descriptor (fileno), with the fopen
+// mode; with track_fds on, the real function runs in a StdioScope, so glibc's allocation of the
 // FILE object is not recorded as the program's memory (fd_tracking.h). Every call is also
 // an event of the event log. Return values and errno are the real function's.
 // Calls libc (fileno) but never malloc.
@@ -24,6 +24,13 @@ int descriptor_of(FILE* stream) {
   return stream != nullptr ? fileno(stream) : -1;
 }
 
+// The size of `stream`'s FILE object if the StdioScope just ended allocated it (fopen and
+// fdopen allocate it first), 0 if it did not.
+uint32_t allocated_object(FILE* stream) {
+  return rt::t_stdio_first_block == reinterpret_cast<uintptr_t>(stream) ? rt::t_stdio_first_size
+                                                                        : 0;
+}
+
 FILE* open_stream(FILE* (*real)(const char*, const char*), const char* name, const char* path,
                   const char* mode, uintptr_t caller) {
   bool track = rt::fd_tracking(caller);
@@ -38,7 +45,8 @@ FILE* open_stream(FILE* (*real)(const char*, const char*), const char* name, con
   int error = errno;
   int fd = descriptor_of(stream);
   if (track && stream != nullptr) {
-    rt::note_open(fd, Call::kFopen, core::open_flags_of_mode(mode), mode);
+    rt::note_open(fd, Call::kFopen, core::open_flags_of_mode(mode), mode, stream,
+                  allocated_object(stream));
   }
   if (trace) rt::trace_fopen(name, path, mode, stream, fd, error);
   return stream;
@@ -51,8 +59,8 @@ FILE* reopen_stream(FILE* (*real)(const char*, const char*, FILE*), const char* 
                     const char* mode, FILE* stream, uintptr_t caller) {
   bool track = rt::fd_tracking(caller);
   bool was_tracked = false;
+  rt::FdInfo old;
   if (track) {
-    rt::FdInfo old;
     int old_fd = descriptor_of(stream);
     was_tracked = old_fd >= 0 && rt::forget_fd(old_fd, &old);
   }
@@ -66,8 +74,12 @@ FILE* reopen_stream(FILE* (*real)(const char*, const char*, FILE*), const char* 
   rt::ErrnoKeeper keep;
   int error = errno;
   int fd = descriptor_of(result);
+  // The FILE object is the same: its size is the old entry's (0 for stdin & co., which live
+  // in libc's data, a root anyway).
+  bool same_object = was_tracked && old.stream_object == reinterpret_cast<uintptr_t>(result);
   if (track && result != nullptr && (path != nullptr || was_tracked)) {
-    rt::note_open(fd, Call::kFreopen, core::open_flags_of_mode(mode), mode);
+    rt::note_open(fd, Call::kFreopen, core::open_flags_of_mode(mode), mode, result,
+                  same_object ? old.stream_size : 0);
   }
   if (trace) rt::trace_freopen(path, mode, stream, result, fd, error);
   return result;
@@ -101,7 +113,8 @@ MEMTRACK_EXPORT FILE* fdopen(int fd, const char* mode) noexcept {
   rt::ErrnoKeeper keep;
   int error = errno;
   if (track && stream != nullptr) {
-    rt::note_open(fd, Call::kFdopen, core::open_flags_of_mode(mode), mode);
+    rt::note_open(fd, Call::kFdopen, core::open_flags_of_mode(mode), mode, stream,
+                  allocated_object(stream));
   }
   if (trace) rt::trace_fdopen(fd, mode, stream, error);
   return stream;
@@ -120,7 +133,7 @@ MEMTRACK_EXPORT int fclose(FILE* stream) {
   bool track = rt::fd_tracking(MEMTRACK_CALLER);
   bool trace = rt::tracing();
   int fd = track || trace ? descriptor_of(stream) : -1;
-  if (track && fd >= 3) rt::forget_fd(fd, nullptr);
+  if (track && fd >= 0) rt::forget_fd(fd, nullptr);
   int result;
   {
     rt::StdioScope scope(track);
@@ -128,4 +141,17 @@ MEMTRACK_EXPORT int fclose(FILE* stream) {
   }
   if (trace) rt::trace_fclose(stream, fd, result);
   return result;
+}
+
+// Closes every stream: their entries go first (their FILE objects are freed).
+MEMTRACK_EXPORT int fcloseall() {
+  bool track = rt::fd_tracking(MEMTRACK_CALLER);
+  if (track) {
+    rt::RuntimeScope scope;
+    rt::g_fds.for_each([](int fd, const rt::FdInfo& info) {
+      if (info.stream()) rt::g_fds.erase(fd, nullptr);
+    });
+  }
+  rt::StdioScope scope(track);
+  return rt::g_fd_real.fcloseall.get()();
 }
