@@ -260,14 +260,24 @@ void trace_log_flush() {
   errno = saved_errno;
 }
 
+// Also reached from _exit in a signal handler that interrupted this thread inside the
+// runtime, perhaps while it held the buffer lock: then the lines are given up rather than
+// waiting for ourselves.
 void trace_log_flush_final() {
   if (!g_trace_on.load(std::memory_order_relaxed)) return;
+  bool interrupted_runtime = in_runtime();
   RuntimeScope scope;
   int saved_errno = errno;
-  {
-    core::SpinLockGuard guard(g_lock);
+  bool locked = true;
+  if (interrupted_runtime) {
+    locked = g_lock.try_lock();
+  } else {
+    g_lock.lock();
+  }
+  if (locked) {
     flush_locked();
     g_unbuffered = true;
+    g_lock.unlock();
   }
   errno = saved_errno;
 }
