@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 
 #include <memory>
+#include <fstream>
 
 #include "cli/launcher.h"
 #include "cli/live_watcher.h"
@@ -17,6 +18,14 @@ std::string quoted(const std::string& value) {
     throw Error("paths containing '\"' are not supported: " + value);
   }
   return "\"" + value + "\"";
+}
+
+// The runtime appends to the event log (an exec'd image continues its process's log); a
+// run starts it empty. A name with %p is one file per process: nothing to empty yet.
+void start_trace_log(const std::string& path) {
+  if (path.find("%p") != std::string::npos) return;
+  std::ofstream log(path, std::ios::trunc);
+  if (!log) throw Error("cannot write the trace log " + path);
 }
 
 int status_of(const report::ExitInfo& exit) {
@@ -35,6 +44,11 @@ int run_command(const Config& config) {
   if (!config.trace_children) options += ":follow_exec=0";
   if (config.snapshots) options += ":snapshot_signal=1";
   if (config.halt_on_error) options += ":halt_on_error=1";
+  if (!config.track_fds) options += ":track_fds=0";
+  if (!config.trace_log.empty()) {
+    start_trace_log(config.trace_log);
+    options += ":trace_log=" + quoted(config.trace_log);
+  }
   std::unique_ptr<LiveWatcher> watcher;
   if (config.expire_ms > 0) {
     options += ":expire_ms=" + std::to_string(config.expire_ms);

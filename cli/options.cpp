@@ -139,9 +139,10 @@ const std::vector<OptionSpec>& option_table() {
          c.show_leak_kinds = parse_leak_kinds("--show-leak-kinds", v);
        }},
       {"--error-exitcode", "N",
-       "Exit with N (1-255) when unsuppressed leaks of the --errors-for-leak-kinds kinds or "
+       "Exit with N (1-255) when unsuppressed leaks of the --errors-for-leak-kinds kinds, "
        "allocator misuse errors (double, invalid or mismatched free, realloc of a freed "
-       "pointer) are found. Default: 0 (off: the program's own exit status).",
+       "pointer) or unsuppressed descriptors left open are found. Default: 0 (off: the "
+       "program's own exit status).",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          c.error_exitcode = parse_int("--error-exitcode", v, 0, 255);
@@ -209,6 +210,20 @@ const std::vector<OptionSpec>& option_table() {
        false,
        [](Config& c, const std::string& v) {
          c.snapshot_timeout_s = parse_seconds("--timeout", v);
+         }},
+      {"--track-fds", "yes|no",
+       "Report the file descriptors and FILE streams the program opened and left open at exit "
+       "(files, sockets, pipes, ...), with the stack that opened them. Default: yes.",
+       kRun, false,
+       [](Config& c, const std::string& v) { c.track_fds = parse_yes_no("--track-fds", v); }},
+      {"--trace-log", "FILE",
+       "Write one line per malloc, calloc, realloc, free, new, delete (and aligned forms), "
+       "fopen, fdopen, freopen and fclose to FILE: thread id, arguments, result (%p: pid; "
+       "FILE is emptied first unless it has %p). Default: none.",
+       kRun, false,
+       [](Config& c, const std::string& v) {
+         if (v.empty()) throw Error("--trace-log expects a file name");
+         c.trace_log = v;
        }},
       {"--keep-results", "DIR",
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
@@ -334,8 +349,9 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   run->footer(
       "Usage: memtrack run [OPTIONS] [--] PROG [ARGS...]\n"
       "Exit status: the program's own (128+N if it was killed by signal N), or the\n"
-      "--error-exitcode value when leaks or allocator misuse errors were found; 125 when\n"
-      "memtrack itself fails, 126 when PROG cannot be executed, 127 when PROG is not found.");
+      "--error-exitcode value when leaks, allocator misuse errors or descriptors left open\n"
+      "were found; 125 when memtrack itself fails, 126 when PROG cannot be executed, 127\n"
+      "when PROG is not found.");
   CLI::App* report = app.add_subcommand("report", "Render result files kept by run --keep-results");
   add_options(*report, *config, kReport);
   report->add_option("FILE", config->files, "Result files (memtrack.PID.mtr)")->required();

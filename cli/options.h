@@ -39,6 +39,8 @@ struct Config {
   int num_callers = 0;  // 0: the runtime's default (32) or MEMTRACK_OPTIONS's max_frames
   bool trace_children = true;
   bool halt_on_error = false;        // the runtime ends the program at its first misuse error
+  bool track_fds = true;             // report descriptors left open (runtime track_fds)
+  std::string trace_log;             // event log file (runtime trace_log); "" = none
   std::string keep_results;          // directory; "" = temporary
   std::vector<std::string> program;  // run: PROG ARGS...
   std::vector<std::string> files;    // report: FILE...

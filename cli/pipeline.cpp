@@ -170,7 +170,7 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
 int exit_status(const report::Report& report, const Config& config, int program_status) {
   if (config.error_exitcode == 0) return program_status;
   for (const report::ProcessReport& p : report.processes) {
-    if (!p.errors.empty()) return config.error_exitcode;
+    if (!p.errors.empty() || !p.resource_sites.empty()) return config.error_exitcode;
     if (report::has_leaks_of_kinds(p, config.errors_for_leak_kinds)) return config.error_exitcode;
   }
   return program_status;

@@ -48,8 +48,9 @@ std::string expand_pid(const std::string& pattern, uint32_t pid);
 std::string module_key(const std::vector<report::RawModule>& modules);
 
 // The exit status for `report`: --error-exitcode when an unsuppressed group of one of the
-// --errors-for-leak-kinds kinds exists (whether listed or not) or any process has an
-// allocator misuse error (errors are never suppressed), otherwise `program_status`.
+// --errors-for-leak-kinds kinds exists (whether listed or not), any process has an
+// allocator misuse error (errors are never suppressed) or an unsuppressed descriptor open
+// at exit, otherwise `program_status`.
 int exit_status(const report::Report& report, const Config& config, int program_status);
 
 }  // namespace memtrack::cli

@@ -44,6 +44,8 @@ class FlagsTest : public ::testing::Test {
     EXPECT_EQ(flags_.max_groups, 0);
     EXPECT_FALSE(flags_.show_runtime_internal);
     EXPECT_FALSE(flags_.help);
+    EXPECT_TRUE(flags_.track_fds);
+    EXPECT_STREQ(flags_.trace_log, "");
   }
 
   Flags flags_;
@@ -249,7 +251,7 @@ TEST_F(FlagsTest, ValidateResetsNegativeMaxGroups) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 20u);
+  ASSERT_EQ(count, 22u);
   const struct {
     const char* name;
     FlagType type;
@@ -275,6 +277,8 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"report_interval_ms", FlagType::kInt, "0"},
       {"snapshot_signal", FlagType::kBool, "false"},
       {"help", FlagType::kBool, "false"},
+      {"track_fds", FlagType::kBool, "true"},
+      {"trace_log", FlagType::kString, "\"\""},
   };
   for (size_t i = 0; i < count; ++i) {
     EXPECT_STREQ(table[i].name, kExpected[i].name);
@@ -310,7 +314,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 20u);
+  EXPECT_EQ(entries, 22u);
 }
 
 }  // namespace

@@ -13,15 +13,16 @@ inline constexpr uint32_t kSectionHeaderSize = 16;  // type, reserved, payload s
 inline constexpr uint64_t kMaxSectionSize = uint64_t{1} << 36;
 
 enum class Section : uint32_t {
-  kProcess = 1,   // pid, ppid, exit, command line, executable
-  kStats = 2,     // counters
-  kModules = 3,   // module map
-  kStacks = 4,    // stacks referenced by leaks
-  kLeaks = 5,     // leak groups
-  kIndirect = 6,  // for definitely lost groups: the indirectly lost blocks hanging off them
-  kErrors = 7,    // allocator misuse: double/invalid/mismatched free, realloc after free
-  kLive = 9,      // live report: allocation sites holding blocks older than the age threshold
-  kEnd = 0xffff   // checksum of everything before this section; always last
+  kProcess = 1,    // pid, ppid, exit, command line, executable
+  kStats = 2,      // counters
+  kModules = 3,    // module map
+  kStacks = 4,     // stacks referenced by leaks
+  kLeaks = 5,      // leak groups
+  kIndirect = 6,   // for definitely lost groups: the indirectly lost blocks hanging off them
+  kErrors = 7,     // allocator misuse: double/invalid/mismatched free, realloc after free
+  kResources = 8,  // descriptors the program opened and left open (fd tracking)
+  kLive = 9,       // live report: allocation sites holding blocks older than the age threshold
+  kEnd = 0xffff    // checksum of everything before this section; always last
 };
 
 // ExitInfo::How as stored.
@@ -63,6 +64,55 @@ enum class ErrorWhere : uint8_t { kUnknown = 0, kHeap = 1, kStack = 2, kGlobal =
 enum class AllocCall : uint8_t { kMalloc = 0, kNew = 1, kNewArray = 2, kNone = 255 };
 enum class FreeCall : uint8_t { kFree = 0, kDelete = 1, kDeleteArray = 2, kRealloc = 3 };
 inline constexpr uint32_t kErrorRecordSize = 48;
+
+// Resource records (section 8): the object a descriptor open at exit refers to, and the
+// function that opened it. Flags are open(2) flags with Linux x86-64 values.
+enum class ResourceKind : uint8_t {
+  kOther = 0,
+  kFile = 1,
+  kDirectory = 2,
+  kSocket = 3,
+  kPipe = 4,
+  kEventfd = 5,
+  kTimerfd = 6,
+  kSignalfd = 7,
+  kEpoll = 8,
+  kInotify = 9,
+  kMemfd = 10,
+  kLast = kMemfd
+};
+// 64-bit and fortified variants (open64, __open_2, fopen64, fcntl64, ...) are stored as the
+// plain function.
+enum class ResourceCall : uint8_t {
+  kOpen = 1,
+  kOpenat = 2,
+  kCreat = 3,
+  kDup = 4,
+  kDup2 = 5,
+  kDup3 = 6,
+  kFcntl = 7,  // F_DUPFD, F_DUPFD_CLOEXEC
+  kPipe = 8,
+  kPipe2 = 9,
+  kSocket = 10,
+  kSocketpair = 11,
+  kAccept = 12,
+  kAccept4 = 13,
+  kEventfd = 14,
+  kTimerfdCreate = 15,
+  kSignalfd = 16,
+  kEpollCreate = 17,
+  kEpollCreate1 = 18,
+  kInotifyInit = 19,
+  kInotifyInit1 = 20,
+  kMemfdCreate = 21,
+  kFopen = 22,
+  kFdopen = 23,
+  kFreopen = 24,
+  kLast = kFreopen
+};
+// fd, kind, call, stream, mode_size, flags, stack_id, description_size; then the strings.
+inline constexpr uint32_t kResourceRecordMinSize = 18;
+inline constexpr uint32_t kMaxStreamModeSize = 6;  // the runtime keeps this much of a mode
 
 inline constexpr uint16_t kModuleUnloaded = 1;      // module flag: dlclose'd before exit
 inline constexpr uint8_t kLeakRuntimeInternal = 1;  // leak flag

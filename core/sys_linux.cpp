@@ -50,6 +50,14 @@ void* map_pages(size_t bytes) {
   return p;
 }
 
+void* reserve_pages(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  remember_mapping(reinterpret_cast<uintptr_t>(p), bytes);
+  return p;
+}
+
 void unmap_pages(void* addr, size_t bytes) {
   if (addr == nullptr) return;
   forget_mapping(reinterpret_cast<uintptr_t>(addr));

@@ -11,7 +11,11 @@ namespace memtrack::core::sys {
 // Returns nullptr on failure; never calls malloc.
 void* map_pages(size_t bytes);
 
-// Releases memory obtained from map_pages with the same `bytes`.
+// Like map_pages, but only reserves address space (MAP_NORESERVE): for large tables indexed by
+// a number (file descriptors) whose pages are touched only where they are used.
+void* reserve_pages(size_t bytes);
+
+// Releases memory obtained from map_pages or reserve_pages with the same `bytes`.
 void unmap_pages(void* addr, size_t bytes);
 
 // The ranges map_pages handed out and unmap_pages has not taken back: the runtime's own

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace memtrack::report {
 
@@ -61,8 +62,42 @@ ErrorReport error_report(const ResultFile& file, const RawError& raw,
   return error;
 }
 
+uint64_t sort_address(const std::vector<Frame>& stack) {
+  return stack.empty() ? std::numeric_limits<uint64_t>::max() : stack[0].address;
+}
+
 uint64_t sort_address(const LeakGroup& group) {
-  return group.stack.empty() ? std::numeric_limits<uint64_t>::max() : group.stack[0].address;
+  return sort_address(group.stack);
+}
+
+// The descriptors open at exit, one site per stack that opened some, most descriptors
+// first; sites matched by a suppression are only counted.
+void add_resource_sites(const ResultFile& file, const SymbolizeFn& symbolize,
+                        const Suppressions& suppressions, ProcessReport& report) {
+  report.tracks_resources = file.tracks_resources;
+  report.summary.untracked_descriptors = file.untracked_resources;
+  std::map<uint32_t, std::vector<const RawResource*>> by_stack;
+  for (const RawResource& raw : file.resources) by_stack[raw.stack_id].push_back(&raw);
+  for (const auto& [stack_id, raws] : by_stack) {
+    ResourceSite site;
+    site.stack = symbolize_stack(file, stack_id, symbolize);
+    for (const RawResource* raw : raws) site.resources.push_back(*raw);
+    std::stable_sort(site.resources.begin(), site.resources.end(),
+                     [](const ResourceFacts& a, const ResourceFacts& b) { return a.fd < b.fd; });
+    if (suppressions.matches(site.stack)) {
+      report.summary.suppressed_descriptors += site.resources.size();
+      continue;
+    }
+    report.summary.open_descriptors += site.resources.size();
+    report.resource_sites.push_back(std::move(site));
+  }
+  std::stable_sort(report.resource_sites.begin(), report.resource_sites.end(),
+                   [](const ResourceSite& a, const ResourceSite& b) {
+                     if (a.resources.size() != b.resources.size()) {
+                       return a.resources.size() > b.resources.size();
+                     }
+                     return sort_address(a.stack) < sort_address(b.stack);
+                   });
 }
 
 }  // namespace
@@ -120,6 +155,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     summary.errors += 1;
     summary.error_occurrences += raw.occurrences;
   }
+  add_resource_sites(file, symbolize, suppressions, report);
   std::stable_sort(report.leaks.begin(), report.leaks.end(), leak_group_before);
   std::stable_sort(report.suppressed.begin(), report.suppressed.end(), leak_group_before);
   // Read last: the symbolizer adds notes ("no debug info for ...") while it works.

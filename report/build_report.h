@@ -37,6 +37,11 @@ using SymbolizeFn =
 // suppression patterns describe leaks one accepts, while a double or mismatched free is a bug
 // whatever library it is in. summary.errors counts them, summary.error_occurrences adds up
 // their occurrences.
+// The descriptors open at exit (file.resources) are grouped by the stack that opened them
+// into ResourceSites (stack symbolized as above, descriptors by fd); sites whose stack a
+// suppression matches are only counted (summary.suppressed_descriptors), the others are
+// listed, most descriptors first, then by the first frame's address, and counted in
+// summary.open_descriptors. tracks_resources and summary.untracked_descriptors are copied.
 // allocations, frees, bytes_allocated, peak_bytes and untracked_* come from file.stats;
 // pid, ppid, command and exit are copied; notes = symbolizer_notes as they are after the
 // stacks were symbolized (pass the symbolizer's live list).

@@ -385,5 +385,69 @@ TEST(BuildReport, EmptyFile) {
   EXPECT_EQ(p.summary.error_occurrences, 0u);
 }
 
+RawResource raw_resource(int32_t fd, uint32_t stack_id, ResourceKind kind = ResourceKind::kFile) {
+  RawResource r;
+  r.fd = fd;
+  r.stack_id = stack_id;
+  r.kind = kind;
+  r.call = "open";
+  r.description = "/tmp/f" + std::to_string(fd);
+  return r;
+}
+
+TEST(BuildReport, ResourcesGroupedBySiteSortedAndSuppressed) {
+  ResultFile f = base_file();
+  f.stacks[1] = {0x1000};
+  f.stacks[2] = {0x2000, 0x2100};
+  f.stacks[3] = {0x3000};
+  f.stacks[4] = {0x0500};
+  f.tracks_resources = true;
+  f.untracked_resources = 9;
+  // Site 2 has three descriptors (listed first), sites 1 and 4 one each (4's first frame has
+  // the lower address), site 3 is suppressed.
+  f.resources = {raw_resource(9, 2),
+                 raw_resource(4, 1),
+                 raw_resource(5, 2),
+                 raw_resource(6, 3),
+                 raw_resource(3, 2, ResourceKind::kSocket),
+                 raw_resource(8, 4)};
+  FakeSymbolizer symbolizer;
+  symbolizer.add(0x1000, {debug_frame(0x1000, "one", "a.c", 1, 1)});
+  symbolizer.add(0x2000, {debug_frame(0x2000, "inner", "a.c", 2, 1, true),
+                          debug_frame(0x2000, "two", "a.c", 3, 1)});
+  symbolizer.add(0x2100, {debug_frame(0x2100, "main", "a.c", 9, 1)});
+  symbolizer.add(0x3000, {symbol_frame(0x3000, "/usr/lib/libvendor.so", 0x30, "vendor_open")});
+  symbolizer.add(0x0500, {debug_frame(0x0500, "four", "a.c", 4, 1)});
+  ProcessReport p =
+      build_process_report(f, symbolizer.fn(), {}, Suppressions::parse("leak:libvendor.so", "s"));
+  EXPECT_TRUE(p.tracks_resources);
+  EXPECT_EQ(p.summary.open_descriptors, 5u);
+  EXPECT_EQ(p.summary.suppressed_descriptors, 1u);
+  EXPECT_EQ(p.summary.untracked_descriptors, 9u);
+  ASSERT_EQ(p.resource_sites.size(), 3u);
+  const ResourceSite& most = p.resource_sites[0];
+  ASSERT_EQ(most.stack.size(), 3u);
+  EXPECT_EQ(most.stack[0].function, "inner");
+  EXPECT_EQ(most.stack[2].function, "main");
+  ASSERT_EQ(most.resources.size(), 3u);
+  EXPECT_EQ(most.resources[0].fd, 3);
+  EXPECT_EQ(most.resources[0].kind, ResourceKind::kSocket);
+  EXPECT_EQ(most.resources[1].fd, 5);
+  EXPECT_EQ(most.resources[2].fd, 9);
+  EXPECT_EQ(most.resources[2].description, "/tmp/f9");
+  EXPECT_EQ(p.resource_sites[1].stack[0].function, "four");
+  EXPECT_EQ(p.resource_sites[2].stack[0].function, "one");
+  EXPECT_EQ(p.resource_sites[2].resources[0].fd, 4);
+}
+
+TEST(BuildReport, NoResourcesSectionMeansNotTracked) {
+  ResultFile f = base_file();
+  FakeSymbolizer symbolizer;
+  ProcessReport p = build_process_report(f, symbolizer.fn(), {}, Suppressions{});
+  EXPECT_FALSE(p.tracks_resources);
+  EXPECT_TRUE(p.resource_sites.empty());
+  EXPECT_EQ(p.summary.open_descriptors, 0u);
+}
+
 }  // namespace
 }  // namespace memtrack::report

@@ -57,6 +57,9 @@ ordered_json summary_to_json(const Summary& s) {
   out["untracked_bytes"] = s.untracked_bytes;
   out["errors"] = s.errors;
   out["error_occurrences"] = s.error_occurrences;
+  out["open_descriptors"] = s.open_descriptors;
+  out["suppressed_descriptors"] = s.suppressed_descriptors;
+  out["untracked_descriptors"] = s.untracked_descriptors;
   return out;
 }
 
@@ -92,6 +95,26 @@ ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
     e["alloc_stack"] = stack_to_json(error.alloc_stack);
     e["free_stack"] = stack_to_json(error.free_stack);
     out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// One element per descriptor, site after site.
+ordered_json resources_to_json(const std::vector<ResourceSite>& sites) {
+  ordered_json out = ordered_json::array();
+  for (const ResourceSite& site : sites) {
+    ordered_json stack = stack_to_json(site.stack);
+    for (const ResourceFacts& r : site.resources) {
+      ordered_json e = ordered_json::object();
+      e["kind"] = resource_kind_name(r.kind);
+      e["fd"] = r.fd;
+      e["path"] = r.description;
+      e["flags"] = resource_flags(r);
+      e["stream"] = r.stream;
+      e["call"] = r.call;
+      e["stack"] = stack;
+      out.push_back(std::move(e));
+    }
   }
   return out;
 }
@@ -133,6 +156,7 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
   out["errors"] = errors_to_json(process.errors);
   out["leaks"] = groups_to_json(process.leaks, options.show_kinds);
   out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds);
+  if (process.tracks_resources) out["resources"] = resources_to_json(process.resource_sites);
   out["notes"] = process.notes;
   return out;
 }

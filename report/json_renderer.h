@@ -24,8 +24,9 @@ struct JsonOptions {
 // documented order. Addresses and offsets are "0x..." strings (JSON numbers lose 64-bit
 // precision). Every group carries its suggested suppression ("" if none is possible) and
 // its indirect_bytes/indirect_blocks (0 unless it is definitely lost with blocks hanging off
-// it). Every process has "errors" (allocator misuse, never filtered by kind or suppressed).
-// Stacks are complete: frames below main are kept.
+// it). Every process has "errors" (allocator misuse, never filtered by kind or suppressed),
+// and "resources" (one element per descriptor open at exit, with its site's stack) when the
+// runtime tracked descriptors. Stacks are complete: frames below main are kept.
 nlohmann::ordered_json to_json(const Report& report, const std::string& version,
                                const JsonOptions& options = {});
 

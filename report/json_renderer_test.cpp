@@ -167,12 +167,13 @@ Report schema_coverage_report() {
   r.processes.push_back(p);
   p.exit.how = ExitInfo::How::kRunning;
   r.processes.push_back(p);
+  r.processes.push_back(testing::with_resources(sample_process()));
   return r;
 }
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 69u);
+  EXPECT_EQ(fields.size(), 80u);
   EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
@@ -184,7 +185,10 @@ TEST(JsonSchemaDoc, TableIsReadable) {
                 {"processes[].errors[].stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].errors[].alloc_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].errors[].free_stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].resources[].stack[]", "processes[].leaks[].stack[]"},
             }));
+  EXPECT_TRUE(fields["processes[].resources"].optional);
+  EXPECT_FALSE(fields["processes[].resources[].fd"].optional);
   EXPECT_TRUE(fields["processes[].exit.code"].optional);
   EXPECT_FALSE(fields["processes[].pid"].optional);
 }
@@ -431,6 +435,47 @@ TEST(JsonRenderer, IndirectTotalsInEveryGroup) {
     EXPECT_EQ(groups[i]["indirect_bytes"], 0) << i;
     EXPECT_EQ(groups[i]["indirect_blocks"], 0) << i;
   }
+}
+
+TEST(JsonRenderer, ResourcesExactly) {
+  ordered_json out = process_to_json(testing::with_resources(sample_process()));
+  ASSERT_EQ(out["resources"].size(), 3u);
+  const std::string open_logs_stack =
+      R"([{"address":"0x555555555400","module":"/work/build/leaky","module_offset":"0x1400",)"
+      R"("function":"open_logs","file":"examples/server.c","line":70,"column":15,)"
+      R"("inlined":false},{"address":"0x555555555460","module":"/work/build/leaky",)"
+      R"("module_offset":"0x1460","function":"main","file":"examples/server.c","line":90,)"
+      R"("column":3,"inlined":false},{"address":"0x7ffff7dd21ca",)"
+      R"("module":"/lib/x86_64-linux-gnu/libc.so.6","module_offset":"0x271ca",)"
+      R"("function":"__libc_start_call_main","file":"","line":0,"column":0,"inlined":false}])";
+  EXPECT_EQ(
+      out["resources"][0].dump(),
+      R"({"kind":"file","fd":3,"path":"/var/log/app.log","flags":"O_WRONLY|O_CREAT|O_APPEND",)"
+      R"("stream":false,"call":"open","stack":)" +
+          open_logs_stack + "}");
+  EXPECT_EQ(out["resources"][1].dump(),
+            R"({"kind":"file","fd":4,"path":"/var/log/app.err","flags":"a","stream":true,)"
+            R"("call":"fopen","stack":)" +
+                open_logs_stack + "}");
+  ordered_json socket = out["resources"][2];
+  EXPECT_EQ(socket["kind"], "socket");
+  EXPECT_EQ(socket["path"], "TCP 127.0.0.1:8080 -> 127.0.0.1:40000");
+  EXPECT_EQ(socket["flags"], "O_RDWR|O_CLOEXEC");
+  EXPECT_EQ(socket["call"], "accept4");
+  EXPECT_EQ(socket["stack"][0]["function"], "serve");
+  EXPECT_EQ(out["summary"]["open_descriptors"], 3);
+  EXPECT_EQ(out["summary"]["suppressed_descriptors"], 1);
+  EXPECT_EQ(out["summary"]["untracked_descriptors"], 2);
+}
+
+TEST(JsonRenderer, ResourcesOnlyWhenTracked) {
+  EXPECT_FALSE(process_to_json(sample_process()).contains("resources"));  // track_fds=0
+  ProcessReport none_open;
+  none_open.tracks_resources = true;
+  EXPECT_EQ(process_to_json(none_open)["resources"], ordered_json::array());
+  // Listed whatever --show-leak-kinds says.
+  ordered_json out = process_to_json(testing::with_resources(sample_process()), JsonOptions{{}});
+  EXPECT_EQ(out["resources"].size(), 3u);
 }
 
 // The exact document for testing::sample_report(). After an intended change, regenerate it

@@ -1,6 +1,8 @@
 // Names for the shared leak and error model (report/model.h). No state.
 #include "report/model.h"
 
+#include "core/fd_names.h"
+
 namespace memtrack::report {
 
 const char* kind_name(LeakKind kind) {
@@ -59,6 +61,13 @@ const char* free_call_name(FreeCall call) {
       return "realloc";
   }
   return "free";
+}
+
+static_assert(static_cast<int>(ResourceKind::kMemfd) ==
+              static_cast<int>(core::result::ResourceKind::kMemfd));
+
+const char* resource_kind_name(ResourceKind kind) {
+  return core::resource_kind_name(static_cast<core::result::ResourceKind>(kind));
 }
 
 }  // namespace memtrack::report

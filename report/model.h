@@ -82,6 +82,37 @@ const char* alloc_call_name(AllocCall call);
 // "free", "delete", "delete[]", "realloc" (the JSON spelling).
 const char* free_call_name(FreeCall call);
 
+// What a descriptor open at exit refers to (docs/format.md, section 8).
+enum class ResourceKind {
+  kOther,
+  kFile,
+  kDirectory,
+  kSocket,
+  kPipe,
+  kEventfd,
+  kTimerfd,
+  kSignalfd,
+  kEpoll,
+  kInotify,
+  kMemfd
+};
+
+// "file", "directory", "socket", "pipe", "eventfd", "timerfd", "signalfd", "epoll",
+// "inotify", "memfd", "other" (the JSON spelling).
+const char* resource_kind_name(ResourceKind kind);
+
+// A descriptor the program opened and left open, apart from its stack: shared by the raw
+// record and the report.
+struct ResourceFacts {
+  int32_t fd = 0;
+  ResourceKind kind = ResourceKind::kOther;
+  std::string call;         // the function that opened it: "open", "fopen", "accept4", ...
+  bool stream = false;      // a FILE stream (fopen, fdopen, freopen)
+  uint32_t flags = 0;       // open(2) flags, Linux x86-64 values (core/fd_names.h)
+  std::string mode;         // a stream's fopen mode ("w+"); "" for other descriptors
+  std::string description;  // "/tmp/x", "pipe:[1234]", "TCP 127.0.0.1:40000 -> 127.0.0.1:80"
+};
+
 // ---- As stored in a result file (raw addresses) ----
 
 struct RawModule {
@@ -125,6 +156,10 @@ struct RawError : ErrorFacts {
   uint32_t bad_stack = 0;
   uint32_t alloc_stack = 0;  // 0: not known
   uint32_t free_stack = 0;   // the first free (double free, realloc after free); 0: not known
+};
+
+struct RawResource : ResourceFacts {
+  uint32_t stack_id = 0;  // where it was opened; in ResultFile::stacks
 };
 
 struct ExitInfo {
@@ -181,6 +216,11 @@ struct ResultFile {
   std::vector<RawLeak> leaks;
   std::vector<RawError> errors;  // in file order; empty without an errors section
   std::optional<RawLive> live;   // a live report (its leaks section is absent)
+  // Descriptors open at exit. tracks_resources: the file has a resources section (the
+  // runtime tracked descriptors; false with track_fds=0 and for older files).
+  bool tracks_resources = false;
+  std::vector<RawResource> resources;  // in file order
+  uint64_t untracked_resources = 0;    // opened, but beyond what the runtime could record
 };
 
 // ---- After symbolization ----
@@ -205,6 +245,12 @@ struct LeakGroup {
   uint64_t indirect_bytes = 0, indirect_blocks = 0;
   bool runtime_internal = false;
   std::vector<Frame> stack;  // innermost first; frame 0 is the allocator's caller
+};
+
+// Descriptors open at exit that were opened at one stack.
+struct ResourceSite {
+  std::vector<Frame> stack;              // innermost first; frame 0 called open, fopen, ...
+  std::vector<ResourceFacts> resources;  // by fd
 };
 
 // One allocator misuse error after symbolization (RawError with frames for its stack ids).
@@ -234,8 +280,11 @@ struct Summary {
   uint64_t runtime_internal_blocks = 0;
   uint64_t untracked_allocations = 0;
   uint64_t untracked_bytes = 0;
-  uint64_t errors = 0;             // distinct allocator misuse errors (ProcessReport::errors)
-  uint64_t error_occurrences = 0;  // the sum of their occurrences
+  uint64_t errors = 0;                  // distinct allocator misuse errors (ProcessReport::errors)
+  uint64_t error_occurrences = 0;       // the sum of their occurrences
+  uint64_t open_descriptors = 0;        // in ProcessReport::resource_sites
+  uint64_t suppressed_descriptors = 0;  // open at exit, at sites matched by a suppression
+  uint64_t untracked_descriptors = 0;   // opened, but beyond what the runtime could record
 };
 
 struct ProcessReport {
@@ -249,8 +298,12 @@ struct ProcessReport {
   std::vector<LeakGroup> leaks;
   std::vector<LeakGroup> suppressed;  // groups matched by a suppression, every kind
   std::vector<ErrorReport> errors;    // allocator misuse, in file order; never suppressed
-  std::vector<std::string> notes;     // e.g. "no debug info for /lib/.../libc.so.6"
-  bool has_leak_data = true;          // false: the process left no result file (notes say why)
+  // Descriptors open at exit, unsuppressed, by site: most descriptors first, then by the
+  // first frame's address. tracks_resources: the runtime tracked descriptors at all.
+  bool tracks_resources = false;
+  std::vector<ResourceSite> resource_sites;
+  std::vector<std::string> notes;  // e.g. "no debug info for /lib/.../libc.so.6"
+  bool has_leak_data = true;       // false: the process left no result file (notes say why)
 };
 
 struct Report {

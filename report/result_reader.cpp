@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "core/fd_names.h"
 #include "core/result_format.h"
 
 namespace memtrack::report {
@@ -342,6 +343,46 @@ void read_live(Cursor c, ResultFile& file) {
   file.live = std::move(live);
 }
 
+// Section 8: descriptors open at exit. Every value must be one this reader knows, and the
+// stack id must be in the stacks section.
+void read_resources(Cursor c, ResultFile& file) {
+  auto count = c.get<uint32_t>();
+  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
+  file.untracked_resources = c.get<uint64_t>();
+  if (count > c.left() / result::kResourceRecordMinSize) c.fail("record count too large");
+  file.tracks_resources = true;
+  for (uint32_t i = 0; i < count; ++i) {
+    RawResource r;
+    std::string what = "descriptor record " + std::to_string(i);
+    r.fd = c.get<int32_t>();
+    auto kind = c.get<uint8_t>();
+    auto call = c.get<uint8_t>();
+    auto stream = c.get<uint8_t>();
+    auto mode_size = c.get<uint8_t>();
+    r.flags = c.get<uint32_t>();
+    r.stack_id = c.get<uint32_t>();
+    auto description_size = c.get<uint16_t>();
+    r.mode = c.string(mode_size);
+    r.description = c.string(description_size);
+    if (r.fd < 0) c.fail(what + " has a negative fd");
+    if (kind > static_cast<uint8_t>(result::ResourceKind::kLast)) {
+      c.fail(what + " has an unknown kind " + std::to_string(kind));
+    }
+    r.kind = static_cast<ResourceKind>(kind);
+    const char* name = core::resource_call_name(static_cast<result::ResourceCall>(call));
+    if (name == nullptr) c.fail(what + " has an unknown call " + std::to_string(call));
+    r.call = name;
+    if (stream > 1) c.fail(what + ": stream is not 0 or 1");
+    r.stream = stream == 1;
+    if (!r.stream && mode_size != 0) c.fail(what + " has a mode but is no stream");
+    if (!file.stacks.contains(r.stack_id)) {
+      c.fail(what + " refers to unknown stack " + std::to_string(r.stack_id));
+    }
+    file.resources.push_back(std::move(r));
+  }
+  c.expect_end();
+}
+
 const char* section_name(uint32_t type) {
   switch (static_cast<result::Section>(type)) {
     case result::Section::kProcess:
@@ -360,6 +401,8 @@ const char* section_name(uint32_t type) {
       return "errors section";
     case result::Section::kLive:
       return "live section";
+    case result::Section::kResources:
+      return "resources section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -460,6 +503,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_live(c, file);
+        break;
+      case result::Section::kResources:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_resources(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

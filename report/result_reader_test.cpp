@@ -41,6 +41,18 @@ struct ErrorRecord {
   uint64_t block_size = 100;
 };
 
+// One record of the resources section, as written (docs/format.md, section 8).
+struct ResourceRecord {
+  int32_t fd = 3;
+  uint8_t kind = 1;   // file
+  uint8_t call = 22;  // fopen
+  uint8_t stream = 1;
+  std::string mode = "w";
+  uint32_t flags = 01101;  // O_WRONLY|O_CREAT|O_TRUNC
+  uint32_t stack_id = 1;
+  std::string description = "/tmp/out.txt";
+};
+
 struct FileSpec {
   bool with_leaks_section = true;
   uint8_t kinds[2] = {4, 4};  // of the two leak records
@@ -57,6 +69,14 @@ struct FileSpec {
   bool with_live_section = false;   // a live report (with_leaks_section false for a real one)
   uint32_t live_stack = 1;          // the stack its one site refers to
   uint32_t live_flags = 1;          // that site's flags
+  bool with_resources_section = false;
+  std::vector<ResourceRecord> resources;  // its records
+  uint64_t untracked_resources = 0;
+  uint32_t resources_reserved = 0;
+  uint32_t extra_resource_count = 0;  // added to the count the section announces
+  uint32_t extra_resource_bytes = 0;  // zero bytes after the records
+  bool resources_first = false;       // write it before the stacks section
+  bool resources_twice = false;       // write it twice at the end
 };
 
 void write_live(core::ResultWriter& w, const FileSpec& spec) {
@@ -69,6 +89,29 @@ void write_live(core::ResultWriter& w, const FileSpec& spec) {
   w.put_u32(spec.live_stack);
   w.put_u32(spec.live_flags);
   for (uint64_t v : {61, 6100, 20}) w.put_u64(v);
+}
+
+void write_resources(core::ResultWriter& w, const FileSpec& spec) {
+  uint64_t size = 16 + spec.extra_resource_bytes;
+  for (const ResourceRecord& r : spec.resources) {
+    size += result::kResourceRecordMinSize + r.mode.size() + r.description.size();
+  }
+  w.begin_section(result::Section::kResources, size);
+  w.put_u32(static_cast<uint32_t>(spec.resources.size()) + spec.extra_resource_count);
+  w.put_u32(spec.resources_reserved);
+  w.put_u64(spec.untracked_resources);
+  for (const ResourceRecord& r : spec.resources) {
+    w.put_i32(r.fd);
+    for (uint8_t b : {r.kind, r.call, r.stream, static_cast<uint8_t>(r.mode.size())}) {
+      w.put_u8(b);
+    }
+    w.put_u32(r.flags);
+    w.put_u32(r.stack_id);
+    w.put_u16(static_cast<uint16_t>(r.description.size()));
+    w.put_bytes(r.mode.data(), r.mode.size());
+    w.put_bytes(r.description.data(), r.description.size());
+  }
+  for (uint32_t i = 0; i < spec.extra_resource_bytes; ++i) w.put_u8(0);
 }
 
 void write_errors(core::ResultWriter& w, const FileSpec& spec) {
@@ -135,6 +178,7 @@ std::vector<uint8_t> make_file(const FileSpec& spec) {
       w.put_bytes(path.data(), path.size());
     }
     if (spec.with_errors_section && spec.errors_first) write_errors(w, spec);
+    if (spec.with_resources_section && spec.resources_first) write_resources(w, spec);
     w.begin_section(result::Section::kStacks, 4 + (8 + 16) + (8 + 8));
     w.put_u32(2);
     w.put_u32(1);
@@ -162,6 +206,8 @@ std::vector<uint8_t> make_file(const FileSpec& spec) {
     if (spec.with_errors_section && !spec.errors_first) write_errors(w, spec);
     if (spec.errors_twice) write_errors(w, spec);
     if (spec.with_live_section) write_live(w, spec);
+    if (spec.with_resources_section && !spec.resources_first) write_resources(w, spec);
+    if (spec.resources_twice) write_resources(w, spec);
     EXPECT_TRUE(w.finish());
   }
   std::vector<uint8_t> data(static_cast<size_t>(lseek(fd, 0, SEEK_END)));
@@ -510,6 +556,139 @@ TEST(ResultReaderTest, RejectsBadErrorsSections) {
   EXPECT_EQ(error_of(make_file(first)), prefix + "comes before the stacks section)");
   FileSpec twice = errors_spec();
   twice.errors_twice = true;
+  EXPECT_EQ(error_of(make_file(twice)), prefix + "appears twice)");
+}
+
+// A FILE stream left open (fd 3) and an accepted socket (fd 7, another stack), 5 more
+// descriptors beyond what the runtime could record.
+FileSpec resources_spec() {
+  FileSpec spec;
+  spec.with_resources_section = true;
+  spec.untracked_resources = 5;
+  ResourceRecord stream;
+  ResourceRecord socket;
+  socket.fd = 7;
+  socket.kind = 3;
+  socket.call = 13;  // accept4
+  socket.stream = 0;
+  socket.mode = "";
+  socket.flags = 02000002;  // O_RDWR|O_CLOEXEC
+  socket.stack_id = 2;
+  socket.description = "TCP 127.0.0.1:8080 -> 127.0.0.1:40000";
+  spec.resources = {stream, socket};
+  return spec;
+}
+
+TEST(ResultReaderTest, RoundTripsResources) {
+  ResultFile file = parse_result(make_file(resources_spec()), "f.mtr");
+  EXPECT_TRUE(file.tracks_resources);
+  EXPECT_EQ(file.untracked_resources, 5u);
+  ASSERT_EQ(file.resources.size(), 2u);
+  const RawResource& f = file.resources[0];
+  EXPECT_EQ(f.fd, 3);
+  EXPECT_EQ(f.kind, ResourceKind::kFile);
+  EXPECT_EQ(f.call, "fopen");
+  EXPECT_TRUE(f.stream);
+  EXPECT_EQ(f.mode, "w");
+  EXPECT_EQ(f.flags, 01101u);
+  EXPECT_EQ(f.stack_id, 1u);
+  EXPECT_EQ(f.description, "/tmp/out.txt");
+  const RawResource& s = file.resources[1];
+  EXPECT_EQ(s.fd, 7);
+  EXPECT_EQ(s.kind, ResourceKind::kSocket);
+  EXPECT_EQ(s.call, "accept4");
+  EXPECT_FALSE(s.stream);
+  EXPECT_EQ(s.mode, "");
+  EXPECT_EQ(s.flags, 02000002u);
+  EXPECT_EQ(s.stack_id, 2u);
+  EXPECT_EQ(s.description, "TCP 127.0.0.1:8080 -> 127.0.0.1:40000");
+  EXPECT_EQ(file.leaks.size(), 2u);  // the rest of the file is unchanged by the section
+}
+
+TEST(ResultReaderTest, ResourcesSectionIsOptionalAndMayBeEmpty) {
+  ResultFile old = parse_result(make_file(), "f.mtr");  // older runtimes, or track_fds=0
+  EXPECT_FALSE(old.tracks_resources);
+  EXPECT_TRUE(old.resources.empty());
+  FileSpec empty;
+  empty.with_resources_section = true;
+  ResultFile none_open = parse_result(make_file(empty), "f.mtr");
+  EXPECT_TRUE(none_open.tracks_resources);
+  EXPECT_TRUE(none_open.resources.empty());
+  EXPECT_EQ(none_open.untracked_resources, 0u);
+  FileSpec all = resources_spec();  // with the other optional sections
+  all.with_errors_section = true;
+  all.errors = errors_spec().errors;
+  ResultFile file = parse_result(make_file(all), "f.mtr");
+  EXPECT_EQ(file.resources.size(), 2u);
+  EXPECT_EQ(file.errors.size(), 3u);
+}
+
+TEST(ResultReaderTest, RoundTripsEveryResourceKindAndCall) {
+  for (uint8_t kind = 0; kind <= 10; ++kind) {
+    FileSpec spec = resources_spec();
+    spec.resources[1].kind = kind;
+    EXPECT_EQ(static_cast<uint8_t>(parse_result(make_file(spec), "f.mtr").resources[1].kind), kind);
+  }
+  const char* calls[] = {"open",         "openat",        "creat",          "dup",
+                         "dup2",         "dup3",          "fcntl",          "pipe",
+                         "pipe2",        "socket",        "socketpair",     "accept",
+                         "accept4",      "eventfd",       "timerfd_create", "signalfd",
+                         "epoll_create", "epoll_create1", "inotify_init",   "inotify_init1",
+                         "memfd_create", "fopen",         "fdopen",         "freopen"};
+  for (uint8_t call = 1; call <= 24; ++call) {
+    FileSpec spec = resources_spec();
+    spec.resources[1].call = call;
+    EXPECT_EQ(parse_result(make_file(spec), "f.mtr").resources[1].call, calls[call - 1]);
+  }
+}
+
+TEST(ResultReaderTest, RejectsEveryTruncationAndFlipWithAResourcesSection) {
+  std::vector<uint8_t> data = make_file(resources_spec());
+  expect_every_truncation_rejected(data);
+  expect_every_flip_rejected(data);
+}
+
+TEST(ResultReaderTest, RejectsBadResourceRecords) {
+  // Each case changes one field of the second record of resources_spec().
+  auto error_with = [](auto change) {
+    FileSpec spec = resources_spec();
+    change(spec.resources[1]);
+    return error_of(make_file(spec));
+  };
+  const std::string prefix = "f.mtr: corrupt result file (resources section: descriptor record 1";
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.fd = -1; }), prefix + " has a negative fd)");
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.kind = 11; }),
+            prefix + " has an unknown kind 11)");
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.call = 0; }), prefix + " has an unknown call 0)");
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.call = 25; }),
+            prefix + " has an unknown call 25)");
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.stream = 2; }),
+            prefix + ": stream is not 0 or 1)");
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.mode = "r"; }),
+            prefix + " has a mode but is no stream)");
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.stack_id = 3; }),
+            prefix + " refers to unknown stack 3)");
+}
+
+TEST(ResultReaderTest, RejectsBadResourcesSections) {
+  const std::string prefix = "f.mtr: corrupt result file (resources section: ";
+  FileSpec reserved = resources_spec();
+  reserved.resources_reserved = 1;
+  EXPECT_EQ(error_of(make_file(reserved)), prefix + "reserved field is not 0)");
+  FileSpec too_many = resources_spec();
+  too_many.extra_resource_count = 1;  // records vary in size: the count fits, the data not
+  EXPECT_EQ(error_of(make_file(too_many)), prefix + "truncated)");
+  FileSpec huge = resources_spec();
+  huge.extra_resource_count = 0xffffffff - 2;
+  EXPECT_EQ(error_of(make_file(huge)), prefix + "record count too large)");
+  FileSpec leftover = resources_spec();
+  leftover.extra_resource_bytes = 17;  // less than a record: the count still fits
+  EXPECT_EQ(error_of(make_file(leftover)), prefix + "unexpected bytes at the end of the section)");
+  FileSpec first = resources_spec();
+  first.resources_first = true;
+  EXPECT_EQ(error_of(make_file(first)), prefix + "comes before the stacks section)");
+  FileSpec twice = resources_spec();
+  twice.resources_twice = true;
   EXPECT_EQ(error_of(make_file(twice)), prefix + "appears twice)");
 }
 

@@ -167,7 +167,11 @@ void Suppressions::append(const Suppressions& other) {
 }
 
 bool Suppressions::matches(const LeakGroup& group) const {
-  for (const Frame& frame : group.stack) {
+  return matches(group.stack);
+}
+
+bool Suppressions::matches(const std::vector<Frame>& stack) const {
+  for (const Frame& frame : stack) {
     for (const std::string& pattern : patterns_) {
       if (pattern_matches(pattern, frame.function) || pattern_matches(pattern, frame.module) ||
           pattern_matches(pattern, path_basename(frame.module)) ||

@@ -38,6 +38,8 @@ class Suppressions {
   // True if any pattern matches any frame's function, module path, module basename or
   // source file (empty fields never match).
   bool matches(const LeakGroup& group) const;
+  // The same for any stack (the site of descriptors open at exit).
+  bool matches(const std::vector<Frame>& stack) const;
 
   size_t size() const { return patterns_.size(); }
   const std::vector<std::string>& patterns() const { return patterns_; }

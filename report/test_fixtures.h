@@ -172,6 +172,50 @@ inline ProcessReport sample_process() {
   return p;
 }
 
+// Descriptors left open: a log file opened with open() and its FILE twin from fopen() at one
+// site, an accepted socket at another.
+inline std::vector<ResourceSite> sample_resource_sites() {
+  ResourceFacts log;
+  log.fd = 3;
+  log.kind = ResourceKind::kFile;
+  log.call = "open";
+  log.flags = 02101;  // O_WRONLY|O_CREAT|O_APPEND
+  log.description = "/var/log/app.log";
+  ResourceFacts err = log;
+  err.fd = 4;
+  err.call = "fopen";
+  err.stream = true;
+  err.mode = "a";
+  err.description = "/var/log/app.err";
+  ResourceFacts client;
+  client.fd = 7;
+  client.kind = ResourceKind::kSocket;
+  client.call = "accept4";
+  client.flags = 02000002;  // O_RDWR|O_CLOEXEC
+  client.description = "TCP 127.0.0.1:8080 -> 127.0.0.1:40000";
+  ResourceSite logs;
+  logs.stack = {
+      debug_frame(0x555555555400, "open_logs", "examples/server.c", 70, 15),
+      debug_frame(0x555555555460, "main", "examples/server.c", 90, 3),
+      symbol_frame(0x7ffff7dd21ca, kLibc, 0x271ca, "__libc_start_call_main"),
+  };
+  logs.resources = {log, err};
+  ResourceSite clients;
+  clients.stack = {debug_frame(0x555555555500, "serve", "examples/server.c", 44, 20)};
+  clients.resources = {client};
+  return {logs, clients};
+}
+
+// `p` with sample_resource_sites(), one more descriptor suppressed and two untracked.
+inline ProcessReport with_resources(ProcessReport p) {
+  p.tracks_resources = true;
+  p.resource_sites = sample_resource_sites();
+  p.summary.open_descriptors = 3;
+  p.summary.suppressed_descriptors = 1;
+  p.summary.untracked_descriptors = 2;
+  return p;
+}
+
 inline Report sample_report() {
   Report r;
   r.processes.push_back(sample_process());

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/fd_names.h"
+
 namespace memtrack::report {
 
 namespace {
@@ -268,6 +270,19 @@ std::string exit_phrase(const ExitInfo& exit) {
       return "is running";
   }
   return "exit status unknown";
+}
+
+std::string resource_flags(const ResourceFacts& resource) {
+  if (resource.stream) return resource.mode;
+  core::FixedText<512> text;
+  core::format_open_flags(resource.flags, text);
+  return text.data();
+}
+
+std::string resource_line(const ResourceFacts& resource) {
+  std::string how = resource.stream ? "\"" + resource.mode + "\"" : resource_flags(resource);
+  return fmt::format("{} {}, {}({})", resource_kind_name(resource.kind), resource.description,
+                     resource.call, how);
 }
 
 }  // namespace memtrack::report

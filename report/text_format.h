@@ -61,4 +61,15 @@ std::string exit_phrase(const ExitInfo& exit);
 // needs a block is left out when the record has none (block_start 0).
 std::string error_description(const ErrorReport& error);
 
+// How a descriptor was opened, as the JSON "flags" field says it: a stream's fopen mode
+// ("w+"), otherwise its open(2) flags ("O_WRONLY|O_CREAT|O_TRUNC", core/fd_names.h).
+std::string resource_flags(const ResourceFacts& resource);
+
+// One descriptor as the text report lists it, without its "fd N: ": the kind, what it
+// refers to and the call that opened it with its flags or mode:
+//   file /tmp/a.log, open(O_WRONLY|O_CREAT|O_APPEND)
+//   file /tmp/out.txt, fopen("w")
+//   socket TCP 127.0.0.1:8080 -> 127.0.0.1:40000, accept4(O_RDWR|O_CLOEXEC)
+std::string resource_line(const ResourceFacts& resource);
+
 }  // namespace memtrack::report

@@ -83,9 +83,17 @@ std::string no_leaks_detail(const Summary& s) {
   } else if (s.runtime_internal_blocks == 0 && s.reachable_blocks == 0) {
     detail += ", all freed";
   }
+  if (s.suppressed_descriptors > 0) {
+    detail += fmt::format(", {} suppressed",
+                          count_of(s.suppressed_descriptors, "descriptor", "descriptors"));
+  }
   if (s.untracked_allocations > 0) {
     detail += fmt::format("; {} untracked",
                           count_of(s.untracked_allocations, "allocation", "allocations"));
+  }
+  if (s.untracked_descriptors > 0) {
+    detail += fmt::format("; {} untracked",
+                          count_of(s.untracked_descriptors, "descriptor", "descriptors"));
   }
   return detail;
 }
@@ -163,6 +171,73 @@ void write_error(const ErrorReport& error, LineWriter& lines) {
   lines.blank();
 }
 
+// "file"/"files", "pipe end"/"pipe ends", ...: what one site's descriptors are.
+std::string_view kind_noun(ResourceKind kind, bool plural) {
+  switch (kind) {
+    case ResourceKind::kFile:
+      return plural ? "files" : "file";
+    case ResourceKind::kDirectory:
+      return plural ? "directories" : "directory";
+    case ResourceKind::kSocket:
+      return plural ? "sockets" : "socket";
+    case ResourceKind::kPipe:
+      return plural ? "pipe ends" : "pipe end";
+    case ResourceKind::kEventfd:
+      return plural ? "eventfds" : "eventfd";
+    case ResourceKind::kTimerfd:
+      return plural ? "timerfds" : "timerfd";
+    case ResourceKind::kSignalfd:
+      return plural ? "signalfds" : "signalfd";
+    case ResourceKind::kEpoll:
+      return plural ? "epoll instances" : "epoll instance";
+    case ResourceKind::kInotify:
+      return plural ? "inotify instances" : "inotify instance";
+    case ResourceKind::kMemfd:
+      return plural ? "memfds" : "memfd";
+    case ResourceKind::kOther:
+      break;
+  }
+  return plural ? "descriptors" : "descriptor";
+}
+
+// "2 files open at exit, opened at:" (the kind when they share one, else "descriptors"), the
+// stack, then one line per descriptor, "   fd 3: " + resource_line().
+void write_resource_site(const ResourceSite& site, LineWriter& lines) {
+  size_t n = site.resources.size();
+  ResourceKind kind = n > 0 ? site.resources.front().kind : ResourceKind::kOther;
+  for (const ResourceFacts& r : site.resources) {
+    if (r.kind != kind) kind = ResourceKind::kOther;
+  }
+  lines.line(fmt::format("{} {} open at exit, opened at:", with_commas(n), kind_noun(kind, n != 1)),
+             kBoldRed);
+  write_stack(site.stack, lines);
+  for (const ResourceFacts& r : site.resources) {
+    lines.line(fmt::format("   fd {}: {}", r.fd, resource_line(r)));
+  }
+  lines.blank();
+}
+
+// After the leak groups: "FILE DESCRIPTORS: 3 open at exit, from 2 sites", then the sites.
+void write_resources(const ProcessReport& process, LineWriter& lines) {
+  const Summary& s = process.summary;
+  if (process.resource_sites.empty() && s.suppressed_descriptors == 0 &&
+      s.untracked_descriptors == 0) {
+    return;
+  }
+  std::string title =
+      fmt::format("FILE DESCRIPTORS: {} open at exit, from {}", with_commas(s.open_descriptors),
+                  count_of(process.resource_sites.size(), "site", "sites"));
+  if (s.suppressed_descriptors > 0) {
+    title += fmt::format(", {} suppressed", with_commas(s.suppressed_descriptors));
+  }
+  if (s.untracked_descriptors > 0) {
+    title += fmt::format("; {} more could not be tracked", with_commas(s.untracked_descriptors));
+  }
+  lines.line(title, kBold);
+  lines.blank();
+  for (const ResourceSite& site : process.resource_sites) write_resource_site(site, lines);
+}
+
 bool has_classified_group(const ProcessReport& process) {
   auto classified = [](const LeakGroup& g) { return g.kind != LeakKind::kUnclassified; };
   return std::any_of(process.leaks.begin(), process.leaks.end(), classified) ||
@@ -199,7 +274,9 @@ void write_kind_totals(const Summary& s, LineWriter& lines) {
 void write_leak_summary(const ProcessReport& process, bool no_leaks, LineWriter& lines) {
   const Summary& s = process.summary;
   if (no_leaks) {
-    lines.line(fmt::format("LEAK SUMMARY: no leaks ({})", no_leaks_detail(s)), kBold);
+    // With descriptors listed above, "no leaks" alone would deny them.
+    const char* what = process.resource_sites.empty() ? "no leaks" : "no memory leaks";
+    lines.line(fmt::format("LEAK SUMMARY: {} ({})", what, no_leaks_detail(s)), kBold);
   } else if (has_classified_group(process)) {
     lines.line("LEAK SUMMARY:", kBold);
     write_kind_totals(s, lines);
@@ -274,7 +351,7 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   bool no_leaks = std::none_of(process.leaks.begin(), process.leaks.end(), leaked) &&
                   std::none_of(process.leaks.begin(), process.leaks.end(), shown);
   bool has_errors = !process.errors.empty() || process.summary.errors > 0;
-  if (no_leaks && !has_errors) {
+  if (no_leaks && !has_errors && process.resource_sites.empty()) {
     write_no_leaks_line(process, lines);
     return;
   }
@@ -283,6 +360,7 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   for (const LeakGroup& group : process.leaks) {
     if (shown(group)) write_group(group, options, lines);
   }
+  write_resources(process, lines);
   write_leak_summary(process, no_leaks, lines);
   write_error_summary(process.summary, lines);
 }

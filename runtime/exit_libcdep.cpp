@@ -15,6 +15,7 @@
 #include "runtime/report_text.h"
 #include "runtime/result_file.h"
 #include "runtime/runtime.h"
+#include "runtime/trace_log.h"
 
 namespace memtrack::rt {
 namespace {
@@ -118,6 +119,7 @@ long produce_report(const char* how, int status, bool have_status, bool final,
 
 void report_at_exit(const char* how, int status, bool have_status) {
   if (!initialized()) return;
+  trace_log_flush_final();  // every path that ends the process comes here first
   if (!g_flags.report_at_exit) {
     report_unwinder_check();
     return;

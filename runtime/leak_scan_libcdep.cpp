@@ -7,6 +7,7 @@
 
 #include "core/sys_linux.h"
 #include "runtime/fast_unwind_libcdep.h"
+#include "runtime/fd_tracking.h"
 #include "runtime/proc_maps.h"
 #include "runtime/runtime.h"
 #include "runtime/stop_threads.h"
@@ -221,6 +222,14 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
     if (!t.captured) continue;
     for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
   }
+  // FILE objects of open streams are no blocks (fd_tracking.h) but glibc's list of open
+  // streams points to them: roots, like the list. Only inside a readable mapping, in case a
+  // stream was freed behind the hooks' back.
+  for_each_open_stream([&](uintptr_t begin, uintptr_t end) {
+    for (const MapRegion& m : maps) {
+      if (m.readable && begin >= m.start && end <= m.end) scan.scan_root_range(begin, end);
+    }
+  });
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include "core/text_buffer.h"
+#include "runtime/fd_tracking.h"
 #include "runtime/misuse.h"
 #include "runtime/runtime.h"
+#include "runtime/trace_log.h"
 
 using memtrack::core::AllocFamily;
 using memtrack::core::AllocRecord;
@@ -25,8 +27,27 @@ bool must_bootstrap() {
   return !rt::initialized() && !rt::ensure_initialized();
 }
 
+// Inside the real fopen/fclose (StdioScope) glibc's own FILE objects are not the program's
+// memory (fd_tracking.h).
 void track(void* p, size_t size) {
-  if (p != nullptr) rt::record_allocation(p, size, AllocFamily::kMalloc, false);
+  if (p == nullptr) return;
+  if (rt::in_stdio_scope()) {
+    rt::note_stdio_block(p, size);
+    return;
+  }
+  rt::record_allocation(p, size, AllocFamily::kMalloc, false);
+}
+
+// An allocation call of the program for the event log (not one glibc makes inside fopen).
+bool logged() {
+  return rt::tracing() && !rt::in_stdio_scope();
+}
+
+void* malloc_impl(size_t size) {
+  if (must_bootstrap()) return rt::bootstrap_alloc(size, 16);
+  void* p = rt::g_real.malloc(size);
+  if (!rt::in_runtime()) track(p, size);
+  return p;
 }
 
 // realloc of a bootstrap block: copy into a real block; the arena block is simply abandoned.
@@ -43,9 +64,8 @@ void* realloc_from_bootstrap(void* old, size_t size) {
 }  // namespace
 
 MEMTRACK_EXPORT void* malloc(size_t size) {
-  if (must_bootstrap()) return rt::bootstrap_alloc(size, 16);
-  void* p = rt::g_real.malloc(size);
-  if (!rt::in_runtime()) track(p, size);
+  void* p = malloc_impl(size);
+  if (logged()) rt::trace_alloc("malloc", size, p);
   return p;
 }
 
@@ -60,23 +80,42 @@ MEMTRACK_EXPORT void* calloc(size_t count, size_t size) {
   }
   void* p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
   if (!rt::in_runtime()) track(p, count * size);
+  if (logged()) rt::trace_alloc2("calloc", count, size, p);
   return p;
 }
 
+// The event is logged before the real free: once the block is freed, another thread may be
+// given the address, and its line must come after ours.
 MEMTRACK_EXPORT void free(void* ptr) {
-  if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
+  if (ptr == nullptr) {
+    if (logged()) rt::trace_free("free", nullptr);
+    return;
+  }
+  if (rt::bootstrap_owns(ptr)) return;
   if (rt::g_real.free == nullptr && must_bootstrap()) return;  // cannot happen after start-up
   if (!rt::in_runtime()) {
     AllocRecord rec;
-    if (rt::release_block(ptr, FreeCall::kFree, false, &rec) == rt::Release::kRejected) return;
+    rt::Release release = rt::release_block(ptr, FreeCall::kFree, false, &rec);
+    // Inside fclose only the blocks the program's calls made (the stdio buffer) are events.
+    if (rt::tracing() && (!rt::in_stdio_scope() || release == rt::Release::kTracked)) {
+      rt::trace_free("free", ptr);
+    }
+    if (release == rt::Release::kRejected) return;
   }
   rt::g_real.free(ptr);
 }
 
 // The record is removed before the real realloc runs: once it returns, another thread may
 // receive the old address from malloc, and its record must not be erased by us afterwards.
+// With several threads, the line of a realloc that moved the block may follow a line of
+// another thread that was already given the old address: the real realloc frees it before
+// the result is known.
 MEMTRACK_EXPORT void* realloc(void* ptr, size_t size) {
-  if (ptr == nullptr) return malloc(size);
+  if (ptr == nullptr) {
+    void* p = malloc_impl(size);
+    if (logged()) rt::trace_realloc(nullptr, size, p);
+    return p;
+  }
   if (rt::bootstrap_owns(ptr)) return realloc_from_bootstrap(ptr, size);
   if (must_bootstrap()) {  // a non-arena pointer cannot exist before the real malloc is known
     errno = ENOMEM;
@@ -86,6 +125,7 @@ MEMTRACK_EXPORT void* realloc(void* ptr, size_t size) {
   AllocRecord old;
   rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, &old);
   if (release == rt::Release::kRejected) {  // realloc of a freed or foreign pointer
+    if (logged()) rt::trace_realloc(ptr, size, nullptr);
     errno = ENOMEM;
     return nullptr;
   }
@@ -98,6 +138,7 @@ MEMTRACK_EXPORT void* realloc(void* ptr, size_t size) {
     rt::restore_record(old);  // failed: the old block is untouched and still live
     errno = saved_errno;
   }
+  if (logged()) rt::trace_realloc(ptr, size, p);
   return p;
 }
 
@@ -119,6 +160,7 @@ MEMTRACK_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) {
   }
   int rc = rt::g_real.posix_memalign(out, alignment, size);
   if (rc == 0 && !rt::in_runtime()) track(*out, size);
+  if (logged()) rt::trace_posix_memalign(alignment, size, rc == 0 ? *out : nullptr, rc);
   return rc;
 }
 
@@ -126,6 +168,7 @@ MEMTRACK_EXPORT void* aligned_alloc(size_t alignment, size_t size) {
   if (must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   void* p = rt::g_real.aligned_alloc(alignment, size);
   if (!rt::in_runtime()) track(p, size);
+  if (logged()) rt::trace_alloc2("aligned_alloc", alignment, size, p);
   return p;
 }
 
@@ -133,6 +176,7 @@ MEMTRACK_EXPORT void* memalign(size_t alignment, size_t size) {
   if (must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   void* p = rt::g_real.memalign(alignment, size);
   if (!rt::in_runtime()) track(p, size);
+  if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
   return p;
 }
 
@@ -140,6 +184,7 @@ MEMTRACK_EXPORT void* valloc(size_t size) {
   if (must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
   void* p = rt::g_real.valloc(size);
   if (!rt::in_runtime()) track(p, size);
+  if (logged()) rt::trace_alloc("valloc", size, p);
   return p;
 }
 
@@ -151,6 +196,7 @@ MEMTRACK_EXPORT void* pvalloc(size_t size) {
   if (must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
   void* p = rt::g_real.pvalloc(size);
   if (!rt::in_runtime()) track(p, rounded);
+  if (logged()) rt::trace_alloc("pvalloc", size, p);
   return p;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/spin_lock.h"
 #include "core/text_buffer.h"
+#include "runtime/fd_tracking.h"
 #include "runtime/proc_maps.h"
 #include "runtime/runtime.h"
 
@@ -268,7 +269,8 @@ bool matches(const core::AllocRecord& rec, result::FreeCall call, bool aligned) 
 
 Release release_block(void* ptr, result::FreeCall call, bool aligned, core::AllocRecord* out) {
   if (!record_free(ptr, out)) {
-    if (!g_flags.detect_misuse) return Release::kUnknown;
+    // Inside fclose: the FILE object glibc frees was never recorded (fd_tracking.h).
+    if (!g_flags.detect_misuse || in_stdio_scope()) return Release::kUnknown;
     RuntimeScope scope;
     return judge_unknown(reinterpret_cast<uintptr_t>(ptr), call, aligned);
   }

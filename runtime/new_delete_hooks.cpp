@@ -9,6 +9,7 @@
 
 #include "runtime/misuse.h"
 #include "runtime/runtime.h"
+#include "runtime/trace_log.h"
 
 using memtrack::core::AllocFamily;
 using memtrack::core::AllocRecord;
@@ -58,6 +59,18 @@ void* allocate(size_t size, size_t alignment) {
   return rt::g_real.aligned_alloc(alignment, rounded);
 }
 
+const char* new_name(AllocFamily family) {
+  return family == AllocFamily::kNewArray ? "new[]" : "new";
+}
+
+// The alignment argument of an aligned nothrow new, for the event log.
+inline size_t alignment_of(std::align_val_t alignment, const std::nothrow_t&) {
+  return static_cast<size_t>(alignment);
+}
+inline size_t alignment_of(const std::nothrow_t&) {
+  return 0;
+}
+
 // The throwing forms, with the loop the standard prescribes: retry after each new_handler
 // call, throw std::bad_alloc when there is none.
 void* new_impl(size_t size, AllocFamily family, size_t alignment) {
@@ -69,6 +82,7 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment) {
     void* p = allocate(request, alignment);
     if (p != nullptr) {
       if (!rt::in_runtime()) rt::record_allocation(p, size, family, alignment != 0);
+      if (rt::tracing()) rt::trace_new(new_name(family), size, alignment, false, p);
       return p;
     }
     std::new_handler handler = current_new_handler();
@@ -92,10 +106,16 @@ void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, Al
     p = real(size, args...);
   }
   if (p != nullptr && !rt::in_runtime()) rt::record_allocation(p, size, family, aligned);
+  if (rt::tracing())
+    rt::trace_new(new_name(family), size, aligned ? alignment_of(args...) : 0, true, p);
   return p;
 }
 
+// Logged before the real free, as free is (malloc_hooks.cpp).
 void delete_impl(void* ptr, FreeCall call, bool aligned) {
+  if (rt::tracing() && !rt::bootstrap_owns(ptr)) {
+    rt::trace_free(call == FreeCall::kDeleteArray ? "delete[]" : "delete", ptr);
+  }
   if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
   if (!rt::in_runtime()) {
     AllocRecord rec;

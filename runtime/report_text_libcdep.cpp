@@ -3,9 +3,12 @@
 // never malloc; runs inside the runtime scope.
 #include "runtime/report_text.h"
 
+#include "core/fd_names.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/elf_symbols.h"
+#include "runtime/fd_report.h"
+#include "runtime/fd_tracking.h"
 #include "runtime/live.h"
 #include "runtime/misuse.h"
 #include "runtime/runtime.h"
@@ -282,7 +285,61 @@ size_t write_errors(core::FdWriter& out) {
   return errors.size();
 }
 
+// "   fd 3: file /tmp/a.log, open(O_WRONLY|O_CREAT|O_APPEND)": what the descriptor refers to,
+// then the call that opened it with its flags, or a stream's mode: "fopen("w")".
+void write_open_fd(core::FdWriter& out, const OpenFdReport& fds, const OpenFd& fd) {
+  core::FixedText<4400> line;
+  line_start(line);
+  line.str("   fd ").i64(fd.fd).str(": ").str(core::resource_kind_name(fd.kind)).chr(' ');
+  const char* call = core::resource_call_name(fd.info.call);
+  line.str(fds.description(fd)).str(", ").str(call != nullptr ? call : "?").chr('(');
+  if (fd.info.stream()) {
+    line.chr('"').str(fd.info.mode).chr('"');
+  } else {
+    core::format_open_flags(fd.info.flags, line);
+  }
+  line.chr(')');
+  emit(out, line);
+}
+
+// After the leak groups: the descriptors still open, grouped by the stack that opened them,
+// sites in the order they were first seen.
+void write_open_fds(core::FdWriter& out, const OpenFdReport& fds) {
+  if (fds.fds().size() == 0 && fds.untracked() == 0) return;
+  size_t sites = fds.site_count();
+  core::FixedText<256> line;
+  line_start(line);
+  emit(out, line);
+  line_start(line);
+  line.str("FILE DESCRIPTORS: ").grouped(fds.fds().size()).str(" open at exit, from ");
+  line.grouped(sites).str(sites == 1 ? " site" : " sites");
+  if (fds.untracked() > 0) {
+    line.str(" (").grouped(fds.untracked()).str(" more not tracked: fd beyond ");
+    line.grouped(FdTable::kCapacity - 1).str(" or no memory)");
+  }
+  emit(out, line);
+  size_t site = 0;
+  for (size_t i = 0; i < fds.fds().size();) {
+    size_t end = i;
+    while (end < fds.fds().size() && fds.fds()[end].info.stack_id == fds.fds()[i].info.stack_id) {
+      ++end;
+    }
+    line_start(line);
+    emit(out, line);
+    line_start(line);
+    line.grouped(end - i).chr(' ').plural(end - i, "descriptor").str(" open at exit (site ");
+    line.u64(++site).str(" of ").u64(sites).str("), opened at:");
+    emit(out, line);
+    write_frames(out, g_stacks.get(fds.fds()[i].info.stack_id));
+    for (; i < end; ++i) write_open_fd(out, fds, fds.fds()[i]);
+  }
+}
+
 void write_text_report(core::FdWriter& out, LeakReport& report, const char* how) {
+  OpenFdReport fds;  // first, before symbolizing frames opens files of our own
+  if (g_flags.track_fds && !fds.try_collect(g_fds)) {
+    diag("warning: cannot map memory for the list of open descriptors; not reported");
+  }
   write_heap_summary(out, how);
   size_t error_contexts = write_errors(out);
   size_t shown_total = 0;
@@ -316,6 +373,7 @@ void write_text_report(core::FdWriter& out, LeakReport& report, const char* how)
     line.str(") not shown; max_groups=").i64(g_flags.max_groups);
     emit(out, line);
   }
+  write_open_fds(out, fds);
   write_leak_summary(out, report);
   if (error_contexts > 0) {
     core::FixedText<128> line;

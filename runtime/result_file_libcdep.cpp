@@ -9,6 +9,8 @@
 
 #include "core/result_writer.h"
 #include "core/sys_linux.h"
+#include "runtime/fd_report.h"
+#include "runtime/fd_tracking.h"
 #include "runtime/misuse.h"
 #include "runtime/modules.h"
 #include "runtime/process_info.h"
@@ -73,13 +75,15 @@ void write_modules(core::ResultWriter& w, core::MmapArray<ModuleRecord>& modules
   }
 }
 
-// The stacks that leak groups and errors refer to, each once. Id 0 ("not known", for an
-// error's allocation or first free) is written only if a leak group uses it.
+// The stacks that leak groups, errors and open descriptors refer to, each once. Id 0 ("not
+// known", for an error's allocation or first free) is written only if a group or a
+// descriptor uses it.
 bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& errors,
-                       core::MmapArray<uint32_t>& ids) {
+                       const OpenFdReport& fds, core::MmapArray<uint32_t>& ids) {
   uint32_t max_id = 0;
   auto consider = [&](uint32_t id) { max_id = id > max_id ? id : max_id; };
   for (const LeakGroup& g : report.groups()) consider(g.stack_id);
+  for (const OpenFd& fd : fds.fds()) consider(fd.info.stack_id);
   for (const ErrorEntry& e : errors) {
     consider(e.bad_stack);
     consider(e.alloc_stack);
@@ -99,6 +103,7 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
     if (e.alloc_stack != 0) add(e.alloc_stack);
     if (e.free_stack != 0) add(e.free_stack);
   }
+  for (const OpenFd& fd : fds.fds()) add(fd.info.stack_id);
   return ok;
 }
 
@@ -166,6 +171,31 @@ void write_indirect(core::ResultWriter& w, LeakReport& report) {
   }
 }
 
+// Section 8 (docs/format.md): the descriptors open at exit.
+void write_resources(core::ResultWriter& w, const OpenFdReport& fds) {
+  uint64_t size = 16;
+  for (const OpenFd& fd : fds.fds()) {
+    size += result::kResourceRecordMinSize + core::string_length(fd.info.mode) + fd.text_size;
+  }
+  w.begin_section(result::Section::kResources, size);
+  w.put_u32(static_cast<uint32_t>(fds.fds().size()));
+  w.put_u32(0);
+  w.put_u64(fds.untracked());
+  for (const OpenFd& fd : fds.fds()) {
+    size_t mode_size = core::string_length(fd.info.mode);
+    w.put_i32(fd.fd);
+    w.put_u8(static_cast<uint8_t>(fd.kind));
+    w.put_u8(static_cast<uint8_t>(fd.info.call));
+    w.put_u8(fd.info.stream() ? 1 : 0);
+    w.put_u8(static_cast<uint8_t>(mode_size));
+    w.put_u32(fd.info.flags);
+    w.put_u32(fd.info.stack_id);
+    w.put_u16(static_cast<uint16_t>(fd.text_size));
+    w.put_bytes(fd.info.mode, mode_size);
+    w.put_bytes(fds.description(fd), fd.text_size);
+  }
+}
+
 void fail(const char* what, const char* path) {
   core::FixedText<640> message;
   message.str("error: cannot ").str(what).str(" result file ").str(path).str(" (errno ");
@@ -209,7 +239,9 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
   if (!collect_modules(modules)) diag("warning: module map incomplete (out of memory)");
   core::MmapArray<ErrorEntry> errors;
   core::MmapArray<uint32_t> stack_ids;
-  if (!copy_errors(errors) || !collect_stack_ids(report, errors, stack_ids)) {
+  OpenFdReport fds;  // before this function opens its own file
+  bool fds_ok = !g_flags.track_fds || fds.try_collect(g_fds);
+  if (!fds_ok || !copy_errors(errors) || !collect_stack_ids(report, errors, fds, stack_ids)) {
     diag("error: cannot map memory for the result file; no report for this process");
     return false;
   }
@@ -221,6 +253,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     write_leaks(w, report);
     write_indirect(w, report);
     if (errors.size() > 0) write_errors(w, errors);
+    if (g_flags.track_fds) write_resources(w, fds);
   });
 }
 

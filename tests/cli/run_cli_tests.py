@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Behaviour and golden tests of the memtrack command: exit codes, text/JSON reports,
 suppressions, processes, dlopen, result files, the installed tree, signals, the
-environment and allocator misuse errors. Standard library only. ctest runs one test per
-call (cli_behaviour.NAME), each in its own temporary directory, so they can run in
-parallel.
+environment, allocator misuse errors, descriptors left open and the event log. Standard
+library only. ctest runs one test per call (cli_behaviour.NAME), each in its own temporary
+directory, so they can run in parallel.
 
 Usage:
   run_cli_tests.py [TEST...]           run the tests (all without names); exit 1 on failure
@@ -32,6 +32,7 @@ import cli_harness  # noqa: E402
 import test_dlopen  # noqa: E402,F401  (each module registers its tests)
 import test_environment  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401
+import test_fds  # noqa: E402,F401
 import test_golden  # noqa: E402,F401
 import test_live  # noqa: E402,F401
 import test_install  # noqa: E402,F401

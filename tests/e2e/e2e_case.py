@@ -1,14 +1,16 @@
 """The directives of one end-to-end test program and the checks both modes of run_e2e.py share
 (the directive syntax is documented at the top of run_e2e.py). Standard library only.
 
-A report here is anything with pid, how, leaked (bytes, blocks, ...) or None, groups and
-notes; a group has bytes, blocks, frames and describe(); a frame has function and, in CLI
-mode, file, line and inlined. memtrack_report.Report (text mode) and e2e_cli.JsonReport
+A report here is anything with pid, how, leaked (bytes, blocks, ...) or None, groups, notes
+and resources; a group has bytes, blocks, frames and describe(); a resource (a descriptor
+open at exit) has fd, text ("file /tmp/x, open(O_RDONLY)"), frames and describe(); a frame
+has function and, in CLI mode, file, line and inlined. memtrack_report.Report (text mode) and e2e_cli.JsonReport
 (CLI mode) both are.
 """
 
 import copy
 import difflib
+import fnmatch
 import os
 import re
 import sys
@@ -74,8 +76,8 @@ def find_markers(lines, source):
 
 
 # Report expectations: whether one process may have several.
-REPORT_KEYS = ("HOW", "LEAKED", "GROUPS", "FRAMES", "GROUP", "NOTE")
-REPEATABLE = {"GROUP", "NOTE"}
+REPORT_KEYS = ("HOW", "LEAKED", "GROUPS", "FRAMES", "GROUP", "NOTE", "RESOURCES", "RESOURCE")
+REPEATABLE = {"GROUP", "NOTE", "RESOURCE"}
 
 
 class Case:
@@ -133,8 +135,12 @@ class Case:
         if kind == "GROUP":
             counts, _, names = text.partition("|")
             value = (parse_counts(counts), parse_names(names, self.markers))
+        elif kind == "RESOURCE":
+            pattern, _, names = text.partition(" | ")  # flags contain '|' without spaces
+            value = (pattern.strip(), parse_names(names, self.markers))
         else:
-            value = {"LEAKED": parse_counts, "GROUPS": int, "FRAMES": int}.get(kind, str)(text)
+            value = {"LEAKED": parse_counts, "GROUPS": int, "FRAMES": int,
+                     "RESOURCES": int}.get(kind, str)(text)
         self.expect.setdefault(label, []).append((kind, value, text))
 
     def expectations(self, label):
@@ -144,6 +150,9 @@ class Case:
         merged = [e for e in self.expect.get("*", []) if e[0] not in overridden] + own
         if not any(e[0] == "HOW" for e in merged):
             merged.append(("HOW", "exit", "exit"))
+        if not any(e[0] == "RESOURCES" for e in merged):  # no descriptor unless expected
+            count = sum(e[0] == "RESOURCE" for e in merged)
+            merged.append(("RESOURCES", count, str(count)))
         return merged
 
     def is_own_file(self, path):
@@ -161,18 +170,25 @@ class Case:
         return frame.inlined or not name.inlined
 
     def group_matches(self, group, counts, names):
-        """True if the group has these (bytes, blocks) and its frames are `names` in order,
-        not necessarily adjacent; an absent name (!f) must name no frame at all."""
-        if (group.bytes, group.blocks) != counts:
-            return False
+        """True if the group has these (bytes, blocks) and its frames are `names`."""
+        return (group.bytes, group.blocks) == counts and self.frames_match(group.frames, names)
+
+    def resource_matches(self, resource, pattern, names):
+        """True if the descriptor's text matches the glob `pattern` and its frames `names`."""
+        return fnmatch.fnmatchcase(resource.text, pattern) and self.frames_match(resource.frames,
+                                                                                  names)
+
+    def frames_match(self, frames, names):
+        """True if `frames` are `names` in order, not necessarily adjacent; an absent name (!f)
+        must name no frame at all."""
         if any(memtrack_report.function_is(f.function, n.function)
-               for n in names if n.absent for f in group.frames):
+               for n in names if n.absent for f in frames):
             return False
         position = 0
         for name in (n for n in names if not n.absent):
-            while position < len(group.frames) and not self.frame_is(group.frames[position], name):
+            while position < len(frames) and not self.frame_is(frames[position], name):
                 position += 1
-            if position == len(group.frames):
+            if position == len(frames):
                 return False
             position += 1
         return True
@@ -193,6 +209,7 @@ def check_report(case, report, expectations, failures):
                         f"    actual:   {actual}")
 
     unmatched = list(report.groups)
+    unmatched_fds = list(report.resources)
     for key, value, text in expectations:
         if key == "HOW" and report.how != value:
             fail("how the process ended", value, report.how)
@@ -214,6 +231,20 @@ def check_report(case, report, expectations, failures):
                 fail("group", text, f"no such group among:{listing or ' (none)'}")
             else:
                 unmatched.remove(match)
+        elif key == "RESOURCES" and len(report.resources) != value:
+            fail("number of descriptors open at exit", value,
+                 f"{len(report.resources)}:" + "".join(f"\n      {r.describe()}"
+                                                      for r in report.resources))
+        elif key == "RESOURCE":
+            match = next((r for r in unmatched_fds if case.resource_matches(r, *value)), None)
+            if match is None:
+                listing = "".join(f"\n      {r.describe()}"
+                                  + ("" if r in unmatched_fds else "  (taken by an earlier line)")
+                                  for r in report.resources)
+                fail("descriptor open at exit", text, f"no such descriptor among:"
+                     f"{listing or ' (none)'}")
+            else:
+                unmatched_fds.remove(match)
         elif key == "NOTE" and not any(value in note for note in report.notes):
             fail("report line", f"a line containing {value!r}",
                  "\n              ".join(report.notes) or "(none)")

@@ -43,6 +43,17 @@ class JsonGroup:
                 + " ".join(f.describe() for f in shown) + (f" +{more} below main" if more else ""))
 
 
+@dataclass(eq=False)
+class JsonResource:
+    fd: int
+    text: str  # as the text reports print it after "fd N: "
+    frames: list
+
+    def describe(self):
+        shown = e2e_case.frames_to_main(self.frames)
+        return f"fd {self.fd}: {self.text} | " + " ".join(f.describe() for f in shown)
+
+
 @dataclass
 class JsonReport:
     pid: int
@@ -51,6 +62,7 @@ class JsonReport:
     leaked: tuple  # (bytes, blocks, groups)
     groups: list
     notes: list = field(default_factory=list)  # the process's text report lines on stderr
+    resources: list = field(default_factory=list)  # JsonResource
 
 
 def how_of(exit):
@@ -64,15 +76,26 @@ def how_of(exit):
     return f"{exit['how']} with status {exit['code']}"
 
 
+def frames_of(stack):
+    return [JsonFrame(f["function"], f["file"], f["line"], f["inlined"], f["address"])
+            for f in stack]
+
+
+def resource_text(r):
+    """The resource as the text reports print it: 'file /tmp/x, fopen("w")'."""
+    how = f'"{r["flags"]}"' if r["stream"] else r["flags"]
+    return f"{r['kind']} {r['path']}, {r['call']}({how})"
+
+
 def as_report(process, text_lines):
-    groups = [JsonGroup(leak["bytes"], leak["blocks"],
-                        [JsonFrame(f["function"], f["file"], f["line"], f["inlined"], f["address"])
-                         for f in leak["stack"]])
+    groups = [JsonGroup(leak["bytes"], leak["blocks"], frames_of(leak["stack"]))
               for leak in process["leaks"]]
+    resources = [JsonResource(r["fd"], resource_text(r), frames_of(r["stack"]))
+                 for r in process.get("resources", [])]
     summary = process["summary"]
     return JsonReport(process["pid"], how_of(process["exit"]), process["exit"].get("code"),
                       (summary["leaked_bytes"], summary["leaked_blocks"], len(groups)), groups,
-                      text_lines.get(process["pid"], []))
+                      text_lines.get(process["pid"], []), resources)
 
 
 def split_stderr(stderr):
@@ -121,6 +144,9 @@ def check_consistency(document, cli_pid, program, text_pids, failures):
                                              or caller["address"] != frame["address"]):
                         failures.append(f"{where}: inlined frame {frame['function']} is not "
                                         f"followed by a frame at its address {frame['address']}")
+        if len(p.get("resources", [])) != p["summary"]["open_descriptors"]:
+            failures.append(f"{where}: {len(p.get('resources', []))} resources, summary says "
+                            f"{p['summary']['open_descriptors']}")
     json_pids = {p["pid"] for p in processes}
     if json_pids != set(text_pids):
         failures.append(f"pids with a JSON report {sorted(json_pids)}, with a text report "

@@ -28,6 +28,11 @@ _HIDDEN = re.compile(rf"^\.\.\. {_NUM} more groups? \({_NUM} bytes in {_NUM} blo
 _ERROR = re.compile(r"^ERROR: (.*), at:$")
 _ERROR_PART = re.compile(r"^ (first freed|allocated) at:$")
 _ERROR_SUMMARY = re.compile(r"^ERROR SUMMARY: ")
+_FD_HEADER = re.compile(rf"^FILE DESCRIPTORS: {_NUM} open at exit, from {_NUM} sites?"
+                        rf"(?: \({_NUM} more not tracked: .*\))?$")
+_FD_SITE = re.compile(rf"^{_NUM} (descriptor|descriptors) open at exit \(site (\d+) of (\d+)\), "
+                      r"opened at:$")
+_FD_LINE = re.compile(r"^   fd (\d+): (.+)$")
 _SUMMARY = re.compile(rf"^LEAK SUMMARY: {_NUM} bytes in {_NUM} blocks? (?:unfreed at exit|lost), "
                       rf"from {_NUM} allocation sites?$")
 
@@ -59,6 +64,26 @@ class Group:
         return f"{self.bytes} bytes in {self.blocks} block{plural} | {names}"
 
 
+@dataclass(eq=False)
+class OpenFd:
+    """One descriptor open at exit: "fd 3: file /tmp/x, open(O_RDONLY)" -> fd, text (after
+    "fd N: ") and the frames of its site."""
+    fd: int
+    text: str
+    frames: list
+
+    def describe(self):
+        return f"fd {self.fd}: {self.text} | " + " ".join(f.function or "??" for f in self.frames)
+
+
+@dataclass
+class FdSite:
+    count: int
+    number: tuple  # (i, n) from "(site i of n)"
+    frames: list = field(default_factory=list)
+    fds: list = field(default_factory=list)  # OpenFd
+
+
 @dataclass
 class Report:
     pid: int
@@ -71,6 +96,13 @@ class Report:
     lines: list = field(default_factory=list)  # the raw report text, for failure output
     errors: list = field(default_factory=list)  # allocator misuse: title and stacks
     in_error: str | None = None  # parsing state: which stack of the last error
+    fds_open: int | None = None  # from "FILE DESCRIPTORS: N open at exit" (None: no section)
+    fd_sites: list = field(default_factory=list)  # FdSite, in report order
+
+    @property
+    def resources(self):
+        """Every descriptor open at exit, as OpenFd (the e2e checks' view)."""
+        return [fd for site in self.fd_sites for fd in site.fds]
 
 
 @dataclass
@@ -138,6 +170,13 @@ def _parse_body_line(report, body):
             report.notes.append(body.strip())
             return None
         return "line after LEAK SUMMARY"
+    if m := _FD_HEADER.match(body):
+        if report.fds_open is not None:
+            return "second FILE DESCRIPTORS line"
+        report.fds_open = _int(m.group(1))
+        return None
+    if report.fds_open is not None and not _SUMMARY.match(body):
+        return _parse_fd_line(report, body)  # after the descriptors header, only their sites
     if m := _GROUP.match(body):
         direct = _int(m.group(2)) if m.group(2) else _int(m.group(1))
         blocks = _int(m.group(4))
@@ -166,6 +205,32 @@ def _parse_body_line(report, body):
     return "unexpected line"
 
 
+def _parse_fd_line(report, body):
+    if m := _FD_SITE.match(body):
+        count = _int(m.group(1))
+        if (count == 1) != (m.group(2) == "descriptor"):
+            return "wrong singular/plural"
+        report.fd_sites.append(FdSite(count, (int(m.group(3)), int(m.group(4)))))
+        return None
+    if body == "":
+        return None
+    if not report.fd_sites:
+        return "unexpected line after FILE DESCRIPTORS"
+    site = report.fd_sites[-1]
+    if m := _FRAME.match(body):
+        if site.fds:
+            return "frame after the descriptors of a site"
+        function = None if m.group(3) == "??" else m.group(3).rsplit("+0x", 1)[0]
+        site.frames.append(Frame(int(m.group(1)), function, m.group(4)))
+        return None
+    if _NO_FRAMES.match(body) and not site.fds:
+        return None
+    if m := _FD_LINE.match(body):
+        site.fds.append(OpenFd(int(m.group(1)), m.group(2), site.frames))
+        return None
+    return "unexpected line"
+
+
 def check_consistency(report):
     """Checks that a report agrees with itself: frame numbering and summary totals."""
     errors = []
@@ -185,6 +250,18 @@ def check_consistency(report):
         if totals != report.leaked:
             errors.append(f"groups add up to {totals} (bytes, blocks, sites) but LEAK SUMMARY "
                           f"says {report.leaked}")
+    sites = report.fd_sites
+    if [s.number for s in sites] != [(i + 1, len(sites)) for i in range(len(sites))]:
+        errors.append(f"descriptor sites numbered {[s.number for s in sites]}")
+    for site in sites:
+        if site.count != len(site.fds):
+            errors.append(f"descriptor site {site.number} says {site.count}, lists "
+                          f"{len(site.fds)}")
+        if [f.index for f in site.frames] != list(range(len(site.frames))):
+            errors.append(f"descriptor site {site.number}: frames not numbered from #0")
+    if report.fds_open is not None and report.fds_open != len(report.resources):
+        errors.append(f"FILE DESCRIPTORS says {report.fds_open}, sites list "
+                      f"{len(report.resources)}")
     return errors
 
 

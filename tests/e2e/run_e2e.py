@@ -64,6 +64,16 @@ the order they began). Example: `// EXPECT-PROCESS-LEAKED: child 300 bytes in 1 
   EXPECT-FRAMES: N           Every shown group has exactly N frames up to and including main,
                              or N frames in all if main is not among them. (The text report
                              stops at main; the JSON goes on below it.)
+  EXPECT-RESOURCES: N        Number of descriptors reported open at exit (CLI mode: elements of
+                             `resources`). Default: the number of EXPECT-RESOURCE lines, so a
+                             program that expects none gets none.
+  EXPECT-RESOURCE: PATTERN | f g@open
+                             A descriptor open at exit, as the reports print it after "fd N: "
+                             (`file /tmp/x, open(O_WRONLY|O_CREAT)`, `file %t/y, fopen("w")`,
+                             `socket TCP 127.0.0.1:* -> 127.0.0.1:*, accept(O_RDWR)`), matched
+                             as a glob (`*`, `?`, `[...]`), and the stack of its site named as in
+                             EXPECT-GROUP after " | ". Each line must match a different
+                             descriptor.
   EXPECT-NOTE: TEXT          An indented line after the LEAK SUMMARY contains TEXT
                              (e.g. "untracked: 2 allocations"). CLI mode: a line of the
                              process's text report, which the CLI prints on stderr.

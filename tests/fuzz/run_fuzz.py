@@ -2,8 +2,8 @@
 """Runs the result-file reader's libFuzzer target for a bounded time.
 
 The seed corpus is made at test time: real result files written by libmemtrack.so for the
-seed programs (one with leaks, one with allocator errors), plus truncated copies of the
-first. Inputs that once crashed the reader are kept in
+seed programs (one with leaks, one with allocator errors, one with descriptors left open),
+plus truncated copies of the first. The seed programs run in a scratch directory. Inputs that once crashed the reader are kept in
 tests/fuzz/regressions/ and replayed first. Exit status: 0 if nothing crashed.
 
 Usage: run_fuzz.py --fuzzer BIN --runtime libmemtrack.so --seed-program "PROG ARGS" ... [--seconds N]
@@ -18,12 +18,13 @@ import sys
 import tempfile
 
 
-def make_seeds(corpus, runtime, programs):
-    """Runs each "PROG ARGS..." under the runtime; their result files seed the corpus."""
+def make_seeds(corpus, scratch, runtime, programs):
+    """Runs each "PROG ARGS..." under the runtime in `scratch`; their result files seed the
+    corpus."""
     env = dict(os.environ, LD_PRELOAD=os.path.abspath(runtime),
                MEMTRACK_OPTIONS=f'result_dir="{corpus}"')
     for command in programs:
-        subprocess.run(command.split(), env=env, stdout=subprocess.DEVNULL,
+        subprocess.run(command.split(), env=env, cwd=scratch, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
     files = sorted(glob.glob(os.path.join(corpus, "memtrack.*.mtr")))
     if len(files) < len(programs):
@@ -56,7 +57,9 @@ def main():
     try:
         corpus = os.path.join(work, "corpus")
         os.mkdir(corpus)
-        make_seeds(corpus, args.runtime, args.seed_program)
+        scratch = os.path.join(work, "scratch")
+        os.mkdir(scratch)
+        make_seeds(corpus, scratch, args.runtime, args.seed_program)
         run = subprocess.run([args.fuzzer, corpus, f"-max_total_time={args.seconds}",
                               "-rss_limit_mb=2048", "-timeout=10", "-print_final_stats=1",
                               f"-artifact_prefix={work}/"],
