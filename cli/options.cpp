@@ -374,6 +374,7 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
             config->snapshot_pid = static_cast<uint32_t>(parse_int("PID", v, 1, 1 << 30));
           },
           "The process (it must run under 'memtrack run', which turns on --snapshots)")
+      ->type_name("")
       ->required();
   snapshot->footer(
       "The report (text on stdout, --json as in memtrack run) covers the process as it is: its\n"
