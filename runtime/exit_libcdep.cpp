@@ -18,9 +18,6 @@
 #include "runtime/trace_log.h"
 
 namespace memtrack::rt {
-namespace {
-
-std::atomic<bool> g_reported{false};
 
 // Expands %p to the pid; "%%" is a literal '%'.
 void expand_log_path(const char* pattern, core::TextBuffer& path) {
@@ -36,6 +33,9 @@ void expand_log_path(const char* pattern, core::TextBuffer& path) {
     }
   }
 }
+namespace {
+
+std::atomic<bool> g_reported{false};
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "core/alloc_table.h"
 #include "core/flags.h"
 #include "core/stack_depot.h"
+#include "core/text_buffer.h"
 
 namespace memtrack::rt {
 
@@ -112,6 +113,10 @@ void init_unwinder();
 void report_unwinder_check();
 // True if `pc` lies in libmemtrack.so itself.
 bool is_runtime_address(uintptr_t pc);
+
+// Appends `pattern` to `path` with %p expanded to the pid and "%%" to '%' (log_file,
+// trace_log).
+void expand_log_path(const char* pattern, core::TextBuffer& path);
 
 // Diagnostics: writes "memtrack[pid]: <message>\n" to stderr with write(2).
 void diag(const char* message);

@@ -36,17 +36,7 @@ int thread_id() {
 
 // The file name for the current process: %p is the pid, %% a '%'.
 void expand_path(core::TextBuffer& path) {
-  for (const char* p = g_pattern; *p != '\0'; ++p) {
-    if (p[0] == '%' && p[1] == 'p') {
-      path.i64(core::sys::current_pid());
-      ++p;
-    } else if (p[0] == '%' && p[1] == '%') {
-      path.chr('%');
-      ++p;
-    } else {
-      path.chr(*p);
-    }
-  }
+  expand_log_path(g_pattern, path);
 }
 
 // Appends the buffer to the file. Opening it for each flush (every 64 KiB) costs little and
