@@ -36,15 +36,20 @@ TextBuffer& TextBuffer::str(const char* s) {
   return *this;
 }
 
-TextBuffer& TextBuffer::u64(uint64_t value) {
-  char digits[24];
+int format_decimal(uint64_t value, char* out) {
+  char reversed[20];
   int n = 0;
   do {
-    digits[n++] = static_cast<char>('0' + value % 10);
+    reversed[n++] = static_cast<char>('0' + value % 10);
     value /= 10;
   } while (value != 0);
-  while (n > 0) chr(digits[--n]);
-  return *this;
+  for (int i = 0; i < n; ++i) out[i] = reversed[n - 1 - i];
+  return n;
+}
+
+TextBuffer& TextBuffer::u64(uint64_t value) {
+  char digits[20];
+  return str(digits, static_cast<size_t>(format_decimal(value, digits)));
 }
 
 TextBuffer& TextBuffer::i64(int64_t value) {

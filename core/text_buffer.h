@@ -7,6 +7,9 @@
 
 namespace memtrack::core {
 
+// Writes `value` in decimal to `out` (at least 20 chars), without a NUL. Returns the length.
+int format_decimal(uint64_t value, char* out);
+
 // Not thread safe; one per use. Always keeps the text NUL-terminated.
 class TextBuffer {
  public:

@@ -91,12 +91,8 @@ class Line {
   }
   Line& u64(uint64_t value) {
     char digits[20];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value != 0);
-    while (n > 0) chr(digits[--n]);
+    int n = core::format_decimal(value, digits);
+    for (int i = 0; i < n; ++i) chr(digits[i]);
     return *this;
   }
   Line& i64(int64_t value) {
