@@ -8,6 +8,7 @@
 #include "core/spin_lock.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/guarded_read.h"
 #include "runtime/leak_report.h"
 #include "runtime/leak_scan.h"
 #include "runtime/live.h"
@@ -130,6 +131,8 @@ void report_at_exit(const char* how, int status, bool have_status) {
   // A live report or snapshot in progress finishes first; none starts after this.
   stop_runtime_thread();
   core::SpinLockGuard report_guard(g_report_lock);
+  // No handler of the program runs until the report is written (signals stay pending).
+  ScanGuard quiet;
   int saved_errno = errno;
   produce_report(how, status, have_status, true,
                  reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
@@ -186,9 +189,10 @@ extern "C" __attribute__((visibility("default"))) void memtrack_rt_ignore_object
 
 extern "C" __attribute__((visibility("default"))) long memtrack_rt_do_leak_check() {
   if (!rt::initialized()) return -1;
-  static memtrack::core::SpinLock lock;  // one on-demand check at a time
-  memtrack::core::SpinLockGuard guard(lock);
+  // One report at a time, on-demand checks, snapshots and live reports alike.
+  memtrack::core::SpinLockGuard guard(rt::g_report_lock);
   rt::RuntimeScope scope;
+  rt::ScanGuard quiet;
   int saved_errno = errno;
   long lost = rt::produce_report("on demand (memtrack_do_leak_check)", 0, false, false,
                                  reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));

@@ -6,8 +6,10 @@
 #include <sys/mman.h>
 
 #include "core/sys_linux.h"
+#include "core/text_buffer.h"
 #include "runtime/fast_unwind_libcdep.h"
 #include "runtime/fd_tracking.h"
+#include "runtime/guarded_read.h"
 #include "runtime/proc_maps.h"
 #include "runtime/runtime.h"
 #include "runtime/stop_threads.h"
@@ -63,9 +65,9 @@ bool mmapped_chunk_of(const ScanBlock& block, uintptr_t begin, uintptr_t end,
   const uintptr_t page = core::sys::page_size();
   uintptr_t chunk = block.start - 16;
   if (block.start < begin + 16 || chunk >= end) return false;
-  const auto* header = reinterpret_cast<const uint64_t*>(chunk);
-  uint64_t gap = header[0];
-  uint64_t size_field = header[1];
+  uint64_t gap = 0;
+  uint64_t size_field = 0;
+  if (!try_read_word(chunk, &gap) || !try_read_word(chunk + 8, &size_field)) return false;
   uint64_t size = size_field & ~uint64_t{7};
   if ((size_field & kIsMmapped) == 0 || gap > chunk - begin) return false;
   uintptr_t map_start = chunk - gap;
@@ -146,8 +148,11 @@ bool is_dead_thread_stack(const MapRegion& m) {
   uintptr_t from = m.end - m.start > 65536 ? m.end - 65536 : m.start;
   from = (from + 63) & ~uintptr_t{63};
   for (uintptr_t a = from; a + 24 <= m.end; a += 64) {
-    const auto* words = reinterpret_cast<const uintptr_t*>(a);
-    if (words[0] == a && words[2] == a) return !is_live_thread_pointer(a);
+    uint64_t tcb = 0;
+    uint64_t self = 0;
+    if (try_read_word(a, &tcb) && tcb == a && try_read_word(a + 16, &self) && self == a) {
+      return !is_live_thread_pointer(a);
+    }
   }
   return false;
 }
@@ -235,7 +240,17 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
 }  // namespace
 
 bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
+  // First: no handler of the program may run on this thread from here on (a timer's would
+  // change what the scan reads), and no read of the scan may fault.
+  ScanGuard guard;
   g_stopper.stop_all();
+  if (g_stopper.waited_out() > 0) {
+    core::FixedText<160> message;
+    message.str("warning: ").u64(g_stopper.waited_out());
+    message.str(" thread(s) did not stop for the leak scan within a second; their stacks are "
+                "read while they run");
+    diag(message.data());
+  }
   core::MmapArray<MapRegion> maps;
   core::MmapArray<core::sys::MemoryRange> own;
   core::MmapArray<core::sys::MemoryRange> readonly;

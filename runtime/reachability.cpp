@@ -1,6 +1,8 @@
 // memcheck's leak classification over a sorted array of blocks. Runtime-safe: no malloc.
 #include "runtime/reachability.h"
 
+#include "runtime/guarded_read.h"
+
 namespace memtrack::rt {
 namespace {
 
@@ -8,8 +10,11 @@ uint64_t extent(const ScanBlock& b) {
   return b.size == 0 ? 1 : b.size;
 }
 
+// A word next to one the scan found (a chunk header, a heuristic's length): 0 if it cannot
+// be read, which no check below accepts.
 uint64_t read_word(uintptr_t address) {
-  return *reinterpret_cast<const uint64_t*>(address);
+  uint64_t value = 0;
+  return try_read_word(address, &value) ? value : 0;
 }
 
 // glibc's malloc keeps raw pointers to chunk headers: main_arena.top, and the fd/bk links
@@ -99,11 +104,9 @@ void ReachabilityScan::reach(uintptr_t value, bool from_definite) {
 }
 
 void ReachabilityScan::scan_root_range(uintptr_t begin, uintptr_t end) {
-  begin = (begin + 7) & ~uintptr_t{7};
-  for (uintptr_t p = begin; p + 8 <= end; p += 8) {
-    uintptr_t value = read_word(p);
+  read_words(begin, end, [&](uintptr_t value) {
     if (value >= lowest_ && value < highest_) reach(value, true);
-  }
+  });
 }
 
 void ReachabilityScan::scan_root_word(uintptr_t value) {
@@ -116,12 +119,12 @@ void ReachabilityScan::mark_ignored() {
   }
 }
 
+// Blocks are read guarded too: a program may mprotect part of a block it owns (a guard page
+// at the end of a coroutine stack it allocated with posix_memalign).
 void ReachabilityScan::scan_block_words(const ScanBlock& block, bool from_definite) {
-  uintptr_t end = block.start + block.size;
-  for (uintptr_t p = block.start; p + 8 <= end; p += 8) {
-    uintptr_t value = read_word(p);
+  read_words(block.start, block.start + block.size, [&](uintptr_t value) {
     if (value >= lowest_ && value < highest_) reach(value, from_definite);
-  }
+  });
 }
 
 bool ReachabilityScan::propagate() {
@@ -160,11 +163,9 @@ void ReachabilityScan::classify_unreached() {
       uint32_t index = work_[work_.size() - 1];
       work_.pop_back();
       const ScanBlock& block = blocks[index];
-      uintptr_t end = block.start + block.size;
-      for (uintptr_t p = block.start; p + 8 <= end; p += 8) {
-        uintptr_t value = read_word(p);
+      read_words(block.start, block.start + block.size, [&](uintptr_t value) {
         if (value >= lowest_ && value < highest_) claim(static_cast<long>(leader), value);
-      }
+      });
     }
   }
 }

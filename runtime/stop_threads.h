@@ -10,7 +10,8 @@ namespace memtrack::rt {
 
 struct StoppedThread {
   int tid;
-  bool captured;  // false: it did not answer in time (its stack is scanned whole)
+  bool captured;  // false: it did not answer (its stack is scanned whole)
+  bool given_up;  // it had exited or had the stop signal blocked: not waited for
   uintptr_t sp;
   uintptr_t thread_pointer;  // its TCB (fs base), to tell live threads' TLS from dead ones
   uintptr_t regs[23];        // general-purpose registers from its ucontext
@@ -22,17 +23,22 @@ class ThreadStopper {
   static constexpr size_t kMaxThreads = 1024;
 
   // Stops every thread but the caller. Threads found inside the runtime (they may hold a
-  // table lock) are let go and asked again until they are caught outside it.
+  // table lock) are let go and asked again until they are caught outside it. Threads that
+  // have exited or block the stop signal (memtrack's own thread among them) are not waited
+  // for; the others for about a second at most.
   void stop_all();
   // Lets them run again and waits until each has left the handler.
   void resume_all();
 
   size_t count() const { return count_; }
+  // How many threads could take the signal but did not answer within the second.
+  size_t waited_out() const { return waited_out_; }
   const StoppedThread& thread(size_t i) const { return threads_[i]; }
 
  private:
   StoppedThread threads_[kMaxThreads];
   size_t count_ = 0;
+  size_t waited_out_ = 0;
 };
 
 }  // namespace memtrack::rt

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 
 #include "core/sys_linux.h"
+#include "core/text_buffer.h"
 #include "runtime/live.h"
 #include "runtime/runtime.h"
 
@@ -90,10 +92,40 @@ size_t list_threads(StoppedThread* out, size_t max, int self) {
   return count;
 }
 
+// True if the thread cannot take the stop signal now: it has it blocked (memtrack's own
+// thread, a program thread that waits in sigwait), or it is exiting (a zombie thread or one
+// in the kernel's exit path, which /proc/self/task still lists for a moment). Such a thread
+// holds no live value a scan could miss by reading its stack whole, so it is not waited for.
+// Reads /proc/self/task/TID/status without malloc.
+bool cannot_answer(int tid) {
+  core::FixedText<64> path;
+  path.str("/proc/self/task/").i64(tid).str("/status");
+  int fd = open(path.data(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // gone
+  char buffer[2048];
+  ssize_t n = read(fd, buffer, sizeof(buffer) - 1);
+  close(fd);
+  if (n <= 0) return true;
+  buffer[n] = '\0';
+  const char* state = strstr(buffer, "\nState:\t");
+  if (state != nullptr && (state[8] == 'Z' || state[8] == 'X')) return true;
+  const char* blocked = strstr(buffer, "\nSigBlk:\t");
+  if (blocked == nullptr) return false;
+  // A 64-bit hexadecimal mask, signal N at bit N-1.
+  uint64_t mask = 0;
+  for (const char* c = blocked + 9; *c != '\n' && *c != '\0'; ++c) {
+    int digit = *c >= '0' && *c <= '9' ? *c - '0' : (*c >= 'a' && *c <= 'f' ? *c - 'a' + 10 : -1);
+    if (digit < 0) break;
+    mask = mask << 4 | static_cast<uint64_t>(digit);
+  }
+  return (mask >> (stop_signal() - 1) & 1) != 0;
+}
+
 }  // namespace
 
 void ThreadStopper::stop_all() {
   count_ = 0;
+  waited_out_ = 0;
   if (!install_handler()) {
     diag(
         "warning: cannot stop other threads for the leak scan (signal in use); their stacks "
@@ -106,16 +138,26 @@ void ThreadStopper::stop_all() {
   g_slot_count.store(count_, std::memory_order_release);
   g_active.store(true, std::memory_order_release);
   // Ask every thread, then ask again those not parked yet (inside the runtime, or the
-  // signal was merged with a pending one), for at most about a second.
+  // signal was merged with a pending one). A thread that has exited or cannot take the
+  // signal is given up at once; one that can but does not answer, after about a second.
   uint64_t deadline = core::sys::monotonic_ns() + 1000000000ull;
-  for (;;) {
+  for (int round = 0;; ++round) {
     size_t waiting = 0;
     for (size_t i = 0; i < count_; ++i) {
-      if (__atomic_load_n(&threads_[i].captured, __ATOMIC_ACQUIRE)) continue;
+      StoppedThread& t = threads_[i];
+      if (t.given_up || __atomic_load_n(&t.captured, __ATOMIC_ACQUIRE)) continue;
+      if (syscall(SYS_tgkill, pid, t.tid, stop_signal()) != 0 ||
+          (round > 0 && round % 8 == 1 && cannot_answer(t.tid))) {
+        t.given_up = true;
+        continue;
+      }
       ++waiting;
-      syscall(SYS_tgkill, pid, threads_[i].tid, stop_signal());
     }
-    if (waiting == 0 || core::sys::monotonic_ns() > deadline) break;
+    if (waiting == 0) break;
+    if (core::sys::monotonic_ns() > deadline) {
+      waited_out_ = waiting;
+      break;
+    }
     for (int spin = 0; spin < 100; ++spin) core::sys::yield_cpu();
   }
 }

@@ -13,6 +13,7 @@ packages=(
   libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
   coreutils procps    # real-program tests: ls, sort
   valgrind            # the oracle for leak classification (tests/memcheck)
+  gdb                 # a real program the leak scan must survive (tests/cli, scan_gdb)
   libncurses-dev      # memtrack top's full-screen view
   tmux                # memtrack top's end-to-end test drives it in a tmux pane
 )

@@ -38,6 +38,7 @@ import test_live  # noqa: E402,F401
 import test_install  # noqa: E402,F401
 import test_misuse  # noqa: E402,F401
 import test_processes  # noqa: E402,F401
+import test_scan_edges  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401
 
