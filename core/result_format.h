@@ -22,6 +22,7 @@ enum class Section : uint32_t {
   kErrors = 7,     // allocator misuse: double/invalid/mismatched free, realloc after free
   kResources = 8,  // descriptors the program opened and left open (fd tracking)
   kLive = 9,       // live report: allocation sites holding blocks older than the age threshold
+  kCrash = 10,     // the signal that crashed the process, and the crashing thread's stack
   kEnd = 0xffff    // checksum of everything before this section; always last
 };
 
@@ -34,6 +35,11 @@ enum class ExitHow : uint32_t {
   kSignal = 3,
   kRunning = 4
 };
+
+// Crash record (section 10): signal u32, si_code i32, address u64, tid u32, flags u32,
+// stack_id u32, reserved u32.
+inline constexpr uint32_t kCrashRecordSize = 32;
+inline constexpr uint32_t kCrashHasAddress = 1;  // crash flag: the address is si_addr
 
 // Live report (section 9): a header, then one record per allocation site.
 inline constexpr uint32_t kLiveHeaderSize = 56;

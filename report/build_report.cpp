@@ -156,6 +156,12 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     summary.error_occurrences += raw.occurrences;
   }
   add_resource_sites(file, symbolize, suppressions, report);
+  if (file.crash) {
+    CrashReport crash;
+    static_cast<CrashFacts&>(crash) = *file.crash;
+    crash.stack = symbolize_stack(file, file.crash->stack_id, symbolize);
+    report.crash = std::move(crash);
+  }
   std::stable_sort(report.leaks.begin(), report.leaks.end(), leak_group_before);
   std::stable_sort(report.suppressed.begin(), report.suppressed.end(), leak_group_before);
   // Read last: the symbolizer adds notes ("no debug info for ...") while it works.

@@ -1,6 +1,7 @@
 // The JSON report (see json_renderer.h and docs/json-schema.md).
 #include "report/json_renderer.h"
 
+#include "core/signal_names.h"
 #include "report/suppressions.h"
 #include "report/text_format.h"
 
@@ -146,6 +147,19 @@ ordered_json stack_to_json(const std::vector<Frame>& stack) {
   return out;
 }
 
+ordered_json crash_to_json(const CrashReport& crash) {
+  ordered_json out = ordered_json::object();
+  out["signal"] = crash.signal;
+  out["name"] = signal_name(crash.signal);
+  const char* cause = core::signal_cause(crash.signal, crash.code);
+  out["cause"] = cause != nullptr ? cause : "";
+  out["code"] = crash.code;
+  if (crash.has_address) out["address"] = hex(crash.address);
+  out["thread"] = crash.tid;
+  out["stack"] = stack_to_json(crash.stack);
+  return out;
+}
+
 ordered_json process_to_json(const ProcessReport& process, const JsonOptions& options) {
   ordered_json out = ordered_json::object();
   out["pid"] = process.pid;
@@ -154,6 +168,7 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
   out["exit"] = exit_to_json(process.exit);
   out["summary"] = summary_to_json(process.summary);
   out["errors"] = errors_to_json(process.errors);
+  if (process.crash) out["crash"] = crash_to_json(*process.crash);
   out["leaks"] = groups_to_json(process.leaks, options.show_kinds);
   out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds);
   if (process.tracks_resources) out["resources"] = resources_to_json(process.resource_sites);

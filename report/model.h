@@ -162,6 +162,20 @@ struct RawResource : ResourceFacts {
   uint32_t stack_id = 0;  // where it was opened; in ResultFile::stacks
 };
 
+// The crash that ended the process (result-file section 10): the signal memtrack's handler
+// caught, and the crashing thread's stack.
+struct CrashFacts {
+  int signal = 0;
+  int code = 0;              // siginfo's si_code
+  bool has_address = false;  // `address` is the faulting address (si_addr)
+  uint64_t address = 0;
+  uint32_t tid = 0;
+};
+
+struct RawCrash : CrashFacts {
+  uint32_t stack_id = 0;  // in ResultFile::stacks; frame 0 is the faulting pc + 1
+};
+
 struct ExitInfo {
   // kRunning: the report was made while the process ran (live report, snapshot).
   enum class How { kUnknown, kExit, kUnderscoreExit, kSignal, kRunning };
@@ -221,6 +235,7 @@ struct ResultFile {
   bool tracks_resources = false;
   std::vector<RawResource> resources;  // in file order
   uint64_t untracked_resources = 0;    // opened, but beyond what the runtime could record
+  std::optional<RawCrash> crash;       // the process crashed (SIGSEGV, SIGABRT, ...)
 };
 
 // ---- After symbolization ----
@@ -258,6 +273,10 @@ struct ErrorReport : ErrorFacts {
   std::vector<Frame> stack;        // the bad call, innermost first; frame 0 is its caller
   std::vector<Frame> alloc_stack;  // where the block was allocated; empty if not known
   std::vector<Frame> free_stack;   // where it was freed first; empty if not known
+};
+
+struct CrashReport : CrashFacts {
+  std::vector<Frame> stack;  // the crashing thread, innermost first; frame 0 faulted
 };
 
 struct Summary {
@@ -298,6 +317,7 @@ struct ProcessReport {
   std::vector<LeakGroup> leaks;
   std::vector<LeakGroup> suppressed;  // groups matched by a suppression, every kind
   std::vector<ErrorReport> errors;    // allocator misuse, in file order; never suppressed
+  std::optional<CrashReport> crash;   // the signal that crashed the process, if one did
   // Descriptors open at exit, unsuppressed, by site: most descriptors first, then by the
   // first frame's address. tracks_resources: the runtime tracked descriptors at all.
   bool tracks_resources = false;

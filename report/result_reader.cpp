@@ -310,6 +310,26 @@ void read_errors(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 10: the crash that ended the process. The stack must be in the stacks section.
+void read_crash(Cursor c, ResultFile& file) {
+  RawCrash crash;
+  crash.signal = static_cast<int>(c.get<uint32_t>());
+  crash.code = c.get<int32_t>();
+  crash.address = c.get<uint64_t>();
+  crash.tid = c.get<uint32_t>();
+  uint32_t flags = c.get<uint32_t>();
+  crash.has_address = (flags & result::kCrashHasAddress) != 0;
+  crash.stack_id = c.get<uint32_t>();
+  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
+  if (crash.signal <= 0 || crash.signal > 64) c.fail("signal " + std::to_string(crash.signal) + " out of range");
+  if ((flags & ~result::kCrashHasAddress) != 0) c.fail("unknown flags");
+  if (!file.stacks.contains(crash.stack_id)) {
+    c.fail("refers to unknown stack " + std::to_string(crash.stack_id));
+  }
+  file.crash = crash;
+  c.expect_end();
+}
+
 // Section 9: a live report. Every site's stack must be in the stacks section.
 void read_live(Cursor c, ResultFile& file) {
   RawLive live;
@@ -403,6 +423,8 @@ const char* section_name(uint32_t type) {
       return "live section";
     case result::Section::kResources:
       return "resources section";
+    case result::Section::kCrash:
+      return "crash section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -509,6 +531,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_resources(c, file);
+        break;
+      case result::Section::kCrash:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_crash(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

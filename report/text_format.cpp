@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/fd_names.h"
+#include "core/signal_names.h"
 
 namespace memtrack::report {
 
@@ -205,47 +206,7 @@ std::string format_command(const std::vector<std::string>& argv, size_t max_char
 }
 
 std::string signal_name(int signal) {
-  switch (signal) {
-    // clang-format off
-    case SIGHUP: return "SIGHUP";
-    case SIGINT: return "SIGINT";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGILL: return "SIGILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGKILL: return "SIGKILL";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGUSR2: return "SIGUSR2";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGALRM: return "SIGALRM";
-    case SIGTERM: return "SIGTERM";
-#ifdef SIGSTKFLT
-    case SIGSTKFLT: return "SIGSTKFLT";
-#endif
-    case SIGCHLD: return "SIGCHLD";
-    case SIGCONT: return "SIGCONT";
-    case SIGSTOP: return "SIGSTOP";
-    case SIGTSTP: return "SIGTSTP";
-    case SIGTTIN: return "SIGTTIN";
-    case SIGTTOU: return "SIGTTOU";
-    case SIGURG: return "SIGURG";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGXFSZ: return "SIGXFSZ";
-    case SIGVTALRM: return "SIGVTALRM";
-    case SIGPROF: return "SIGPROF";
-    case SIGWINCH: return "SIGWINCH";
-    case SIGIO: return "SIGIO";
-#ifdef SIGPWR
-    case SIGPWR: return "SIGPWR";
-#endif
-    case SIGSYS: return "SIGSYS";
-    // clang-format on
-    default:
-      break;
-  }
+  if (const char* name = core::signal_name(signal); name != nullptr) return name;
   // SIGRTMIN is a function call in glibc (it reserves the first real-time signals).
   if (signal >= SIGRTMIN && signal <= SIGRTMAX) {
     return signal == SIGRTMIN ? "SIGRTMIN" : fmt::format("SIGRTMIN+{}", signal - SIGRTMIN);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/signal_names.h"
 #include "report/suppressions.h"
 #include "report/text_format.h"
 
@@ -139,6 +140,20 @@ void write_stack(const std::vector<Frame>& stack, LineWriter& lines) {
     // As valgrind does: the C start-up frames below main say nothing useful.
     if (is_main_function(frame.function)) break;
   }
+}
+
+// The crash that ended the process, as a sanitizer shows it: the signal and its cause, then
+// the crashing thread's stack.
+void write_crash(const CrashReport& crash, LineWriter& lines) {
+  std::string title = fmt::format("CRASH: {} (signal {}) in thread {}", signal_name(crash.signal),
+                                  crash.signal, crash.tid);
+  if (const char* cause = core::signal_cause(crash.signal, crash.code); cause != nullptr) {
+    title += fmt::format(": {}", cause);
+  }
+  if (crash.has_address) title += fmt::format(" at address {:#x}", crash.address);
+  lines.line(title, kBoldRed);
+  write_stack(crash.stack, lines);
+  lines.blank();
 }
 
 void write_group(const LeakGroup& group, const TextOptions& options, LineWriter& lines) {
@@ -351,11 +366,12 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   bool no_leaks = std::none_of(process.leaks.begin(), process.leaks.end(), leaked) &&
                   std::none_of(process.leaks.begin(), process.leaks.end(), shown);
   bool has_errors = !process.errors.empty() || process.summary.errors > 0;
-  if (no_leaks && !has_errors && process.resource_sites.empty()) {
+  if (no_leaks && !has_errors && process.resource_sites.empty() && !process.crash) {
     write_no_leaks_line(process, lines);
     return;
   }
   write_header(process, options, lines);
+  if (process.crash) write_crash(*process.crash, lines);
   for (const ErrorReport& error : process.errors) write_error(error, lines);
   for (const LeakGroup& group : process.leaks) {
     if (shown(group)) write_group(group, options, lines);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/sys_linux.h"
+#include "runtime/signal_hooks.h"
 
 namespace memtrack::rt {
 
@@ -30,7 +31,7 @@ void forward(int index, int sig, siginfo_t* info, void* context) {
   } else if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
     old.sa_handler(sig);
   } else {
-    sigaction(sig, &old, nullptr);  // the fault repeats on return and takes this action
+    real_sigaction(sig, &old, nullptr);  // the fault repeats on return and takes this action
   }
 }
 
@@ -64,13 +65,13 @@ ScanGuard::ScanGuard() {
   // (the report of a stack overflow) stays on it.
   action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
-  for (int i = 0; i < 2; ++i) sigaction(kFaultSignals[i], &action, &g_saved[i]);
+  for (int i = 0; i < 2; ++i) real_sigaction(kFaultSignals[i], &action, &g_saved[i]);
 }
 
 ScanGuard::~ScanGuard() {
   --g_depth;
   if (!outermost_) return;
-  for (int i = 0; i < 2; ++i) sigaction(kFaultSignals[i], &g_saved[i], nullptr);
+  for (int i = 0; i < 2; ++i) real_sigaction(kFaultSignals[i], &g_saved[i], nullptr);
   pthread_sigmask(SIG_SETMASK, &g_saved_mask, nullptr);
 }
 

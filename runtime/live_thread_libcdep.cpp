@@ -22,6 +22,7 @@
 #include "runtime/report_text.h"
 #include "runtime/result_file.h"
 #include "runtime/runtime.h"
+#include "runtime/signal_hooks.h"
 
 namespace memtrack::rt {
 
@@ -218,12 +219,9 @@ bool start_thread() {
   return true;
 }
 
+// Only where the program left the default action, and hidden from it (signal_hooks.h).
 void install_snapshot_handler() {
-  struct sigaction action {};
-  action.sa_sigaction = on_snapshot_signal;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  sigaction(kSnapshotSignal, &action, nullptr);
+  install_hidden_handler(kSnapshotSignal, on_snapshot_signal);
 }
 
 }  // namespace

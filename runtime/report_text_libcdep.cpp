@@ -4,8 +4,10 @@
 #include "runtime/report_text.h"
 
 #include "core/fd_names.h"
+#include "core/signal_names.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/crash.h"
 #include "runtime/elf_symbols.h"
 #include "runtime/fd_report.h"
 #include "runtime/fd_tracking.h"
@@ -265,6 +267,23 @@ void write_stack_part(core::FdWriter& out, const char* label, uint32_t stack_id)
   write_frames(out, g_stacks.get(stack_id));
 }
 
+// The crash that ended the process, first: the signal, its cause, the crashing thread's
+// stack (frame 0 is the faulting instruction, stored as pc + 1 like a return address).
+void write_crash(core::FdWriter& out) {
+  const CrashRecord& crash = crash_record();
+  if (!crash.valid) return;
+  core::FixedText<256> line;
+  line_start(line);
+  const char* name = core::signal_name(crash.signal);
+  line.str("CRASH: ").str(name != nullptr ? name : "signal").str(" (signal ").i64(crash.signal);
+  line.str(") in thread ").u64(crash.tid);
+  const char* cause = core::signal_cause(crash.signal, crash.code);
+  if (cause != nullptr) line.str(": ").str(cause);
+  if (crash.has_address) line.str(" at address ").hex(crash.address);
+  emit(out, line);
+  write_frames(out, g_stacks.get(crash.stack_id));
+}
+
 // Allocator misuse, before the leaks, with the three stacks memcheck shows.
 size_t write_errors(core::FdWriter& out) {
   core::MmapArray<ErrorEntry> errors;
@@ -341,6 +360,7 @@ void write_text_report(core::FdWriter& out, LeakReport& report, const char* how)
     diag("warning: cannot map memory for the list of open descriptors; not reported");
   }
   write_heap_summary(out, how);
+  write_crash(out);
   size_t error_contexts = write_errors(out);
   size_t shown_total = 0;
   for (const LeakGroup& group : report.groups()) {

@@ -9,6 +9,7 @@
 
 #include "core/result_writer.h"
 #include "core/sys_linux.h"
+#include "runtime/crash.h"
 #include "runtime/fd_report.h"
 #include "runtime/fd_tracking.h"
 #include "runtime/misuse.h"
@@ -84,6 +85,7 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
   auto consider = [&](uint32_t id) { max_id = id > max_id ? id : max_id; };
   for (const LeakGroup& g : report.groups()) consider(g.stack_id);
   for (const OpenFd& fd : fds.fds()) consider(fd.info.stack_id);
+  if (crash_record().valid) consider(crash_record().stack_id);
   for (const ErrorEntry& e : errors) {
     consider(e.bad_stack);
     consider(e.alloc_stack);
@@ -98,6 +100,7 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
     ok = ids.try_push_back(id) && ok;
   };
   for (const LeakGroup& g : report.groups()) add(g.stack_id);
+  if (crash_record().valid) add(crash_record().stack_id);
   for (const ErrorEntry& e : errors) {
     add(e.bad_stack);
     if (e.alloc_stack != 0) add(e.alloc_stack);
@@ -196,6 +199,18 @@ void write_resources(core::ResultWriter& w, const OpenFdReport& fds) {
   }
 }
 
+// Section 10: the crash that ended the process.
+void write_crash(core::ResultWriter& w, const CrashRecord& crash) {
+  w.begin_section(result::Section::kCrash, result::kCrashRecordSize);
+  w.put_u32(static_cast<uint32_t>(crash.signal));
+  w.put_i32(crash.code);
+  w.put_u64(crash.address);
+  w.put_u32(crash.tid);
+  w.put_u32(crash.has_address ? result::kCrashHasAddress : 0);
+  w.put_u32(crash.stack_id);
+  w.put_u32(0);
+}
+
 void fail(const char* what, const char* path) {
   core::FixedText<640> message;
   message.str("error: cannot ").str(what).str(" result file ").str(path).str(" (errno ");
@@ -254,6 +269,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     write_indirect(w, report);
     if (errors.size() > 0) write_errors(w, errors);
     if (g_flags.track_fds) write_resources(w, fds);
+    if (!running && crash_record().valid) write_crash(w, crash_record());
   });
 }
 

@@ -1,20 +1,34 @@
-// The report for a program ended by SIGINT, SIGTERM, SIGHUP or SIGQUIT (Ctrl-C on a server,
-// memtrack run forwarding a signal): memcheck reports then too. A handler is installed only
-// where the program left the default action; it writes the report, restores the default
-// action and re-raises, so the process still dies by the same signal. Calls libc
-// (sigaction, raise) but never malloc.
+// The report of a program ended by a signal. memcheck reports then too, and a crash is when a
+// developer wants the report most.
+// - SIGINT, SIGTERM, SIGHUP, SIGQUIT (Ctrl-C on a server, memtrack run forwarding a signal)
+//   and SIGPIPE (`prog | head -1`): the leak report.
+// - SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT (abort, std::terminate, assert): a crash section
+//   (signal, faulting address, the crashing thread's stack) and the leak report.
+// A handler is installed only where the program left the default action, and the program
+// never sees it (signal_hooks_libcdep.cpp): it may install its own at any time. After the
+// report the default action is restored and the signal raised again, so the process dies by
+// the same signal, with the same status and core dump. Calls libc but never malloc.
 #include <signal.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
+#include "core/sys_linux.h"
+#include "runtime/crash.h"
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
+#include "runtime/signal_hooks.h"
 
 namespace memtrack::rt {
 namespace {
 
-constexpr int kReportedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+// The alternate stack the crash handler runs on when the main thread's stack overflowed.
+constexpr size_t kAltStackBytes = size_t{256} << 10;
 
-const char* signal_word(int sig) {
+std::atomic<bool> g_ending{false};
+
+const char* ending_phrase(int sig) {
   switch (sig) {
     case SIGINT:
       return "killed by SIGINT";
@@ -22,44 +36,62 @@ const char* signal_word(int sig) {
       return "killed by SIGTERM";
     case SIGHUP:
       return "killed by SIGHUP";
-    default:
+    case SIGQUIT:
       return "killed by SIGQUIT";
+    case SIGPIPE:
+      return "killed by SIGPIPE";
+    default:
+      return "crashed";
   }
 }
 
-void on_fatal_signal(int sig, siginfo_t*, void* context) {
+bool is_crash_signal(int sig) {
+  for (int s : kCrashSignals) {
+    if (s == sig) return true;
+  }
+  return false;
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   // A thread interrupted inside the runtime may hold a table lock the report needs: then
-  // the process dies without a report rather than deadlocking.
-  if (!in_runtime()) {
+  // the process dies without a report rather than deadlocking. The first fatal signal wins
+  // (two threads crashing at once).
+  if (!in_runtime() && !g_ending.exchange(true)) {
+    const auto* uc = static_cast<const ucontext_t*>(context);
+    if (is_crash_signal(sig)) record_crash(sig, info, context);
     // The leak scan starts at the interrupted stack pointer: below it are this handler and
     // the dead red zone, not the program's live frames.
-    const auto* uc = static_cast<const ucontext_t*>(context);
     note_exit_stack(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]));
     set_exit_record(core::result::ExitHow::kSignal, sig);
-    report_at_exit(signal_word(sig), sig, false);
+    report_at_exit(ending_phrase(sig), sig, false);
   }
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(sig, &dfl, nullptr);
-  raise(sig);  // delivered when this handler returns (the signal is blocked while it runs)
+  restore_default_action(sig);
+  // A fault the kernel raised for an instruction happens again when the handler returns,
+  // now with the default action; any other signal is raised again (it stays blocked until
+  // the handler returns).
+  bool repeats = info != nullptr && info->si_code > 0 && is_crash_signal(sig) && sig != SIGABRT;
+  if (!repeats) raise(sig);
+}
+
+// The main thread gets an alternate signal stack (unless the program set one), so a stack
+// overflow is reported too. Other threads have none: their overflow dies unreported.
+void install_alternate_stack() {
+  stack_t current{};
+  if (sigaltstack(nullptr, &current) != 0 || (current.ss_flags & SS_DISABLE) == 0) return;
+  void* memory = core::sys::map_pages(kAltStackBytes);
+  if (memory == nullptr) return;
+  stack_t alt{};
+  alt.ss_sp = memory;
+  alt.ss_size = kAltStackBytes;
+  if (sigaltstack(&alt, nullptr) != 0) core::sys::unmap_pages(memory, kAltStackBytes);
 }
 
 }  // namespace
 
 void install_signal_report() {
-  for (int sig : kReportedSignals) {
-    struct sigaction old {};
-    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
-        (old.sa_flags & SA_SIGINFO) != 0) {
-      continue;  // the program (or its parent, for SIG_IGN) chose something else: keep it
-    }
-    struct sigaction report {};
-    report.sa_sigaction = on_fatal_signal;
-    sigemptyset(&report.sa_mask);
-    report.sa_flags = SA_RESTART | SA_SIGINFO;
-    sigaction(sig, &report, nullptr);
-  }
+  install_alternate_stack();
+  for (int sig : kTerminationSignals) install_hidden_handler(sig, on_fatal_signal);
+  for (int sig : kCrashSignals) install_hidden_handler(sig, on_fatal_signal);
 }
 
 }  // namespace memtrack::rt

@@ -17,6 +17,7 @@
 #include "core/text_buffer.h"
 #include "runtime/live.h"
 #include "runtime/runtime.h"
+#include "runtime/signal_hooks.h"
 
 namespace memtrack::rt {
 namespace {
@@ -54,14 +55,14 @@ void on_stop_signal(int, siginfo_t*, void* context) {
 
 bool install_handler() {
   struct sigaction old {};
-  if (sigaction(stop_signal(), nullptr, &old) != 0) return false;
+  if (real_sigaction(stop_signal(), nullptr, &old) != 0) return false;
   if ((old.sa_flags & SA_SIGINFO) != 0 && old.sa_sigaction == on_stop_signal) return true;
   if (old.sa_handler != SIG_DFL) return false;  // the program uses this signal
   struct sigaction act {};
   act.sa_sigaction = on_stop_signal;
   act.sa_flags = SA_SIGINFO | SA_RESTART;
   sigfillset(&act.sa_mask);
-  return sigaction(stop_signal(), &act, nullptr) == 0;
+  return real_sigaction(stop_signal(), &act, nullptr) == 0;
 }
 
 // Reads the thread ids from /proc/self/task with getdents64 (opendir would malloc).
