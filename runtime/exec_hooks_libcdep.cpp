@@ -1,11 +1,14 @@
-// The exec family (execve, execv, execvp, execvpe, fexecve, execl, execlp, execle),
-// interposed only to write the event log's buffered lines before the process image, and
-// the buffer with it, is replaced. Each then calls the real function (the execl forms the
-// execv form with the same arguments, as glibc does). Calls libc but never malloc.
+// The exec family (execve, execv, execvp, execvpe, fexecve, execl, execlp, execle) and
+// posix_spawn/posix_spawnp, interposed to write the event log's buffered lines before the
+// process image, and the buffer with it, is replaced, and to hand on the environment a
+// traced child needs (exec_env.h). The execl forms call the execv form with the same
+// arguments, as glibc does. Calls libc but never malloc.
 #include <errno.h>
 #include <stdarg.h>
+#include <spawn.h>
 #include <unistd.h>
 
+#include "runtime/exec_env.h"
 #include "runtime/fd_real.h"
 #include "runtime/trace_log.h"
 
@@ -36,29 +39,53 @@ void take_arguments(const char* first, va_list args, char** argv, size_t n, char
 
 #define MEMTRACK_EXPORT extern "C" __attribute__((visibility("default")))
 
+// Every form goes to execve, execvpe or fexecve with the environment a traced child needs
+// (exec_env.h); the forms without an envp use `environ`, as glibc's do.
 MEMTRACK_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
-  return rt::g_fd_real.execve.get()(path, argv, envp);
+  rt::TracedEnvironment env(envp);
+  return rt::g_fd_real.execve.get()(path, argv, env.get());
 }
 
 MEMTRACK_EXPORT int execv(const char* path, char* const argv[]) noexcept {
-  rt::trace_log_flush();
-  return rt::g_fd_real.execv.get()(path, argv);
-}
-
-MEMTRACK_EXPORT int execvp(const char* file, char* const argv[]) noexcept {
-  rt::trace_log_flush();
-  return rt::g_fd_real.execvp.get()(file, argv);
+  return execve(path, argv, environ);
 }
 
 MEMTRACK_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
-  return rt::g_fd_real.execvpe.get()(file, argv, envp);
+  rt::TracedEnvironment env(envp);
+  return rt::g_fd_real.execvpe.get()(file, argv, env.get());
+}
+
+MEMTRACK_EXPORT int execvp(const char* file, char* const argv[]) noexcept {
+  return execvpe(file, argv, environ);
 }
 
 MEMTRACK_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
-  return rt::g_fd_real.fexecve.get()(fd, argv, envp);
+  rt::TracedEnvironment env(envp);
+  return rt::g_fd_real.fexecve.get()(fd, argv, env.get());
+}
+
+// posix_spawn runs glibc's internal execve, which no hook sees: the environment is handed
+// on here (system and popen spawn with `environ`, which still holds memtrack's variables
+// unless the program removed them).
+MEMTRACK_EXPORT int posix_spawn(pid_t* pid, const char* path,
+                                const posix_spawn_file_actions_t* actions,
+                                const posix_spawnattr_t* attributes, char* const argv[],
+                                char* const envp[]) noexcept {
+  rt::trace_log_flush();
+  rt::TracedEnvironment env(envp);
+  return rt::g_fd_real.posix_spawn.get()(pid, path, actions, attributes, argv, env.get());
+}
+
+MEMTRACK_EXPORT int posix_spawnp(pid_t* pid, const char* file,
+                                 const posix_spawn_file_actions_t* actions,
+                                 const posix_spawnattr_t* attributes, char* const argv[],
+                                 char* const envp[]) noexcept {
+  rt::trace_log_flush();
+  rt::TracedEnvironment env(envp);
+  return rt::g_fd_real.posix_spawnp.get()(pid, file, actions, attributes, argv, env.get());
 }
 
 // argv lives on the stack, sized to the arguments, as in glibc's own execl (a VLA: the GNU

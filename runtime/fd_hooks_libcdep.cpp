@@ -128,10 +128,10 @@ void resolve_fd_functions() {
   g_fd_real.fclose.get();
   g_fd_real.fcloseall.get();
   g_fd_real.execve.get();
-  g_fd_real.execv.get();
-  g_fd_real.execvp.get();
   g_fd_real.execvpe.get();
   g_fd_real.fexecve.get();
+  g_fd_real.posix_spawn.get();
+  g_fd_real.posix_spawnp.get();
 }
 
 }  // namespace memtrack::rt

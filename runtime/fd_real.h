@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include <spawn.h>
+
 #include "core/result_format.h"
 #include "runtime/fd_table.h"
 
@@ -81,10 +83,14 @@ struct FdRealFunctions {
   RealFunction<int (*)(FILE*)> fclose{"fclose"};
   RealFunction<int (*)()> fcloseall{"fcloseall"};
   RealFunction<int (*)(const char*, char* const*, char* const*)> execve{"execve"};
-  RealFunction<int (*)(const char*, char* const*)> execv{"execv"};
-  RealFunction<int (*)(const char*, char* const*)> execvp{"execvp"};
   RealFunction<int (*)(const char*, char* const*, char* const*)> execvpe{"execvpe"};
   RealFunction<int (*)(int, char* const*, char* const*)> fexecve{"fexecve"};
+  RealFunction<int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*,
+                       const posix_spawnattr_t*, char* const*, char* const*)>
+      posix_spawn{"posix_spawn"};
+  RealFunction<int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*,
+                       const posix_spawnattr_t*, char* const*, char* const*)>
+      posix_spawnp{"posix_spawnp"};
 };
 extern FdRealFunctions g_fd_real;
 

@@ -8,6 +8,7 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/elf_symbols.h"
+#include "runtime/exec_env.h"
 #include "runtime/live.h"
 #include "runtime/misuse.h"
 #include "runtime/process_info.h"
@@ -152,6 +153,7 @@ __attribute__((constructor)) static void memtrack_constructor() {
     RuntimeScope scope;
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     capture_process_info();
+    capture_exec_environment();
     if (!g_flags.follow_exec) stop_following_exec();
     if (g_flags.report_on_signal) install_signal_report();
     start_runtime_thread();

@@ -32,6 +32,7 @@ import cli_harness  # noqa: E402
 import test_crash  # noqa: E402,F401
 import test_dlopen  # noqa: E402,F401  (each module registers its tests)
 import test_environment  # noqa: E402,F401
+import test_exec_env  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401
 import test_fds  # noqa: E402,F401
 import test_golden  # noqa: E402,F401
