@@ -1,6 +1,7 @@
 // memtrack run and memtrack report.
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <memory>
 #include <fstream>
 
@@ -8,6 +9,8 @@
 #include "cli/live_watcher.h"
 #include "cli/pipeline.h"
 #include "cli/result_dir.h"
+#include "core/flags.h"
+#include "report/stack_depth.h"
 
 namespace memtrack::cli {
 namespace {
@@ -28,6 +31,12 @@ void start_trace_log(const std::string& path) {
   if (!log) throw Error("cannot write the trace log " + path);
 }
 
+int default_max_frames() {
+  core::Flags defaults;
+  core::set_defaults(&defaults);
+  return defaults.max_frames;
+}
+
 int status_of(const report::ExitInfo& exit) {
   return exit.how == report::ExitInfo::How::kSignal ? 128 + exit.signal : exit.code;
 }
@@ -40,7 +49,11 @@ int run_command(const Config& config) {
   report::Suppressions suppressions = load_suppressions(config);
   ResultDir dir(config.keep_results);
   std::string options = "result_dir=" + quoted(dir.path());
-  if (config.num_callers > 0) options += ":max_frames=" + std::to_string(config.num_callers);
+  // The runtime records at least its default depth whatever --num-callers says, so its rule
+  // for blocks the C/C++ runtime keeps sees whole stacks; the report cuts them afterwards.
+  if (config.num_callers > 0) {
+    options += ":max_frames=" + std::to_string(std::max(config.num_callers, default_max_frames()));
+  }
   if (!config.trace_children) options += ":follow_exec=0";
   if (config.snapshots) options += ":snapshot_signal=1";
   if (config.halt_on_error) options += ":halt_on_error=1";
@@ -64,6 +77,9 @@ int run_command(const Config& config) {
   MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};
   bool had_errors = false;
   report::Report report = build_report(dir.new_result_files(), suppressions, main, &had_errors);
+  for (report::ProcessReport& process : report.processes) {
+    report::limit_stack_depth(process, static_cast<size_t>(config.num_callers));
+  }
   write_outputs(report, config, main.pid);
   if (had_errors) return kExitToolFailed;
   return exit_status(report, config, status_of(launched.exit));
