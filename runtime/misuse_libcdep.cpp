@@ -149,14 +149,18 @@ void record_error(ErrorEntry entry) {
       first = g_errors.try_push_back(entry);
     }
   }
-  if (first) {
+  // Under memtrack run (a result directory) the CLI reports the error with its stacks, in
+  // the report's own format and place (--log-file, --json): no raw line on the program's
+  // stderr then.
+  bool standalone = g_flags.result_dir[0] == '\0';
+  if (first && standalone) {
     core::FixedText<256> line;
     line.str("error: ").str(describe(entry.kind)).str(" at ").hex(entry.address);
     line.str(" (the report at exit shows the stacks)");
     diag(line.data());
   }
   if (g_flags.halt_on_error) {
-    diag("halt_on_error=1: reporting and aborting");
+    if (standalone) diag("halt_on_error=1: reporting and aborting");
     report_at_exit("aborted on an allocator error", 0, false);
     abort();
   }
