@@ -55,12 +55,29 @@ struct ModuleFile {
   ModuleFile& operator=(const ModuleFile&) = delete;
 
   std::string path;
+  bool opened = false;
+  std::string open_note;  // why it could not be opened, "" if it was (or is the vDSO)
   Dwfl* dwfl = nullptr;
   Dwfl_Module* module = nullptr;         // null if the file could not be opened as ELF
   std::unique_ptr<SymbolTable> symbols;  // non-null iff module is
   bool dwarf_checked = false;
+  std::string dwarf_note;              // why there are no DWARF frames, "" if there are
   std::unique_ptr<DwarfFrames> dwarf;  // null without (readable) debug info
+  // Frames by file address (is_return_address already applied), without the fields that
+  // depend on the mapping (address, module, module_offset).
+  std::unordered_map<uint64_t, std::vector<report::Frame>> frames;
 };
+
+// Every Symbolizer of the process shares the files: the CLI symbolizes many processes of
+// one program (each with its own module map, its own load addresses), and each would
+// otherwise load the same libc and libstdc++ debug info again (tens of milliseconds each).
+// Not thread safe, like Symbolizer.
+std::shared_ptr<ModuleFile> shared_module_file(const std::string& path) {
+  static std::unordered_map<std::string, std::shared_ptr<ModuleFile>> files;
+  std::shared_ptr<ModuleFile>& file = files[path];
+  if (!file) file = std::make_shared<ModuleFile>(path);
+  return file;
+}
 
 struct Mapping {
   uint64_t start = 0;
@@ -88,7 +105,7 @@ bool is_vdso(const std::string& path) {
 }  // namespace
 
 struct Symbolizer::Impl {
-  std::vector<std::unique_ptr<ModuleFile>> files;
+  std::vector<std::shared_ptr<ModuleFile>> files;
   // Loaded and unloaded mappings apart: a dlclose'd library's range may since have been
   // reused, and an address there is attributed to what was mapped at exit.
   std::vector<Mapping> loaded;
@@ -112,9 +129,16 @@ struct Symbolizer::Impl {
 };
 
 void Symbolizer::Impl::open_file(ModuleFile& file) {
+  if (file.opened) {
+    if (!file.open_note.empty()) note(file.open_note);
+    return;
+  }
+  file.opened = true;
   auto fail = [&](const std::string& why) {
     if (is_vdso(file.path)) return;
-    note("cannot open " + file.path + ": " + why + "; its frames show module+offset only");
+    file.open_note =
+        "cannot open " + file.path + ": " + why + "; its frames show module+offset only";
+    note(file.open_note);
   };
   // O_NONBLOCK: a path that is now a FIFO must not hang us; fstat then rejects it.
   int fd = open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -163,21 +187,27 @@ void Symbolizer::Impl::check_dwarf(ModuleFile& file) {
   }
   std::string why = dwfl_errmsg(-1);
   if (why == kNoDwarfMessage) {
-    note("no debug info for " + file.path + ": its frames show function names only");
+    file.dwarf_note = "no debug info for " + file.path + ": its frames show function names only";
   } else {
-    note("cannot read debug info for " + file.path + ": " + why +
-         "; its frames show function names only");
+    file.dwarf_note = "cannot read debug info for " + file.path + ": " + why +
+                      "; its frames show function names only";
   }
 }
 
 void Symbolizer::Impl::module_frames(ModuleFile& file, Dwarf_Addr pc,
                                      std::vector<report::Frame>* out) {
   if (!file.dwarf_checked) check_dwarf(file);
-  if (file.dwarf == nullptr || !file.dwarf->append_frames(pc, out)) out->emplace_back();
-  if (out->back().function.empty()) {
-    const char* symbol = file.symbols->name_at(pc);
-    if (symbol != nullptr) out->back().function = demangle(symbol);
+  if (!file.dwarf_note.empty()) note(file.dwarf_note);
+  auto [it, inserted] = file.frames.try_emplace(pc);
+  if (inserted) {
+    std::vector<report::Frame>& frames = it->second;
+    if (file.dwarf == nullptr || !file.dwarf->append_frames(pc, &frames)) frames.emplace_back();
+    if (frames.back().function.empty()) {
+      const char* symbol = file.symbols->name_at(pc);
+      if (symbol != nullptr) frames.back().function = demangle(symbol);
+    }
   }
+  out->insert(out->end(), it->second.begin(), it->second.end());
 }
 
 std::vector<report::Frame> Symbolizer::Impl::lookup(uint64_t address, bool is_return_address) {
@@ -209,15 +239,13 @@ Symbolizer::Symbolizer(const std::vector<report::RawModule>& modules)
   std::unordered_map<std::string, ModuleFile*> by_path;
   for (const report::RawModule& raw : modules) {
     ModuleFile*& file = by_path[raw.path];
-    if (file == nullptr) {
-      file = impl_->files.emplace_back(std::make_unique<ModuleFile>(raw.path)).get();
-    }
+    if (file == nullptr) file = impl_->files.emplace_back(shared_module_file(raw.path)).get();
     Mapping mapping{raw.start, raw.end, raw.load_bias, raw.build_id, file};
     (raw.unloaded ? impl_->unloaded : impl_->loaded).push_back(std::move(mapping));
   }
   // Opening is cheap (ELF header, program headers, build-id note) and gives the notes about
   // missing and changed files up front; DWARF is loaded only when an address needs it.
-  for (const std::unique_ptr<ModuleFile>& file : impl_->files) impl_->open_file(*file);
+  for (const std::shared_ptr<ModuleFile>& file : impl_->files) impl_->open_file(*file);
   for (std::vector<Mapping>* maps : {&impl_->loaded, &impl_->unloaded}) {
     for (const Mapping& mapping : *maps) impl_->check_build_id(mapping);
     std::stable_sort(maps->begin(), maps->end(),
