@@ -225,5 +225,21 @@ TEST(GenSuppressions, RoundTripForRandomNames) {
   }
 }
 
+// A large report (cc1plus-sized: thousands of groups) must not take long: each block is
+// checked against every other group, so that check has to stay cheap.
+TEST(GenSuppressions, ManyGroups) {
+  ProcessReport p;
+  for (int i = 0; i < 4000; ++i) {
+    p.leaks.push_back(
+        group_of({debug_frame(0x10 + i, "site_" + std::to_string(i % 2000), "a.c", i, 1),
+                  debug_frame(0x20, "caller_" + std::to_string(i % 7), "b.c", 9, 1),
+                  debug_frame(0x30, "main", "m.c", 1, 1)}));
+  }
+  ProcessSuggestions s = suggest_suppressions(p);
+  ASSERT_EQ(s.leaks.size(), p.leaks.size());
+  EXPECT_TRUE(Suppressions::parse(s.leaks[7].block, "g").matches(p.leaks[7]));
+  EXPECT_FALSE(Suppressions::parse(s.leaks[7].block, "g").matches(p.leaks[2007]));
+}
+
 }  // namespace
 }  // namespace memtrack::report

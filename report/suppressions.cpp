@@ -331,6 +331,17 @@ bool FramePattern::matches(const Frame& frame) const {
 // even with several "...".
 bool StackSuppression::matches_stack(const std::vector<Frame>& stack) const {
   size_t n = printed_frame_count(stack);
+  auto any_frames = [](const FramePattern& f) {
+    return f.field == FramePattern::Field::kAnyFrames;
+  };
+  if (std::none_of(frames.begin(), frames.end(), any_frames)) {
+    // One frame per line (every generated block): no sets needed.
+    if (frames.size() > n) return false;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (!frames[i].matches(stack[i])) return false;
+    }
+    return true;
+  }
   std::vector<char> at(n + 1, 0), next(n + 1, 0);
   at[0] = 1;
   for (const FramePattern& pattern : frames) {
