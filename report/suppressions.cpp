@@ -13,6 +13,7 @@
 
 #include "report/leak_kinds.h"
 #include "report/text_format.h"
+#include "symbolize/symbolizer.h"
 
 namespace memtrack::report {
 
@@ -176,6 +177,12 @@ bool try_parse_frame_line(std::string_view line, FramePattern* out) {
     return false;
   }
   out->glob = std::string(value);
+  // valgrind writes mangled names (fun:_ZN6Parser5parseEPKc); frames carry demangled ones. A
+  // glob cannot be demangled, so only a whole mangled name is.
+  if (out->field == FramePattern::Field::kFunction && value.starts_with("_Z") &&
+      value.find_first_of("*?") == std::string_view::npos) {
+    out->glob = symbolize::demangle(out->glob);
+  }
   return !value.empty();
 }
 

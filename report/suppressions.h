@@ -27,7 +27,8 @@ bool glob_matches(std::string_view glob, std::string_view text);
 // One line of a multi-frame block: what a frame must look like.
 struct FramePattern {
   enum class Field {
-    kFunction,   // fun:GLOB, the demangled function name ("???" when unknown)
+    kFunction,   // fun:GLOB, the demangled function name ("???" when unknown); a whole
+                 // mangled name (fun:_ZN1A1fEv, no '*' or '?') is demangled when read
     kObject,     // obj:GLOB, the module's full path ("???" when unknown)
     kSource,     // src:GLOB or src:GLOB:LINE, the source file's name or full path
     kAnyFrames,  // "...": any number of frames, none included

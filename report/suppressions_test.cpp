@@ -275,6 +275,14 @@ TEST(SuppressionsBlock, FramesMatchFromFrameZeroInOrder) {
   EXPECT_FALSE(block_matches("src:widget.c:11\n", g));
 }
 
+TEST(SuppressionsBlock, WholeMangledNamesAreDemangled) {
+  LeakGroup g = group_of({debug_frame(0x1, "Parser::parse(char const*)", "p.cc", 3, 1),
+                          debug_frame(0x2, "main", "p.cc", 9, 1)});
+  EXPECT_TRUE(block_matches("fun:_ZN6Parser5parseEPKc\nfun:main\n", g));
+  EXPECT_TRUE(block_matches("fun:Parser::parse(*)\n", g));
+  EXPECT_FALSE(block_matches("fun:_ZN6Parser*\n", g));  // a glob stays mangled
+}
+
 TEST(SuppressionsBlock, LeakKinds) {
   LeakGroup g = three_deep();
   auto matches = [&](std::string_view kinds, LeakKind kind) {
@@ -319,6 +327,7 @@ TEST(SuppressionsBlock, ValgrindAllocatorFrameIsDropped) {
   EXPECT_TRUE(block_matches(
       "obj:/usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so\nfun:strdup\n", via_strdup));
   EXPECT_TRUE(block_matches("fun:_Znwm\nfun:make_widget\n", three_deep()));
+  EXPECT_TRUE(block_matches("fun:_Znam\nfun:make_widget\n", three_deep()));
   EXPECT_TRUE(block_matches("fun:operator new(unsigned long)\nfun:make_widget\n", three_deep()));
 }
 
