@@ -120,15 +120,26 @@ const std::vector<OptionSpec>& option_table() {
       {"--json", "FILE", "Also write the report as JSON to FILE ('-' for stdout). Default: none.",
        kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.json_file = v; }},
       {"--suppressions", "FILE",
-       "Suppress leaks matching FILE's 'leak:PATTERN' lines (LeakSanitizer syntax); may be "
-       "given several times.",
+       "Suppress the leaks and descriptors that FILE's entries match: LeakSanitizer "
+       "'leak:PATTERN' lines or valgrind-style '{ ... }' blocks; may be given several times.",
        kRun | kReport | kSnapshot, true,
        [](Config& c, const std::string& v) { c.suppressions.push_back(v); }},
-      {"--gen-suppressions", "yes|no",
-       "Print a ready suppression entry under each reported leak. Default: no.",
+      {"--gen-suppressions", "no|yes|lsan",
+       "Print a suppression entry under each reported leak and descriptor site: yes, a "
+       "valgrind-style block that matches it and nothing else; lsan, a 'leak:PATTERN' line "
+       "that matches no other, when one exists. Default: no.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
-         c.gen_suppressions = parse_yes_no("--gen-suppressions", v);
+         // "all": valgrind's spelling of "print every entry without asking".
+         if (v == "no" || v == "0" || v == "false") {
+           c.gen_suppressions = report::GenSuppressions::kNo;
+         } else if (v == "yes" || v == "1" || v == "true" || v == "all") {
+           c.gen_suppressions = report::GenSuppressions::kBlock;
+         } else if (v == "lsan") {
+           c.gen_suppressions = report::GenSuppressions::kLsan;
+         } else {
+           throw Error("--gen-suppressions expects no, yes or lsan, not '" + v + "'");
+         }
        }},
       {"--show-leak-kinds", "LIST",
        "Leak kinds listed in the text and JSON reports: all, none or a comma-separated list "
@@ -210,7 +221,7 @@ const std::vector<OptionSpec>& option_table() {
        false,
        [](Config& c, const std::string& v) {
          c.snapshot_timeout_s = parse_seconds("--timeout", v);
-         }},
+       }},
       {"--track-fds", "yes|no",
        "Report the file descriptors and FILE streams the program opened and left open at exit "
        "(files, sockets, pipes, ...), with the stack that opened them. Default: yes.",

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/gen_suppressions.h"
 #include "report/model.h"
 #include "top/view.h"
 
@@ -28,7 +29,7 @@ struct Config {
   std::string log_file;                   // text report destination; "" = stderr
   std::string json_file;                  // "" = none, "-" = stdout
   std::vector<std::string> suppressions;  // files
-  bool gen_suppressions = false;
+  report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;  // 0 = off; applies to leaks and to allocator misuse errors
   // Listed in the reports (--show-leak-kinds); unclassified is always in.
   report::LeakKinds show_leak_kinds = report::kDefaultShownKinds;

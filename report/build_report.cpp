@@ -84,7 +84,7 @@ void add_resource_sites(const ResultFile& file, const SymbolizeFn& symbolize,
     for (const RawResource* raw : raws) site.resources.push_back(*raw);
     std::stable_sort(site.resources.begin(), site.resources.end(),
                      [](const ResourceFacts& a, const ResourceFacts& b) { return a.fd < b.fd; });
-    if (suppressions.matches(site.stack)) {
+    if (suppressions.matches_descriptors(site.stack)) {
       report.summary.suppressed_descriptors += site.resources.size();
       continue;
     }

@@ -2,7 +2,7 @@
 #include "report/json_renderer.h"
 
 #include "core/signal_names.h"
-#include "report/suppressions.h"
+#include "report/gen_suppressions.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -101,9 +101,11 @@ ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
 }
 
 // One element per descriptor, site after site.
-ordered_json resources_to_json(const std::vector<ResourceSite>& sites) {
+ordered_json resources_to_json(const std::vector<ResourceSite>& sites,
+                               const std::vector<SuggestedSuppression>& suggestions) {
   ordered_json out = ordered_json::array();
-  for (const ResourceSite& site : sites) {
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const ResourceSite& site = sites[i];
     ordered_json stack = stack_to_json(site.stack);
     for (const ResourceFacts& r : site.resources) {
       ordered_json e = ordered_json::object();
@@ -113,6 +115,8 @@ ordered_json resources_to_json(const std::vector<ResourceSite>& sites) {
       e["flags"] = resource_flags(r);
       e["stream"] = r.stream;
       e["call"] = r.call;
+      e["suppression"] = suggestions[i].lsan;
+      e["suppression_block"] = suggestions[i].block;
       e["stack"] = stack;
       out.push_back(std::move(e));
     }
@@ -121,9 +125,12 @@ ordered_json resources_to_json(const std::vector<ResourceSite>& sites) {
 }
 
 // The groups of the shown kinds, in their order.
-ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show_kinds) {
+// `suggestions`: parallel to `groups`, or null (suppressed groups: "" entries).
+ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show_kinds,
+                            const std::vector<SuggestedSuppression>* suggestions) {
   ordered_json out = ordered_json::array();
-  for (const LeakGroup& group : groups) {
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const LeakGroup& group = groups[i];
     if (!show_kinds.contains(group.kind)) continue;
     ordered_json g = ordered_json::object();
     g["kind"] = kind_name(group.kind);
@@ -132,7 +139,8 @@ ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show
     // In every group, 0 where nothing hangs off it: one shape for all kinds.
     g["indirect_bytes"] = group.indirect_bytes;
     g["indirect_blocks"] = group.indirect_blocks;
-    g["suppression"] = suggest_suppression(group);
+    g["suppression"] = suggestions ? (*suggestions)[i].lsan : "";
+    g["suppression_block"] = suggestions ? (*suggestions)[i].block : "";
     g["stack"] = stack_to_json(group.stack);
     out.push_back(std::move(g));
   }
@@ -168,10 +176,13 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
   out["exit"] = exit_to_json(process.exit);
   out["summary"] = summary_to_json(process.summary);
   out["errors"] = errors_to_json(process.errors);
+  ProcessSuggestions suggestions = suggest_suppressions(process);
   if (process.crash) out["crash"] = crash_to_json(*process.crash);
-  out["leaks"] = groups_to_json(process.leaks, options.show_kinds);
-  out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds);
-  if (process.tracks_resources) out["resources"] = resources_to_json(process.resource_sites);
+  out["leaks"] = groups_to_json(process.leaks, options.show_kinds, &suggestions.leaks);
+  out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds, nullptr);
+  if (process.tracks_resources) {
+    out["resources"] = resources_to_json(process.resource_sites, suggestions.resource_sites);
+  }
   out["notes"] = process.notes;
   return out;
 }

@@ -22,7 +22,9 @@ struct JsonOptions {
 
 // {"memtrack": {"version": version, "schema": 1}, "processes": [...]}. Keys keep the
 // documented order. Addresses and offsets are "0x..." strings (JSON numbers lose 64-bit
-// precision). Every group carries its suggested suppression ("" if none is possible) and
+// precision). Every listed group and descriptor carries its suggested suppressions
+// (gen_suppressions.h: "suppression", the leak: line or "", and "suppression_block"; both
+// "" in "suppressed") and
 // its indirect_bytes/indirect_blocks (0 unless it is definitely lost with blocks hanging off
 // it). Every process has "errors" (allocator misuse, never filtered by kind or suppressed),
 // and "resources" (one element per descriptor open at exit, with its site's stack) when the

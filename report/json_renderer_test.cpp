@@ -173,7 +173,7 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 80u);
+  EXPECT_EQ(fields.size(), 83u);
   EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
@@ -451,11 +451,15 @@ TEST(JsonRenderer, ResourcesExactly) {
   EXPECT_EQ(
       out["resources"][0].dump(),
       R"({"kind":"file","fd":3,"path":"/var/log/app.log","flags":"O_WRONLY|O_CREAT|O_APPEND",)"
-      R"("stream":false,"call":"open","stack":)" +
+      R"("stream":false,"call":"open","suppression":"leak:^open_logs$",)"
+      R"("suppression_block":"{\n   memtrack:fd:open_logs\n   memtrack:FdLeak\n)"
+      R"(   fun:open_logs\n   fun:main\n}","stack":)" +
           open_logs_stack + "}");
   EXPECT_EQ(out["resources"][1].dump(),
             R"({"kind":"file","fd":4,"path":"/var/log/app.err","flags":"a","stream":true,)"
-            R"("call":"fopen","stack":)" +
+            R"("call":"fopen","suppression":"leak:^open_logs$",)"
+            R"("suppression_block":"{\n   memtrack:fd:open_logs\n   memtrack:FdLeak\n)"
+            R"(   fun:open_logs\n   fun:main\n}","stack":)" +
                 open_logs_stack + "}");
   ordered_json socket = out["resources"][2];
   EXPECT_EQ(socket["kind"], "socket");

@@ -137,9 +137,9 @@ void render_live_text(const LiveReport& report, std::ostream& out, bool color) {
                      count_of(site.old_bytes, "byte", "bytes"),
                      count_of(site.old_blocks, "block", "blocks"), expire, change),
          site.growing ? kBoldRed : nullptr);
-    for (size_t i = 0; i < site.stack.size(); ++i) {
+    size_t printed = printed_frame_count(site.stack);
+    for (size_t i = 0; i < printed; ++i) {
       line(fmt::format("   #{} {}", i, format_frame(site.stack[i])));
-      if (is_main_function(site.stack[i].function)) break;
     }
   }
   if (report.freed_since_last > 0) {

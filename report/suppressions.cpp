@@ -1,14 +1,19 @@
-// LeakSanitizer-style suppressions (see suppressions.h). No global state.
+// Suppressions files and matching (see suppressions.h, docs/suppressions.md). No global
+// state.
 #include "report/suppressions.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "report/leak_kinds.h"
 #include "report/text_format.h"
+#include "symbolize/symbolizer.h"
 
 namespace memtrack::report {
 
@@ -33,15 +38,16 @@ std::string_view strip_comment(std::string_view line) {
 }
 
 // Classic wildcard match with one backtrack point: on a mismatch, the last '*' absorbs one
-// more character. O(pattern * text) worst case, linear for typical patterns.
-bool glob_match(std::string_view pattern, std::string_view text) {
+// more character. O(pattern * text) worst case, linear for typical patterns. `question`:
+// '?' matches any one character (valgrind), else only itself (LeakSanitizer).
+bool glob_match(std::string_view pattern, std::string_view text, bool question) {
   size_t p = 0, t = 0;
   size_t star = std::string_view::npos, star_text = 0;
   while (t < text.size()) {
     if (p < pattern.size() && pattern[p] == '*') {
       star = p++;
       star_text = t;
-    } else if (p < pattern.size() && pattern[p] == text[t]) {
+    } else if (p < pattern.size() && (pattern[p] == text[t] || (question && pattern[p] == '?'))) {
       ++p;
       ++t;
     } else if (star != std::string_view::npos) {
@@ -82,33 +88,212 @@ bool try_parse_line(std::string_view line, std::string* pattern, std::string* pr
   return true;
 }
 
-// Function name, module or file, made safe to write between "leak:^" and "$".
-std::string escape_for_entry(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    auto u = static_cast<unsigned char>(c);
-    bool comment = c == '#' && i > 0 && is_blank(name[i - 1]);
-    bool special = c == '*' || c == '^' || c == '$' || u < 0x20 || u == 0x7f;
-    out += (comment || special) ? '*' : c;
+// A file's lines with their numbers, one at a time.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  bool next(std::string_view* line) {
+    if (text_.empty()) return false;
+    size_t newline = text_.find('\n');
+    *line = text_.substr(0, newline);
+    text_.remove_prefix(newline == std::string_view::npos ? text_.size() : newline + 1);
+    ++number_;
+    return true;
   }
-  return out;
+  size_t number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  size_t number_ = 0;
+};
+
+// The file is valgrind's format when its first meaningful line is "{".
+bool is_valgrind_format(std::string_view text) {
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.next(&line)) {
+    line = trim(line);
+    if (line.empty() || line.starts_with('#')) continue;
+    return line == "{";
+  }
+  return false;
 }
 
-std::string anchored_entry(std::string_view name) {
-  return fmt::format("leak:^{}$", escape_for_entry(name));
+void parse_lsan(std::string_view text, const std::string& source_name,
+                std::vector<std::string>* patterns) {
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.next(&line)) {
+    line = trim(strip_comment(line));
+    if (line.empty()) continue;
+    std::string pattern, problem;
+    if (!try_parse_line(line, &pattern, &problem)) {
+      throw Error(
+          fmt::format("{}:{}: {}; expected leak:PATTERN", source_name, lines.number(), problem));
+    }
+    patterns->push_back(std::move(pattern));
+  }
 }
 
-template <typename Field>
-const Frame* first_frame_with(const std::vector<Frame>& stack, Field field, bool skip_runtime) {
-  for (const Frame& frame : stack) {
-    if (field(frame).empty()) continue;
-    if (skip_runtime && is_system_runtime_module(frame.module)) continue;
-    return &frame;
+// "Memcheck:Leak" -> what the block applies to; std::nullopt for kinds memtrack does not
+// report. TOOL may be a comma-separated list (valgrind: "Memcheck,Addrcheck:Leak").
+std::optional<StackSuppression::Applies> block_kind(std::string_view tools, std::string_view kind) {
+  bool memcheck = false, memtrack = false, core = false;
+  while (!tools.empty()) {
+    size_t comma = tools.find(',');
+    std::string_view tool = trim(tools.substr(0, comma));
+    memcheck = memcheck || tool == "Memcheck";
+    memtrack = memtrack || tool == "memtrack";
+    core = core || tool == "CoreError";
+    tools.remove_prefix(comma == std::string_view::npos ? tools.size() : comma + 1);
   }
-  return nullptr;
+  if ((memcheck || memtrack) && kind == "Leak") return StackSuppression::Applies::kLeaks;
+  if ((memtrack && kind == "FdLeak") || (core && kind == "FdNotClosed")) {
+    return StackSuppression::Applies::kDescriptors;
+  }
+  return std::nullopt;
 }
+
+// "fun:x", "obj:/lib/*", "src:a.c:12", "..." -> a frame pattern; false if not a frame line.
+bool try_parse_frame_line(std::string_view line, FramePattern* out) {
+  *out = FramePattern{};
+  if (line == "...") return true;
+  std::string_view value = line.size() >= 4 ? line.substr(4) : std::string_view();
+  if (line.starts_with("fun:")) {
+    out->field = FramePattern::Field::kFunction;
+  } else if (line.starts_with("obj:")) {
+    out->field = FramePattern::Field::kObject;
+  } else if (line.starts_with("src:")) {
+    out->field = FramePattern::Field::kSource;
+    size_t colon = value.rfind(':');
+    std::string_view number = colon == std::string_view::npos ? "" : value.substr(colon + 1);
+    bool digits = !number.empty() && number.size() < 9 &&
+                  number.find_first_not_of("0123456789") == std::string_view::npos;
+    if (digits) {
+      out->line = std::stoi(std::string(number));
+      value = value.substr(0, colon);
+    }
+  } else {
+    return false;
+  }
+  out->glob = std::string(value);
+  // valgrind writes mangled names (fun:_ZN6Parser5parseEPKc); frames carry demangled ones. A
+  // glob cannot be demangled, so only a whole mangled name is.
+  if (out->field == FramePattern::Field::kFunction && value.starts_with("_Z") &&
+      value.find_first_of("*?") == std::string_view::npos) {
+    out->glob = symbolize::demangle(out->glob);
+  }
+  return !value.empty();
+}
+
+// valgrind's stacks start in the allocator (fun:malloc in vgpreload_memcheck); memtrack's
+// start at the allocator's caller, so such a leading line stands for a frame memtrack never
+// records.
+bool names_allocator_frame(const FramePattern& frame) {
+  if (frame.field == FramePattern::Field::kObject) {
+    return frame.glob.find("vgpreload") != std::string::npos;
+  }
+  if (frame.field != FramePattern::Field::kFunction) return false;
+  std::string_view f = frame.glob;
+  for (std::string_view name : {"malloc", "calloc", "realloc", "reallocarray", "memalign",
+                                "posix_memalign", "aligned_alloc", "valloc", "pvalloc"}) {
+    if (f == name) return true;
+  }
+  return f.starts_with("operator new") || f.starts_with("_Znw") || f.starts_with("_Zna");
+}
+
+// Reads valgrind-format blocks. Each problem is "LINE: what"; the caller adds the file.
+class ValgrindParser {
+ public:
+  ValgrindParser(std::string_view text, const std::string& source_name)
+      : lines_(text), source_name_(source_name) {}
+
+  void parse(std::vector<StackSuppression>* blocks, size_t* ignored) {
+    std::string_view line;
+    while (next_meaningful(&line)) {
+      if (line != "{") fail(fmt::format("{} is not '{{' (a block's start)", quoted_excerpt(line)));
+      parse_block(blocks, ignored);
+    }
+  }
+
+ private:
+  // The next line that is neither blank nor a comment, trimmed.
+  bool next_meaningful(std::string_view* line) {
+    while (lines_.next(line)) {
+      *line = trim(*line);
+      if (!line->empty() && !line->starts_with('#')) return true;
+    }
+    return false;
+  }
+
+  std::string_view next_in_block(size_t open_line) {
+    std::string_view line;
+    if (!next_meaningful(&line)) {
+      throw Error(fmt::format("{}:{}: block is not closed with '}}'", source_name_, open_line));
+    }
+    return line;
+  }
+
+  [[noreturn]] void fail(const std::string& problem) {
+    throw Error(fmt::format("{}:{}: {}", source_name_, lines_.number(), problem));
+  }
+
+  void parse_block(std::vector<StackSuppression>* blocks, size_t* ignored) {
+    size_t open_line = lines_.number();
+    StackSuppression block;
+    std::string_view line = next_in_block(open_line);
+    if (line == "}") fail("block has no name");
+    block.name = std::string(line);
+    line = next_in_block(open_line);
+    size_t colon = line.rfind(':');
+    if (colon == std::string_view::npos || line == "}") {
+      fail(fmt::format("{} is not TOOL:KIND (e.g. Memcheck:Leak)", quoted_excerpt(line)));
+    }
+    std::optional<StackSuppression::Applies> applies =
+        block_kind(line.substr(0, colon), line.substr(colon + 1));
+    if (!applies) {  // another tool's or error kind's block: skipped whole
+      while (next_in_block(open_line) != "}") {
+      }
+      ++*ignored;
+      return;
+    }
+    block.applies = *applies;
+    line = next_in_block(open_line);
+    if (block.applies == StackSuppression::Applies::kLeaks &&
+        line.starts_with("match-leak-kinds:")) {
+      block.kinds = parse_kinds(trim(line.substr(17)));
+      line = next_in_block(open_line);
+    }
+    for (; line != "}"; line = next_in_block(open_line)) {
+      FramePattern frame;
+      if (!try_parse_frame_line(line, &frame)) {
+        fail(fmt::format("{} is not a frame line; expected fun:, obj:, src:, ... or '}}'",
+                         quoted_excerpt(line)));
+      }
+      if (!(block.frames.empty() && names_allocator_frame(frame))) {
+        block.frames.push_back(std::move(frame));
+      }
+    }
+    if (block.frames.empty()) fail(fmt::format("block '{}' has no frame lines", block.name));
+    blocks->push_back(std::move(block));
+  }
+
+  // valgrind's set; an explicit list also matches groups the runtime did not classify.
+  LeakKinds parse_kinds(std::string_view value) {
+    if (value == "all") return LeakKinds::all();
+    std::optional<LeakKinds> kinds = try_parse_leak_kinds(value);
+    if (!kinds) {
+      fail(
+          fmt::format("match-leak-kinds expects all, none or a comma-separated list of "
+                      "definite, indirect, possible, reachable, not {}",
+                      quoted_excerpt(value)));
+    }
+    return *kinds == LeakKinds{} ? *kinds : kinds->with(LeakKind::kUnclassified);
+  }
+
+  LineReader lines_;
+  const std::string& source_name_;
+};
 
 }  // namespace
 
@@ -124,25 +309,75 @@ bool pattern_matches(std::string_view pattern, std::string_view text) {
   if (!anchored_start) glob += '*';
   glob += pattern;
   if (!anchored_end) glob += '*';
-  return glob_match(glob, text);
+  return glob_match(glob, text, false);
+}
+
+bool glob_matches(std::string_view glob, std::string_view text) {
+  return glob_match(glob, text, true);
+}
+
+bool FramePattern::matches(const Frame& frame) const {
+  auto or_unknown = [](const std::string& s) -> std::string_view {
+    return s.empty() ? std::string_view("???") : std::string_view(s);
+  };
+  switch (field) {
+    case Field::kFunction:
+      return glob_matches(glob, or_unknown(frame.function));
+    case Field::kObject:
+      return glob_matches(glob, or_unknown(frame.module));
+    case Field::kSource:
+      if (frame.file.empty() || (line != 0 && frame.line != line)) return false;
+      return glob_matches(glob, frame.file) || glob_matches(glob, path_basename(frame.file));
+    case Field::kAnyFrames:
+      return true;
+  }
+  return false;
+}
+
+// The set of stack positions reachable after each frame line, as a bitmap: O(lines * frames)
+// even with several "...".
+bool StackSuppression::matches_stack(const std::vector<Frame>& stack) const {
+  size_t n = printed_frame_count(stack);
+  auto any_frames = [](const FramePattern& f) {
+    return f.field == FramePattern::Field::kAnyFrames;
+  };
+  if (std::none_of(frames.begin(), frames.end(), any_frames)) {
+    // One frame per line (every generated block): no sets needed.
+    if (frames.size() > n) return false;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (!frames[i].matches(stack[i])) return false;
+    }
+    return true;
+  }
+  std::vector<char> at(n + 1, 0), next(n + 1, 0);
+  at[0] = 1;
+  for (const FramePattern& pattern : frames) {
+    std::fill(next.begin(), next.end(), 0);
+    bool any = false;
+    if (pattern.field == FramePattern::Field::kAnyFrames) {
+      bool reached = false;
+      for (size_t j = 0; j <= n; ++j) {
+        reached = reached || at[j];
+        next[j] = reached;
+        any = any || reached;
+      }
+    } else {
+      for (size_t j = 0; j < n; ++j) {
+        if (at[j] && pattern.matches(stack[j])) next[j + 1] = any = true;
+      }
+    }
+    if (!any) return false;
+    at.swap(next);
+  }
+  return true;
 }
 
 Suppressions Suppressions::parse(std::string_view text, const std::string& source_name) {
   Suppressions result;
-  size_t line_number = 0;
-  while (!text.empty()) {
-    size_t newline = text.find('\n');
-    std::string_view line = text.substr(0, newline);
-    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
-    ++line_number;
-    line = trim(strip_comment(line));
-    if (line.empty()) continue;
-    std::string pattern, problem;
-    if (!try_parse_line(line, &pattern, &problem)) {
-      throw Error(
-          fmt::format("{}:{}: {}; expected leak:PATTERN", source_name, line_number, problem));
-    }
-    result.patterns_.push_back(std::move(pattern));
+  if (is_valgrind_format(text)) {
+    ValgrindParser(text, source_name).parse(&result.blocks_, &result.ignored_blocks_);
+  } else {
+    parse_lsan(text, source_name, &result.patterns_);
   }
   return result;
 }
@@ -164,14 +399,37 @@ Suppressions Suppressions::load(const std::string& path) {
 
 void Suppressions::append(const Suppressions& other) {
   patterns_.insert(patterns_.end(), other.patterns_.begin(), other.patterns_.end());
+  blocks_.insert(blocks_.end(), other.blocks_.begin(), other.blocks_.end());
+  ignored_blocks_ += other.ignored_blocks_;
 }
 
 bool Suppressions::matches(const LeakGroup& group) const {
-  return matches(group.stack);
+  if (any_pattern_matches(group.stack)) return true;
+  for (const StackSuppression& block : blocks_) {
+    if (block.applies == StackSuppression::Applies::kLeaks && block.kinds.contains(group.kind) &&
+        block.matches_stack(group.stack)) {
+      return true;
+    }
+  }
+  return false;
 }
 
-bool Suppressions::matches(const std::vector<Frame>& stack) const {
-  for (const Frame& frame : stack) {
+bool Suppressions::matches_descriptors(const std::vector<Frame>& stack) const {
+  if (any_pattern_matches(stack)) return true;
+  for (const StackSuppression& block : blocks_) {
+    if (block.applies == StackSuppression::Applies::kDescriptors && block.matches_stack(stack)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Only the printed frames: the C start-up code below main is in every stack of the program,
+// so a pattern matching it (leak:libc.so.6, leak:_start) would suppress everything.
+bool Suppressions::any_pattern_matches(const std::vector<Frame>& stack) const {
+  size_t printed = printed_frame_count(stack);
+  for (size_t i = 0; i < printed; ++i) {
+    const Frame& frame = stack[i];
     for (const std::string& pattern : patterns_) {
       if (pattern_matches(pattern, frame.function) || pattern_matches(pattern, frame.module) ||
           pattern_matches(pattern, path_basename(frame.module)) ||
@@ -181,23 +439,6 @@ bool Suppressions::matches(const std::vector<Frame>& stack) const {
     }
   }
   return false;
-}
-
-std::string suggest_suppression(const LeakGroup& group) {
-  auto function = [](const Frame& f) -> const std::string& { return f.function; };
-  auto module = [](const Frame& f) -> const std::string& { return f.module; };
-  auto file = [](const Frame& f) -> const std::string& { return f.file; };
-  const std::vector<Frame>& stack = group.stack;
-  if (const Frame* f = first_frame_with(stack, function, true)) return anchored_entry(f->function);
-  if (const Frame* f = first_frame_with(stack, function, false)) return anchored_entry(f->function);
-  if (const Frame* f = first_frame_with(stack, module, true)) {
-    return anchored_entry(path_basename(f->module));
-  }
-  if (const Frame* f = first_frame_with(stack, module, false)) {
-    return anchored_entry(path_basename(f->module));
-  }
-  if (const Frame* f = first_frame_with(stack, file, false)) return anchored_entry(f->file);
-  return "";
 }
 
 }  // namespace memtrack::report

@@ -1,5 +1,6 @@
-// LeakSanitizer-style suppressions: files of "leak:PATTERN" lines, the matcher that applies
-// them to symbolized leak groups, and the entry suggested for a group (--gen-suppressions).
+// Suppressions: LeakSanitizer "leak:PATTERN" files and valgrind-style multi-frame blocks
+// ("{ name, Memcheck:Leak, fun:..., }"), and the matcher that applies them to symbolized leak
+// groups and descriptor sites. How matching works: docs/suppressions.md.
 // Ordinary C++: allocates; bad files throw memtrack::Error.
 #pragma once
 
@@ -19,43 +20,85 @@ namespace memtrack::report {
 // Unlike LSan's greedy matcher this one backtracks, so "a*b$" matches "abab".
 bool pattern_matches(std::string_view pattern, std::string_view text);
 
-// A set of leak patterns. Immutable after parse/append; const methods are thread safe.
+// valgrind's glob: the whole text must match; '*' matches any run of characters (also none),
+// '?' exactly one; every other character only itself.
+bool glob_matches(std::string_view glob, std::string_view text);
+
+// One line of a multi-frame block: what a frame must look like.
+struct FramePattern {
+  enum class Field {
+    kFunction,   // fun:GLOB, the demangled function name ("???" when unknown); a whole
+                 // mangled name (fun:_ZN1A1fEv, no '*' or '?') is demangled when read
+    kObject,     // obj:GLOB, the module's full path ("???" when unknown)
+    kSource,     // src:GLOB or src:GLOB:LINE, the source file's name or full path
+    kAnyFrames,  // "...": any number of frames, none included
+  };
+  Field field = Field::kAnyFrames;
+  std::string glob;
+  int line = 0;  // src: only; 0 = any line
+
+  bool matches(const Frame& frame) const;
+};
+
+// One multi-frame block. It matches a stack when its frame lines match the first printed
+// frames (printed_frame_count()) in order, frame #0 first; the stack may have more frames.
+struct StackSuppression {
+  enum class Applies { kLeaks, kDescriptors };
+  std::string name;
+  Applies applies = Applies::kLeaks;
+  // match-leak-kinds; without that line every kind, unclassified included.
+  LeakKinds kinds = LeakKinds::all();
+  std::vector<FramePattern> frames;
+
+  bool matches_stack(const std::vector<Frame>& stack) const;
+};
+
+// A set of suppressions from one or more files. Immutable after parse/append; const methods
+// are thread safe.
 class Suppressions {
  public:
-  // Parses a suppressions file's text. Each line is blank, a comment (first non-blank
-  // character '#'), or "leak:PATTERN"; a '#' after whitespace starts a trailing comment, and
-  // whitespace around the pattern is ignored. Anything else throws memtrack::Error
-  // "SOURCE_NAME:LINE: <what is wrong>; expected leak:PATTERN".
+  // Parses a suppressions file's text. The format is chosen per file: valgrind's if its first
+  // line that is neither blank nor a comment is "{", else LeakSanitizer's.
+  //  - LeakSanitizer: each line is blank, a comment (first non-blank character '#'), or
+  //    "leak:PATTERN"; a '#' after whitespace starts a trailing comment, and whitespace around
+  //    the pattern is ignored.
+  //  - valgrind: blocks "{", name, "TOOL:KIND", optional "match-leak-kinds: SET", frame lines
+  //    (fun:, obj:, src:, ...), "}"; lines whose first non-blank character is '#' are
+  //    comments. KIND Memcheck:Leak applies to leaks, memtrack:FdLeak and
+  //    CoreError:FdNotClosed to descriptors; blocks of other kinds are kept out and counted
+  //    (ignored_blocks()). Leading frame lines naming an allocator entry point
+  //    (fun:malloc, fun:operator new*, obj:*vgpreload_memcheck*, ...) are dropped: valgrind's
+  //    stacks start in the allocator, memtrack's at its caller.
+  // Anything else throws memtrack::Error "SOURCE_NAME:LINE: <what is wrong>".
   static Suppressions parse(std::string_view text, const std::string& source_name);
 
   // Reads and parses a file. Throws memtrack::Error "cannot read suppressions file PATH:
   // <reason>" if it cannot be read, and parse's errors if it is malformed.
   static Suppressions load(const std::string& path);
 
-  // Adds other's patterns after this set's (several --suppressions files).
+  // Adds other's suppressions after this set's (several --suppressions files).
   void append(const Suppressions& other);
 
-  // True if any pattern matches any frame's function, module path, module basename or
-  // source file (empty fields never match).
+  // True if a leak: pattern matches the function, module path, module basename or source
+  // file of one of the group's printed frames (empty fields never match), or a leak block
+  // whose kinds include the group's kind matches its stack.
   bool matches(const LeakGroup& group) const;
-  // The same for any stack (the site of descriptors open at exit).
-  bool matches(const std::vector<Frame>& stack) const;
+  // The same for the stack that opened descriptors left open: leak: patterns and
+  // descriptor blocks.
+  bool matches_descriptors(const std::vector<Frame>& stack) const;
 
-  size_t size() const { return patterns_.size(); }
+  size_t size() const { return patterns_.size() + blocks_.size(); }
   const std::vector<std::string>& patterns() const { return patterns_; }
+  const std::vector<StackSuppression>& blocks() const { return blocks_; }
+  // valgrind blocks of kinds that memtrack does not report (Memcheck:Cond, Helgrind:Race...).
+  size_t ignored_blocks() const { return ignored_blocks_; }
 
  private:
-  std::vector<std::string> patterns_;
-};
+  bool any_pattern_matches(const std::vector<Frame>& stack) const;
 
-// A ready suppressions-file line for the group, "leak:^NAME$", naming the first frame with a
-// function name outside the C/C++ runtime modules (libc, ld-linux, libstdc++, libgcc_s,
-// libm), else the first frame with a function name, else a module basename (again preferring
-// modules outside the runtime), else a source file. Characters that the file syntax would
-// misread ('*', '^', '$', control characters, '#' after whitespace) become '*', which
-// matches them (and possibly a few other names), so the entry is also valid for LSan.
-// Guarantee: Suppressions::parse(suggest_suppression(g), ...).matches(g) for every group
-// with at least one named frame. Returns "" if no frame has a function, module or file.
-std::string suggest_suppression(const LeakGroup& group);
+  std::vector<std::string> patterns_;
+  std::vector<StackSuppression> blocks_;
+  size_t ignored_blocks_ = 0;
+};
 
 }  // namespace memtrack::report

@@ -187,6 +187,13 @@ bool is_main_function(std::string_view function) {
   return function == "main" || function.starts_with("main.");
 }
 
+size_t printed_frame_count(const std::vector<Frame>& stack) {
+  for (size_t i = 0; i < stack.size(); ++i) {
+    if (is_main_function(stack[i].function)) return i + 1;
+  }
+  return stack.size();
+}
+
 std::string format_command(const std::vector<std::string>& argv, size_t max_chars) {
   if (argv.empty()) return "?";
   std::string out;

@@ -34,6 +34,11 @@ bool is_system_runtime_module(std::string_view module_path);
 // start-up code, which the text report cuts as valgrind does.
 bool is_main_function(std::string_view function);
 
+// How many of the stack's frames the reports print: frame #0 down to and including the first
+// main frame (is_main_function), or all of them when none is main (a thread's stack). The
+// one rule for the text and live reports and for what suppressions match.
+size_t printed_frame_count(const std::vector<Frame>& stack);
+
 // argv joined by spaces for one line of text. Arguments that a shell would split or
 // interpret are single-quoted ('it'\''s'); arguments with control characters use bash
 // $'...' quoting so the result never spans lines. Longer than max_chars: cut to max_chars

@@ -2,11 +2,11 @@
 #include "report/text_renderer.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "core/signal_names.h"
-#include "report/suppressions.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -39,6 +39,9 @@ class LineWriter {
     out_ << '\n';
   }
   void blank() { out_ << prefix_ << '\n'; }
+  // A line without the prefix (a suppression block, to be copied as it is). The caller has
+  // made it free of control characters.
+  void raw(std::string_view text) { out_ << text << '\n'; }
 
  private:
   std::ostream& out_;
@@ -134,11 +137,10 @@ std::string group_title(const LeakGroup& group) {
 // Frames of one stack, "   #N ..." each, cut below main.
 void write_stack(const std::vector<Frame>& stack, LineWriter& lines) {
   if (stack.empty()) lines.line("   (no stack recorded)");
-  for (size_t i = 0; i < stack.size(); ++i) {
-    const Frame& frame = stack[i];
-    lines.line(fmt::format("   #{} {}", i, format_frame(frame)));
-    // As valgrind does: the C start-up frames below main say nothing useful.
-    if (is_main_function(frame.function)) break;
+  // As valgrind does: the C start-up frames below main say nothing useful.
+  size_t printed = printed_frame_count(stack);
+  for (size_t i = 0; i < printed; ++i) {
+    lines.line(fmt::format("   #{} {}", i, format_frame(stack[i])));
   }
 }
 
@@ -156,13 +158,29 @@ void write_crash(const CrashReport& crash, LineWriter& lines) {
   lines.blank();
 }
 
-void write_group(const LeakGroup& group, const TextOptions& options, LineWriter& lines) {
+// The --gen-suppressions part under a group or site; `suggestion` is null without it.
+void write_suggestion(const SuggestedSuppression* suggestion, GenSuppressions mode,
+                      LineWriter& lines) {
+  if (suggestion == nullptr || mode == GenSuppressions::kNo || suggestion->block.empty()) return;
+  if (mode == GenSuppressions::kBlock) {
+    std::string_view block = suggestion->block;
+    while (!block.empty()) {
+      size_t newline = block.find('\n');
+      lines.raw(block.substr(0, newline));
+      block.remove_prefix(newline == std::string_view::npos ? block.size() : newline + 1);
+    }
+  } else if (!suggestion->lsan.empty()) {
+    lines.line("   suppress with: " + suggestion->lsan);
+  } else {
+    lines.line("   no leak: pattern singles this out (--gen-suppressions=yes prints a block)");
+  }
+}
+
+void write_group(const LeakGroup& group, const SuggestedSuppression* suggestion,
+                 const TextOptions& options, LineWriter& lines) {
   lines.line(group_title(group), kBoldRed);
   write_stack(group.stack, lines);
-  if (options.gen_suppressions) {
-    std::string entry = suggest_suppression(group);
-    if (!entry.empty()) lines.line("   suppress with: " + entry);
-  }
+  write_suggestion(suggestion, options.gen_suppressions, lines);
   lines.blank();
 }
 
@@ -217,7 +235,8 @@ std::string_view kind_noun(ResourceKind kind, bool plural) {
 
 // "2 files open at exit, opened at:" (the kind when they share one, else "descriptors"), the
 // stack, then one line per descriptor, "   fd 3: " + resource_line().
-void write_resource_site(const ResourceSite& site, LineWriter& lines) {
+void write_resource_site(const ResourceSite& site, const SuggestedSuppression* suggestion,
+                         GenSuppressions mode, LineWriter& lines) {
   size_t n = site.resources.size();
   ResourceKind kind = n > 0 ? site.resources.front().kind : ResourceKind::kOther;
   for (const ResourceFacts& r : site.resources) {
@@ -229,11 +248,13 @@ void write_resource_site(const ResourceSite& site, LineWriter& lines) {
   for (const ResourceFacts& r : site.resources) {
     lines.line(fmt::format("   fd {}: {}", r.fd, resource_line(r)));
   }
+  write_suggestion(suggestion, mode, lines);
   lines.blank();
 }
 
 // After the leak groups: "FILE DESCRIPTORS: 3 open at exit, from 2 sites", then the sites.
-void write_resources(const ProcessReport& process, LineWriter& lines) {
+void write_resources(const ProcessReport& process, const ProcessSuggestions* suggestions,
+                     GenSuppressions mode, LineWriter& lines) {
   const Summary& s = process.summary;
   if (process.resource_sites.empty() && s.suppressed_descriptors == 0 &&
       s.untracked_descriptors == 0) {
@@ -250,7 +271,10 @@ void write_resources(const ProcessReport& process, LineWriter& lines) {
   }
   lines.line(title, kBold);
   lines.blank();
-  for (const ResourceSite& site : process.resource_sites) write_resource_site(site, lines);
+  for (size_t i = 0; i < process.resource_sites.size(); ++i) {
+    write_resource_site(process.resource_sites[i],
+                        suggestions ? &suggestions->resource_sites[i] : nullptr, mode, lines);
+  }
 }
 
 bool has_classified_group(const ProcessReport& process) {
@@ -373,10 +397,16 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   write_header(process, options, lines);
   if (process.crash) write_crash(*process.crash, lines);
   for (const ErrorReport& error : process.errors) write_error(error, lines);
-  for (const LeakGroup& group : process.leaks) {
-    if (shown(group)) write_group(group, options, lines);
+  std::optional<ProcessSuggestions> suggestions;
+  if (options.gen_suppressions != GenSuppressions::kNo) {
+    suggestions = suggest_suppressions(process);
   }
-  write_resources(process, lines);
+  const ProcessSuggestions* s = suggestions ? &*suggestions : nullptr;
+  for (size_t i = 0; i < process.leaks.size(); ++i) {
+    if (!shown(process.leaks[i])) continue;
+    write_group(process.leaks[i], s ? &s->leaks[i] : nullptr, options, lines);
+  }
+  write_resources(process, s, options.gen_suppressions, lines);
   write_leak_summary(process, no_leaks, lines);
   write_error_summary(process.summary, lines);
 }

@@ -5,14 +5,18 @@
 #include <ostream>
 #include <string>
 
+#include "report/gen_suppressions.h"
 #include "report/model.h"
 
 namespace memtrack::report {
 
 struct TextOptions {
   bool color = false;  // ANSI bold red group and error titles, bold LEAK/ERROR SUMMARY lines
-  bool gen_suppressions = false;  // a "suppress with: leak:^f$" line under each group
-  std::string version;            // "0.1.0" -> "memtrack 0.1.0: ..." in the header
+  // Under each group and descriptor site: kBlock its suppression block (lines without the
+  // "==PID==" prefix, so they can be copied into a file as they are), kLsan
+  // "   suppress with: leak:^f$" or a line saying that no leak: pattern singles it out.
+  GenSuppressions gen_suppressions = GenSuppressions::kNo;
+  std::string version;  // "0.1.0" -> "memtrack 0.1.0: ..." in the header
   // Groups of other kinds are not listed, only totalled in the LEAK SUMMARY.
   LeakKinds show_kinds = kDefaultShownKinds;
 };

@@ -114,7 +114,7 @@ TEST(TextRenderer, GoldenSample) {
 
 TEST(TextRenderer, GoldenSampleWithSuppressionEntries) {
   TextOptions options = with_version();
-  options.gen_suppressions = true;
+  options.gen_suppressions = GenSuppressions::kLsan;
   EXPECT_EQ(render(sample_report(), options),
             std::string(kSampleHeaderAndErrors) +
                 "==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 block is definitely lost\n"
@@ -147,6 +147,38 @@ TEST(TextRenderer, GoldenSampleWithSuppressionEntries) {
                 "==1234==   note: no debug info for /lib/x86_64-linux-gnu/libc.so.6: its frames "
                 "show function names only\n"
                 "==1234== ERROR SUMMARY: 4 errors from 3 contexts\n");
+}
+
+// --gen-suppressions=yes: a block under each group, its lines without the "==PID==" prefix
+// so that they can be copied into a file as they are.
+TEST(TextRenderer, SuppressionBlocksUnderGroups) {
+  TextOptions options = with_version();
+  options.gen_suppressions = GenSuppressions::kBlock;
+  std::string text = render(sample_report(), options);
+  EXPECT_NE(text.find("==1234==    #2 main (examples/leaky.c:55:18) leaky\n"
+                      "{\n"
+                      "   memtrack:leak:read_config\n"
+                      "   Memcheck:Leak\n"
+                      "   match-leak-kinds: definite\n"
+                      "   fun:read_config\n"
+                      "   fun:inline_helper\n"
+                      "   fun:main\n"
+                      "}\n"
+                      "==1234==\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("==1234==    #2 ?? (0x7ffff7ebd8ec)\n"
+                      "{\n"
+                      "   memtrack:leak:worker\n"
+                      "   Memcheck:Leak\n"
+                      "   match-leak-kinds: indirect\n"
+                      "   fun:worker\n"
+                      "   obj:/lib/x86_64-linux-gnu/libc.so.6\n"
+                      "   obj:???\n"
+                      "}\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("suppress with"), std::string::npos);
 }
 
 TEST(TextRenderer, ShowKindsSelectsTheListedGroupsOnly) {
@@ -485,14 +517,15 @@ TEST(TextRenderer, CutsBelowMainColdAndShowsEmptyStacks) {
   p.summary.leaked_bytes = p.summary.definite_bytes = 12;
   p.summary.leaked_blocks = p.summary.definite_blocks = 2;
   TextOptions options;
-  options.gen_suppressions = true;
+  options.gen_suppressions = GenSuppressions::kLsan;
   EXPECT_EQ(render(p, options),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
             "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
             "==77==\n"
             "==77== 8 bytes in 1 block is definitely lost\n"
             "==77==    #0 main.cold (app+0x10)\n"
-            "==77==    suppress with: leak:^main.cold$\n"
+            "==77==    no leak: pattern singles this out (--gen-suppressions=yes prints a "
+            "block)\n"
             "==77==\n"
             "==77== 4 bytes in 1 block is definitely lost\n"
             "==77==    (no stack recorded)\n"
@@ -604,7 +637,7 @@ TEST(TextRenderer, ErrorStacksAreCutBelowMainAndMayBeMissing) {
   p.summary.errors = 1;
   p.summary.error_occurrences = 1;
   TextOptions options;
-  options.gen_suppressions = true;  // only for leak groups
+  options.gen_suppressions = GenSuppressions::kBlock;  // only for leak groups
   EXPECT_EQ(render(p, options),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
             "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
@@ -619,6 +652,29 @@ TEST(TextRenderer, ErrorStacksAreCutBelowMainAndMayBeMissing) {
             "==77==\n"
             "==77== LEAK SUMMARY: no leaks (3 allocations, all freed)\n"
             "==77== ERROR SUMMARY: 1 error from 1 context\n");
+}
+
+TEST(TextRenderer, SuppressionEntriesUnderDescriptorSites) {
+  ProcessReport p = testing::with_resources(quiet_process());
+  TextOptions options;
+  options.gen_suppressions = GenSuppressions::kBlock;
+  std::string text = render(p, options);
+  EXPECT_NE(text.find("==77==    fd 4: file /var/log/app.err, fopen(\"a\")\n"
+                      "{\n"
+                      "   memtrack:fd:open_logs\n"
+                      "   memtrack:FdLeak\n"
+                      "   fun:open_logs\n"
+                      "   fun:main\n"
+                      "}\n"
+                      "==77==\n"),
+            std::string::npos)
+      << text;
+  options.gen_suppressions = GenSuppressions::kLsan;
+  text = render(p, options);
+  EXPECT_NE(text.find("accept4(O_RDWR|O_CLOEXEC)\n"
+                      "==77==    suppress with: leak:^serve$\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(TextRenderer, ColourOnErrorTitlesAndErrorSummary) {

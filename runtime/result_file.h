@@ -36,6 +36,10 @@ bool write_result_file(const char* result_dir, LeakReport& report);
 // Writes <dir>/snapshot.<pid>.<request>.mtr: a full report of a running process.
 bool write_snapshot_file(const char* dir, LeakReport& report, uint32_t request);
 
+// Writes <result_dir>/check.<pid>.<sequence>.mtr: the report of an on-demand leak check
+// (memtrack_do_leak_check) of a running process, which the CLI shows with the exit reports.
+bool write_check_file(const char* result_dir, LeakReport& report, uint32_t sequence);
+
 // Writes <result_dir>/live.<pid>.<sequence>.mtr.
 bool write_live_file(const char* result_dir, const LiveReport& live);
 

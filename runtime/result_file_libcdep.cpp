@@ -308,6 +308,12 @@ bool write_snapshot_file(const char* dir, LeakReport& report, uint32_t request) 
   return write_report_file(dir, name, report, true);
 }
 
+bool write_check_file(const char* result_dir, LeakReport& report, uint32_t sequence) {
+  core::FixedText<64> name;
+  name.str("check.").i64(core::sys::current_pid()).chr('.').u64(sequence).str(".mtr");
+  return write_report_file(result_dir, name, report, true);
+}
+
 bool write_live_file(const char* result_dir, const LiveReport& live) {
   core::MmapArray<ModuleRecord> modules;
   core::MmapArray<uint32_t> stack_ids;

@@ -150,6 +150,8 @@ BAD_OPTIONS = [
     (["run", "--num-callers=0", "PROG"], "--num-callers expects a number from 1 to 256, not '0'"),
     (["run", "--trace-children=maybe", "PROG"], "--trace-children expects yes or no, not 'maybe'"),
     (["run", "--color=blue", "PROG"], "--color expects auto, always or never, not 'blue'"),
+    (["run", "--gen-suppressions=valgrind", "PROG"],
+     "--gen-suppressions expects no, yes or lsan, not 'valgrind'"),
     (["run", "--show-leak-kinds=definite,lost", "PROG"],
      "--show-leak-kinds expects all, none or a comma-separated list of definite, indirect, "
      "possible, reachable, not 'definite,lost'"),
@@ -190,7 +192,7 @@ def test_exit_version_and_help(ctx):
         ctx.expect(run.stdout.startswith("Run PROG" if command == "run" else "Render result"),
                    f"{command} --help: unexpected first line", run)
         for option in ("--log-file FILE", "--json FILE", "--suppressions FILE",
-                       "--gen-suppressions yes|no", "--error-exitcode N",
+                       "--gen-suppressions no|yes|lsan", "--error-exitcode N",
                        "--color auto|always|never"):
             ctx.expect(f"  {option}" in run.stdout, f"{command} --help lacks {option}", run)
     run = ctx.memtrack("run", "--help")

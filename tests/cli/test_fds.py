@@ -45,10 +45,16 @@ def test_fds_json_exact(ctx):
     by_call = {r["call"]: r for r in resources}
     ctx.expect_eq(without_stack(by_call.get("fopen", {})),
                   {"kind": "file", "fd": 3, "path": ctx.path("log.txt"), "flags": "w",
-                   "stream": True, "call": "fopen"}, "the FILE's resource", run)
+                   "stream": True, "call": "fopen", "suppression": "leak:^open_log$",
+                   "suppression_block": "{\n   memtrack:fd:open_log\n   memtrack:FdLeak\n"
+                   "   fun:open_log\n   fun:leak\n   fun:main\n}"},
+                  "the FILE's resource", run)
     ctx.expect_eq(without_stack(by_call.get("open", {})),
                   {"kind": "file", "fd": 4, "path": ctx.path("data.bin"),
-                   "flags": "O_RDWR|O_CREAT|O_TRUNC", "stream": False, "call": "open"},
+                   "flags": "O_RDWR|O_CREAT|O_TRUNC", "stream": False, "call": "open",
+                   "suppression": "leak:^open_data$",
+                   "suppression_block": "{\n   memtrack:fd:open_data\n   memtrack:FdLeak\n"
+                   "   fun:open_data\n   fun:leak\n   fun:main\n}"},
                   "the descriptor's resource", run)
     ctx.expect_eq(frame0(by_call.get("fopen", {"stack": []})),
                   ("open_log", ctx.source(SOURCE), ctx.marker_line(SOURCE, "// FOPEN")),

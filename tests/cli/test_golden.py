@@ -18,7 +18,7 @@ def test_golden_text(ctx):
 
 @cli_test
 def test_golden_gen_suppressions(ctx):
-    """Three leak sites, each with its "suppress with:" line; the program's exit(4)."""
+    """Three leak sites, each with its suppression block (unprefixed lines); exit(4)."""
     run = ctx.memtrack("run", "--gen-suppressions=yes", ctx.program("three_sites"), "4")
     ctx.expect_golden("three_sites_gen_suppressions", run)
 
