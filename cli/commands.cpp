@@ -1,12 +1,17 @@
 // memtrack run and memtrack report.
 #include "cli/commands.h"
 
-#include <memory>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
 
 #include "cli/launcher.h"
 #include "cli/live_watcher.h"
 #include "cli/pipeline.h"
+#include "cli/preflight.h"
 #include "cli/result_dir.h"
 
 namespace memtrack::cli {
@@ -32,48 +37,103 @@ int status_of(const report::ExitInfo& exit) {
   return exit.how == report::ExitInfo::How::kSignal ? 128 + exit.signal : exit.code;
 }
 
-}  // namespace
+// Refuses (or, with --error-for-no-data=no, warns about) a program LD_PRELOAD cannot reach,
+// and warns when MEMTRACK_OPTIONS turns the exit report off. Returns the reason the program
+// cannot be tracked, if it is run anyway.
+std::string check_trackable(const Config& config, const std::string& program) {
+  std::optional<std::string> untrackable = untrackable_reason(program);
+  if (untrackable && config.error_for_no_data) {
+    throw Error(*untrackable + " (--error-for-no-data=no runs it anyway)");
+  }
+  if (untrackable) std::cerr << "memtrack: warning: " << *untrackable << "\n";
+  if (environment_disables_exit_report()) {
+    std::cerr << "memtrack: warning: MEMTRACK_OPTIONS sets report_at_exit=0: the program will "
+                 "write no leak report (remove report_at_exit=0 to get one)\n";
+  }
+  return untrackable.value_or("");
+}
 
-int run_command(const Config& config) {
-  std::string runtime = find_runtime();
-  resolve_program(config.program.front());  // fail early, with memtrack's exit codes
-  report::Suppressions suppressions = load_suppressions(config);
-  ResultDir dir(config.keep_results);
+std::string runtime_options(const Config& config, const ResultDir& dir) {
   std::string options = "result_dir=" + quoted(dir.path());
   if (config.num_callers > 0) options += ":max_frames=" + std::to_string(config.num_callers);
   if (!config.trace_children) options += ":follow_exec=0";
   if (config.snapshots) options += ":snapshot_signal=1";
   if (config.halt_on_error) options += ":halt_on_error=1";
   if (!config.track_fds) options += ":track_fds=0";
-  if (!config.trace_log.empty()) {
-    start_trace_log(config.trace_log);
-    options += ":trace_log=" + quoted(config.trace_log);
-  }
-  std::unique_ptr<LiveWatcher> watcher;
+  if (!config.trace_log.empty()) options += ":trace_log=" + quoted(config.trace_log);
   if (config.expire_ms > 0) {
     options += ":expire_ms=" + std::to_string(config.expire_ms);
     if (config.report_interval_ms > 0) {
       options += ":report_interval_ms=" + std::to_string(config.report_interval_ms);
     }
+  }
+  return options;
+}
+
+}  // namespace
+
+int run_command(const Config& config) {
+  std::string runtime = find_runtime();
+  std::string program = resolve_program(config.program.front());  // fail early
+  report::Suppressions suppressions = load_suppressions(config);
+  check_output_paths(config);
+  NoDataFacts facts;
+  facts.untrackable = check_trackable(config, program);
+  facts.trace_children = config.trace_children;
+  facts.exit_report_disabled = environment_disables_exit_report();
+  ResultDir dir(config.keep_results);
+  dir.remove_on_signals();
+  if (!config.trace_log.empty()) start_trace_log(config.trace_log);
+  std::unique_ptr<LiveWatcher> watcher;
+  if (config.expire_ms > 0) {
     watcher = std::make_unique<LiveWatcher>(config, dir.path(), suppressions);
     watcher->start();
   }
-  LaunchResult launched = launch_and_wait(config.program, runtime, options);
+  LaunchResult launched = launch_and_wait(config.program, runtime, runtime_options(config, dir));
+  bool still_running = false;
+  facts.reaped = wait_for_descendants(config.wait_children_ms, &still_running);
   if (watcher) watcher->stop();
+  if (still_running) {
+    dir.keep();
+    facts.kept_dir = dir.path();
+  }
 
-  MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};
+  MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit, facts};
   bool had_errors = false;
   report::Report report = build_report(dir.new_result_files(), suppressions, main, &had_errors);
+  add_processes_without_data(report, dir.started_without_result(), facts, main.pid);
+  dir.remove_answered_markers();
   write_outputs(report, config, main.pid);
   if (had_errors) return kExitToolFailed;
   return exit_status(report, config, status_of(launched.exit));
 }
 
 int report_command(const Config& config) {
+  std::vector<std::string> files;
+  std::vector<StartedProcess> started;
+  for (const std::string& path : config.files) {
+    if (!std::filesystem::is_directory(path)) {
+      files.push_back(path);
+      continue;
+    }
+    size_t before = files.size();
+    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind("memtrack.", 0) == 0 && entry.path().extension() == ".mtr") {
+        files.push_back(entry.path().string());
+      }
+    }
+    std::sort(files.begin() + static_cast<std::ptrdiff_t>(before), files.end());
+    std::vector<StartedProcess> more = started_without_result(path);
+    if (files.size() == before && more.empty()) {
+      throw Error(path + " is a directory without result files (memtrack.PID.mtr)");
+    }
+    started.insert(started.end(), more.begin(), more.end());
+  }
   bool had_errors = false;
-  report::Report report =
-      build_report(config.files, load_suppressions(config), std::nullopt, &had_errors);
+  report::Report report = build_report(files, load_suppressions(config), std::nullopt, &had_errors);
   uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
+  add_processes_without_data(report, started, NoDataFacts{}, first_pid);
   if (!report.processes.empty()) write_outputs(report, config, first_pid);
   if (had_errors) return kExitToolFailed;
   return exit_status(report, config, 0);

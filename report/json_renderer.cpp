@@ -158,6 +158,7 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
   out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds);
   if (process.tracks_resources) out["resources"] = resources_to_json(process.resource_sites);
   out["notes"] = process.notes;
+  if (!process.has_leak_data) out["no_data"] = process.no_data_reason;
   return out;
 }
 
