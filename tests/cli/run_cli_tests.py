@@ -30,6 +30,7 @@ sys.path.insert(0, HERE)
 
 import cli_harness  # noqa: E402
 import test_dlopen  # noqa: E402,F401  (each module registers its tests)
+import test_edges  # noqa: E402,F401
 import test_environment  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401
 import test_fds  # noqa: E402,F401
