@@ -108,10 +108,16 @@ int run_command(const Config& config) {
   return exit_status(report, config, status_of(launched.exit));
 }
 
-int report_command(const Config& config) {
+namespace {
+
+// memtrack report's FILE arguments: files as given, a directory as its result files (sorted).
+// `*started`: each directory's processes without a result file. Throws Error for a directory
+// with neither.
+std::vector<std::string> expand_result_dirs(
+    const std::vector<std::string>& paths,
+    std::vector<std::pair<std::string, std::vector<StartedProcess>>>* /*out*/ started) {
   std::vector<std::string> files;
-  std::vector<StartedProcess> started;
-  for (const std::string& path : config.files) {
+  for (const std::string& path : paths) {
     if (!std::filesystem::is_directory(path)) {
       files.push_back(path);
       continue;
@@ -128,12 +134,24 @@ int report_command(const Config& config) {
     if (files.size() == before && more.empty()) {
       throw Error(path + " is a directory without result files (memtrack.PID.mtr)");
     }
-    started.insert(started.end(), more.begin(), more.end());
+    started->emplace_back(path, std::move(more));
   }
+  return files;
+}
+
+}  // namespace
+
+int report_command(const Config& config) {
+  std::vector<std::pair<std::string, std::vector<StartedProcess>>> started;
+  std::vector<std::string> files = expand_result_dirs(config.files, &started);
   bool had_errors = false;
   report::Report report = build_report(files, load_suppressions(config), std::nullopt, &had_errors);
   uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
-  add_processes_without_data(report, started, NoDataFacts{}, first_pid);
+  for (const auto& [dir, processes] : started) {
+    NoDataFacts facts;
+    facts.kept_dir = dir;  // a process still running will write its report there
+    add_processes_without_data(report, processes, facts, first_pid);
+  }
   if (!report.processes.empty()) write_outputs(report, config, first_pid);
   if (had_errors) return kExitToolFailed;
   return exit_status(report, config, 0);

@@ -54,21 +54,27 @@ Linking linking_of(const std::string& path) {
 
 // The kernel sets AT_SECURE when the exec changes the real and effective ids or grants
 // capabilities; the loader then ignores LD_PRELOAD entries that contain a '/' (ld.so(8)),
-// which libmemtrack.so's always does.
+// which libmemtrack.so's always does. Returns what makes it so and what to do about it.
 std::optional<std::string> secure_exec_reason(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return std::nullopt;
   struct statvfs fs {};
-  bool nosuid = statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_NOSUID) != 0;
-  if (!nosuid && (st.st_mode & S_ISUID) != 0 && st.st_uid != getuid()) {
-    return "is set-user-ID (uid " + std::to_string(st.st_uid) + ")";
+  if (statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_NOSUID) != 0) return std::nullopt;
+  std::string copy_hint = "run a copy without that bit (cp " + path +
+                          " copy; chmod u-s,g-s copy) or run memtrack as that ";
+  if ((st.st_mode & S_ISUID) != 0 && st.st_uid != getuid()) {
+    return "is set-user-ID (uid " + std::to_string(st.st_uid) + "): the loader ignores " +
+           "LD_PRELOAD for it, so memtrack would see nothing; " + copy_hint + "user";
   }
-  if (!nosuid && (st.st_mode & S_ISGID) != 0 && st.st_gid != getgid()) {
-    return "is set-group-ID (gid " + std::to_string(st.st_gid) + ")";
+  if ((st.st_mode & S_ISGID) != 0 && st.st_gid != getgid()) {
+    return "is set-group-ID (gid " + std::to_string(st.st_gid) + "): the loader ignores " +
+           "LD_PRELOAD for it, so memtrack would see nothing; " + copy_hint + "group";
   }
   // Root already holds every capability: file capabilities grant it nothing new.
-  if (!nosuid && getuid() != 0 && getxattr(path.c_str(), "security.capability", nullptr, 0) > 0) {
-    return "has file capabilities (security.capability)";
+  if (getuid() != 0 && getxattr(path.c_str(), "security.capability", nullptr, 0) > 0) {
+    return "has file capabilities (security.capability): the loader ignores LD_PRELOAD for "
+           "it, so memtrack would see nothing; run a copy without them (cp " +
+           path + " copy) or run memtrack as root";
   }
   return std::nullopt;
 }
@@ -83,12 +89,7 @@ std::optional<std::string> untrackable_reason(const std::string& path) {
            " is statically linked: LD_PRELOAD cannot reach it, so memtrack would see nothing; "
            "run a dynamically linked build";
   }
-  if (std::optional<std::string> why = secure_exec_reason(path)) {
-    return path + " " + *why +
-           ": the loader ignores LD_PRELOAD for it, so memtrack would see nothing; run a copy "
-           "without that bit (cp " +
-           path + " copy; chmod u-s,g-s copy) or run memtrack as that user";
-  }
+  if (std::optional<std::string> why = secure_exec_reason(path)) return path + " " + *why;
   return std::nullopt;
 }
 
