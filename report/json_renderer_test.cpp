@@ -168,12 +168,18 @@ Report schema_coverage_report() {
   p.exit.how = ExitInfo::How::kRunning;
   r.processes.push_back(p);
   r.processes.push_back(testing::with_resources(sample_process()));
+  ProcessReport no_data;  // no result file: "no_data" says why
+  no_data.pid = 4243;
+  no_data.has_leak_data = false;
+  no_data.no_data_reason = "no_result_file";
+  no_data.notes = {"no leak data: it ended without writing its report"};
+  r.processes.push_back(no_data);
   return r;
 }
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 80u);
+  EXPECT_EQ(fields.size(), 81u);
   EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
@@ -191,6 +197,7 @@ TEST(JsonSchemaDoc, TableIsReadable) {
   EXPECT_FALSE(fields["processes[].resources[].fd"].optional);
   EXPECT_TRUE(fields["processes[].exit.code"].optional);
   EXPECT_FALSE(fields["processes[].pid"].optional);
+  EXPECT_TRUE(fields["processes[].no_data"].optional);
 }
 
 TEST(JsonSchemaDoc, OutputMatchesDocumentedFieldsBothWays) {
