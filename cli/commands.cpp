@@ -2,12 +2,17 @@
 #include "cli/commands.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
 
 #include "cli/launcher.h"
 #include "cli/live_watcher.h"
 #include "cli/pipeline.h"
+#include "cli/preflight.h"
 #include "cli/result_dir.h"
 #include "core/flags.h"
 #include "report/stack_depth.h"
@@ -41,13 +46,23 @@ int status_of(const report::ExitInfo& exit) {
   return exit.how == report::ExitInfo::How::kSignal ? 128 + exit.signal : exit.code;
 }
 
-}  // namespace
+// Refuses (or, with --error-for-no-data=no, warns about) a program LD_PRELOAD cannot reach,
+// and warns when MEMTRACK_OPTIONS turns the exit report off. Returns the reason the program
+// cannot be tracked, if it is run anyway.
+std::string check_trackable(const Config& config, const std::string& program) {
+  std::optional<std::string> untrackable = untrackable_reason(program);
+  if (untrackable && config.error_for_no_data) {
+    throw Error(*untrackable + " (--error-for-no-data=no runs it anyway)");
+  }
+  if (untrackable) std::cerr << "memtrack: warning: " << *untrackable << "\n";
+  if (environment_disables_exit_report()) {
+    std::cerr << "memtrack: warning: MEMTRACK_OPTIONS sets report_at_exit=0: the program will "
+                 "write no leak report (remove report_at_exit=0 to get one)\n";
+  }
+  return untrackable.value_or("");
+}
 
-int run_command(const Config& config) {
-  std::string runtime = find_runtime();
-  resolve_program(config.program.front());  // fail early, with memtrack's exit codes
-  report::Suppressions suppressions = load_suppressions(config);
-  ResultDir dir(config.keep_results);
+std::string runtime_options(const Config& config, const ResultDir& dir) {
   std::string options = "result_dir=" + quoted(dir.path());
   // The runtime records at least its default depth whatever --num-callers says, so its rule
   // for blocks the C/C++ runtime keeps sees whole stacks; the report cuts them afterwards.
@@ -58,25 +73,49 @@ int run_command(const Config& config) {
   if (config.snapshots) options += ":snapshot_signal=1";
   if (config.halt_on_error) options += ":halt_on_error=1";
   if (!config.track_fds) options += ":track_fds=0";
-  if (!config.trace_log.empty()) {
-    start_trace_log(config.trace_log);
-    options += ":trace_log=" + quoted(config.trace_log);
-  }
-  std::unique_ptr<LiveWatcher> watcher;
+  if (!config.trace_log.empty()) options += ":trace_log=" + quoted(config.trace_log);
   if (config.expire_ms > 0) {
     options += ":expire_ms=" + std::to_string(config.expire_ms);
     if (config.report_interval_ms > 0) {
       options += ":report_interval_ms=" + std::to_string(config.report_interval_ms);
     }
+  }
+  return options;
+}
+
+}  // namespace
+
+int run_command(const Config& config) {
+  std::string runtime = find_runtime();
+  std::string program = resolve_program(config.program.front());  // fail early
+  report::Suppressions suppressions = load_suppressions(config);
+  check_output_paths(config);
+  NoDataFacts facts;
+  facts.untrackable = check_trackable(config, program);
+  facts.trace_children = config.trace_children;
+  facts.exit_report_disabled = environment_disables_exit_report();
+  ResultDir dir(config.keep_results);
+  dir.remove_on_signals();
+  if (!config.trace_log.empty()) start_trace_log(config.trace_log);
+  std::unique_ptr<LiveWatcher> watcher;
+  if (config.expire_ms > 0) {
     watcher = std::make_unique<LiveWatcher>(config, dir.path(), suppressions);
     watcher->start();
   }
-  LaunchResult launched = launch_and_wait(config.program, runtime, options);
+  LaunchResult launched = launch_and_wait(config.program, runtime, runtime_options(config, dir));
+  bool still_running = false;
+  facts.reaped = wait_for_descendants(config.wait_children_ms, &still_running);
   if (watcher) watcher->stop();
+  if (still_running) {
+    dir.keep();
+    facts.kept_dir = dir.path();
+  }
 
-  MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit};
+  MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit, facts};
   bool had_errors = false;
   report::Report report = build_report(dir.new_result_files(), suppressions, main, &had_errors);
+  add_processes_without_data(report, dir.started_without_result(), facts, main.pid);
+  dir.remove_answered_markers();
   for (report::ProcessReport& process : report.processes) {
     report::limit_stack_depth(process, static_cast<size_t>(config.num_callers));
   }
@@ -85,11 +124,50 @@ int run_command(const Config& config) {
   return exit_status(report, config, status_of(launched.exit));
 }
 
+namespace {
+
+// memtrack report's FILE arguments: files as given, a directory as its result files (sorted).
+// `*started`: each directory's processes without a result file. Throws Error for a directory
+// with neither.
+std::vector<std::string> expand_result_dirs(
+    const std::vector<std::string>& paths,
+    std::vector<std::pair<std::string, std::vector<StartedProcess>>>* /*out*/ started) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    if (!std::filesystem::is_directory(path)) {
+      files.push_back(path);
+      continue;
+    }
+    size_t before = files.size();
+    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind("memtrack.", 0) == 0 && entry.path().extension() == ".mtr") {
+        files.push_back(entry.path().string());
+      }
+    }
+    std::sort(files.begin() + static_cast<std::ptrdiff_t>(before), files.end());
+    std::vector<StartedProcess> more = started_without_result(path);
+    if (files.size() == before && more.empty()) {
+      throw Error(path + " is a directory without result files (memtrack.PID.mtr)");
+    }
+    started->emplace_back(path, std::move(more));
+  }
+  return files;
+}
+
+}  // namespace
+
 int report_command(const Config& config) {
+  std::vector<std::pair<std::string, std::vector<StartedProcess>>> started;
+  std::vector<std::string> files = expand_result_dirs(config.files, &started);
   bool had_errors = false;
-  report::Report report =
-      build_report(config.files, load_suppressions(config), std::nullopt, &had_errors);
+  report::Report report = build_report(files, load_suppressions(config), std::nullopt, &had_errors);
   uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
+  for (const auto& [dir, processes] : started) {
+    NoDataFacts facts;
+    facts.kept_dir = dir;  // a process still running will write its report there
+    add_processes_without_data(report, processes, facts, first_pid);
+  }
   if (!report.processes.empty()) write_outputs(report, config, first_pid);
   if (had_errors) return kExitToolFailed;
   return exit_status(report, config, 0);

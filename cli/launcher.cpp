@@ -3,14 +3,17 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "cli/options.h"
 
@@ -133,6 +136,7 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::st
   // it with nothing written.
   int error_pipe[2];
   if (pipe2(error_pipe, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + strerror(errno));
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);  // best effort: without it, orphans go to init
   pid_t pid = fork();
   if (pid < 0) throw Error(std::string("cannot fork: ") + strerror(errno));
   if (pid == 0) {
@@ -168,6 +172,27 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::st
                       exec_errno == ENOENT ? kExitNotFound : kExitNotExecutable);
   }
   return LaunchResult{pid, decode_status(status)};
+}
+
+std::map<uint32_t, report::ExitInfo> wait_for_descendants(int wait_ms, bool* still_running) {
+  std::map<uint32_t, report::ExitInfo> ended;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  *still_running = false;
+  for (;;) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      ended[static_cast<uint32_t>(pid)] = decode_status(status);
+      continue;
+    }
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) return ended;  // ECHILD: none left
+    if (std::chrono::steady_clock::now() >= deadline) {
+      *still_running = true;
+      return ended;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 }  // namespace memtrack::cli

@@ -2,6 +2,8 @@
 // building the environment, forwarding signals, decoding the exit status.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,7 +35,15 @@ struct LaunchResult {
 // Runs `argv` with LD_PRELOAD = runtime (+ any existing LD_PRELOAD) and MEMTRACK_OPTIONS =
 // any existing options + `runtime_options`, forwarding SIGINT, SIGTERM, SIGHUP and SIGQUIT to
 // it while it runs. Returns when it has exited. Throws LaunchError/Error on failure to start.
+// memtrack becomes a child subreaper (prctl(2)) first: processes the program leaves behind
+// (a daemon that double-forks and calls setsid) become memtrack's children, so
+// wait_for_descendants() can wait for them.
 LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::string& runtime,
                              const std::string& runtime_options);
+
+// After launch_and_wait(): reaps the program's descendants that memtrack inherited, waiting
+// up to `wait_ms` for those still running. Returns how each reaped one ended, by pid;
+// `*still_running` says whether some were still running at the deadline.
+std::map<uint32_t, report::ExitInfo> wait_for_descendants(int wait_ms, bool* /*out*/ still_running);
 
 }  // namespace memtrack::cli

@@ -115,7 +115,7 @@ const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
       {"--log-file", "FILE",
        "Write the text report to FILE instead of stderr (%p: pid of the program). "
-       "Default: stderr (snapshot: stdout).",
+       "'-': stdout. Default: stderr (snapshot: stdout).",
        kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.log_file = v; }},
       {"--json", "FILE", "Also write the report as JSON to FILE ('-' for stdout). Default: none.",
        kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.json_file = v; }},
@@ -150,13 +150,29 @@ const std::vector<OptionSpec>& option_table() {
          c.show_leak_kinds = parse_leak_kinds("--show-leak-kinds", v);
        }},
       {"--error-exitcode", "N",
-       "Exit with N (1-255) when unsuppressed leaks of the --errors-for-leak-kinds kinds, "
-       "allocator misuse errors (double, invalid or mismatched free, realloc of a freed "
-       "pointer) or unsuppressed descriptors left open are found. Default: 0 (off: the "
-       "program's own exit status).",
+       "Exit with N (1-255; 0 turns it off) when unsuppressed leaks of the "
+       "--errors-for-leak-kinds kinds, allocator misuse errors (double, invalid or mismatched "
+       "free, realloc of a freed pointer), processes without leak data (see "
+       "--error-for-no-data) or, with --error-for-fds=yes, unsuppressed descriptors left open "
+       "are found. Default: 0 (off: the program's own exit status).",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          c.error_exitcode = parse_int("--error-exitcode", v, 0, 255);
+       }},
+      {"--error-for-fds", "yes|no",
+       "Let descriptors left open at exit make --error-exitcode apply (they are reported "
+       "either way). Default: no.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) {
+         c.error_for_fds = parse_yes_no("--error-for-fds", v);
+       }},
+      {"--error-for-no-data", "yes|no",
+       "Treat a process that left no leak data (killed, static or setuid, report_at_exit=0, "
+       "...) as an error for --error-exitcode, and refuse to run a program memtrack cannot "
+       "track (no: run it with a warning). Default: yes.",
+       kRun | kReport, false,
+       [](Config& c, const std::string& v) {
+         c.error_for_no_data = parse_yes_no("--error-for-no-data", v);
        }},
       {"--errors-for-leak-kinds", "LIST",
        "Leak kinds that make --error-exitcode apply, same syntax as --show-leak-kinds "
@@ -212,6 +228,14 @@ const std::vector<OptionSpec>& option_table() {
       {"--live-json", "FILE",
        "Live mode: also write each live report to FILE as one JSON object per line.", kRun, false,
        [](Config& c, const std::string& v) { c.live_json = v; }},
+      {"--wait-children", "DURATION",
+       "When the program has ended, wait up to DURATION (0 for no wait) for the processes "
+       "it started that still run (daemons included); those still running then are listed "
+       "and the result directory is kept for them. Default: 1s.",
+       kRun, false,
+       [](Config& c, const std::string& v) {
+         c.wait_children_ms = v == "0" ? 0 : parse_duration_ms("--wait-children", v);
+       }},
       {"--snapshots", "yes|no",
        "Let 'memtrack snapshot PID' ask the program for a full report while it runs (one "
        "sleeping memtrack thread per process). Default: yes.",
@@ -347,6 +371,43 @@ std::vector<std::string> split_at_double_dash(int argc, char** argv, Config& con
   return ours;
 }
 
+// `memtrack run`'s usage line names PROG, which CLI11 cannot know (prefix_command()).
+class RunFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "Usage: memtrack run [OPTIONS] [--] PROG [ARGS...]\n";
+  }
+};
+
+// Checks between options, after all are parsed. Throws Error.
+void check_option_combinations(const Config& config) {
+  if (config.command == kRun && config.expire_ms == 0) {
+    if (config.report_interval_ms > 0) {
+      throw Error("--report-interval needs --expire (live mode is off without it)");
+    }
+    if (!config.live_json.empty()) {
+      throw Error("--live-json needs --expire (live mode is off without it)");
+    }
+  }
+  if (config.log_file == "-" && config.json_file == "-") {
+    throw Error("--log-file=- and --json=- cannot both write to stdout");
+  }
+}
+
+// "memtrack ./prog": a program where a subcommand belongs. Returns true after the message.
+bool reject_program_as_command(int argc, char** argv) {
+  if (argc < 2) return false;
+  std::string first = argv[1];
+  if (first.empty() || first[0] == '-') return false;
+  for (const char* command : {"run", "report", "top", "snapshot"}) {
+    if (first == command) return false;
+  }
+  std::cerr << "memtrack: error: unknown command '" << first
+            << "' (to run a program under memtrack: memtrack run [OPTIONS] [--] " << first
+            << " [ARGS...])\n";
+  return true;
+}
+
 }  // namespace
 
 bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
@@ -354,18 +415,26 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
                "memtrack"};
   app.set_version_flag("--version", "memtrack " MEMTRACK_VERSION);
   app.require_subcommand(1);
+  if (reject_program_as_command(argc, argv)) {
+    *exit_code = kExitToolFailed;
+    return false;
+  }
   CLI::App* run = app.add_subcommand("run", "Run PROG under memtrack and report its leaks");
   run->prefix_command();  // the first non-option argument starts the program
+  run->formatter(std::make_shared<RunFormatter>());
   add_options(*run, *config, kRun);
   run->footer(
-      "Usage: memtrack run [OPTIONS] [--] PROG [ARGS...]\n"
       "Exit status: the program's own (128+N if it was killed by signal N), or the\n"
-      "--error-exitcode value when leaks, allocator misuse errors or descriptors left open\n"
-      "were found; 125 when memtrack itself fails, 126 when PROG cannot be executed, 127\n"
-      "when PROG is not found.");
+      "--error-exitcode value when leaks, allocator misuse errors or processes without leak\n"
+      "data were found (descriptors left open too with --error-for-fds=yes); 125 when\n"
+      "memtrack itself fails or PROG cannot be tracked (static, setuid), 126 when PROG cannot\n"
+      "be executed, 127 when PROG is not found.");
   CLI::App* report = app.add_subcommand("report", "Render result files kept by run --keep-results");
   add_options(*report, *config, kReport);
-  report->add_option("FILE", config->files, "Result files (memtrack.PID.mtr)")->required();
+  report
+      ->add_option("FILE", config->files,
+                   "Result files (memtrack.PID.mtr), or directories kept by run --keep-results")
+      ->required();
   CLI::App* top = app.add_subcommand(
       "top", "Show the memory of every process and thread: live, or once for scripts");
   add_options(*top, *config, kTop);
@@ -435,6 +504,13 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
     }
   } else {
     config->command = report->parsed() ? kReport : snapshot->parsed() ? kSnapshot : kTop;
+  }
+  try {
+    check_option_combinations(*config);
+  } catch (const Error& e) {
+    std::cerr << "memtrack: error: " << e.what() << "\n";
+    *exit_code = kExitToolFailed;
+    return false;
   }
   return true;
 }

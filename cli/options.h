@@ -31,6 +31,9 @@ struct Config {
   std::vector<std::string> suppressions;  // files
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;  // 0 = off; applies to leaks and to allocator misuse errors
+  bool error_for_fds = false;     // descriptors open at exit make error_exitcode apply
+  bool error_for_no_data = true;  // a process without leak data makes error_exitcode apply,
+                                  // and run refuses a program it cannot track
   // Listed in the reports (--show-leak-kinds); unclassified is always in.
   report::LeakKinds show_leak_kinds = report::kDefaultShownKinds;
   // Make error_exitcode apply (--errors-for-leak-kinds); unclassified is always in.
@@ -51,6 +54,8 @@ struct Config {
   int report_interval_ms = 0;  // 0: expire_ms
   std::string live_json;       // JSON Lines file; "" = none
   bool snapshots = true;       // the program answers `memtrack snapshot PID`
+  // run: how long to wait for descendants still running when the program has ended.
+  int wait_children_ms = 1000;
   // snapshot: the target and how long to wait for its report.
   uint32_t snapshot_pid = 0;
   double snapshot_timeout_s = 30;

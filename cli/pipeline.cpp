@@ -1,14 +1,20 @@
 // Result files -> Report -> text/JSON, and the exit-status policy.
 #include "cli/pipeline.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "report/build_report.h"
 #include "report/json_renderer.h"
@@ -25,24 +31,79 @@
 namespace memtrack::cli {
 namespace {
 
-// The main process left no result file: killed by a signal, or it exec'd a program that
-// memtrack does not follow.
-report::ProcessReport missing_main_report(const MainProcess& main) {
+report::ProcessReport no_data_report(uint32_t pid, uint32_t ppid,
+                                     const std::vector<std::string>& command,
+                                     const report::ExitInfo& exit, const std::string& reason,
+                                     const std::string& note) {
   report::ProcessReport p;
-  p.pid = main.pid;
-  p.ppid = static_cast<uint32_t>(getpid());
-  p.command = main.command;
-  p.exit = main.exit;
+  p.pid = pid;
+  p.ppid = ppid;
+  p.command = command;
+  p.exit = exit;
   p.has_leak_data = false;
-  if (main.exit.how == report::ExitInfo::How::kSignal) {
-    p.notes.push_back("no leak data: the process was killed by signal " +
-                      std::to_string(main.exit.signal) + " before memtrack could write its report");
-  } else {
-    p.notes.push_back(
-        "no leak data: the process wrote no result file (it may have replaced "
-        "itself with exec while --trace-children=no)");
-  }
+  p.no_data_reason = reason;
+  p.notes.push_back(note);
   return p;
+}
+
+std::string killed_note(const report::ExitInfo& exit) {
+  return "no leak data: killed by signal " + std::to_string(exit.signal) +
+         " before memtrack could write its report";
+}
+
+// The reason for a process that ended (or exec'd) without a result file, when nothing more
+// exact is known.
+std::pair<std::string, std::string> ended_without_report(const NoDataFacts& facts) {
+  if (facts.exit_report_disabled) {
+    return {"report_at_exit_off",
+            "no leak data: MEMTRACK_OPTIONS sets report_at_exit=0, so it wrote no report"};
+  }
+  if (!facts.trace_children) {
+    return {"exec_not_followed",
+            "no leak data: it ended without writing its report: it exec'd a program memtrack "
+            "does not follow (--trace-children=no), or it was killed by a signal (SIGKILL)"};
+  }
+  return {"no_result_file",
+          "no leak data: it ended without writing its report: killed by a signal (SIGKILL), "
+          "or it exec'd a program LD_PRELOAD cannot reach (static, setuid, or run with a "
+          "cleared environment)"};
+}
+
+// The main process left no result file.
+report::ProcessReport missing_main_report(const MainProcess& main) {
+  uint32_t ppid = static_cast<uint32_t>(getpid());
+  if (main.exit.how == report::ExitInfo::How::kSignal) {
+    return no_data_report(main.pid, ppid, main.command, main.exit, "killed",
+                          killed_note(main.exit));
+  }
+  if (!main.facts.untrackable.empty()) {
+    return no_data_report(main.pid, ppid, main.command, main.exit, "not_trackable",
+                          "no leak data: " + main.facts.untrackable);
+  }
+  auto [reason, note] = ended_without_report(main.facts);
+  return no_data_report(main.pid, ppid, main.command, main.exit, reason, note);
+}
+
+report::ProcessReport missing_descendant_report(const StartedProcess& p, const NoDataFacts& facts) {
+  if (auto reaped = facts.reaped.find(p.pid); reaped != facts.reaped.end()) {
+    if (reaped->second.how == report::ExitInfo::How::kSignal) {
+      return no_data_report(p.pid, p.ppid, p.command, reaped->second, "killed",
+                            killed_note(reaped->second));
+    }
+    auto [reason, note] = ended_without_report(facts);
+    return no_data_report(p.pid, p.ppid, p.command, reaped->second, reason, note);
+  }
+  if (!facts.kept_dir.empty() && kill(static_cast<pid_t>(p.pid), 0) == 0) {
+    report::ExitInfo running;
+    running.how = report::ExitInfo::How::kRunning;
+    return no_data_report(p.pid, p.ppid, p.command, running, "still_running",
+                          "no leak data yet: it is still running; its report will be written to " +
+                              facts.kept_dir + "/memtrack." + std::to_string(p.pid) +
+                              ".mtr when it ends (render it with: memtrack report " +
+                              facts.kept_dir + ")");
+  }
+  auto [reason, note] = ended_without_report(facts);
+  return no_data_report(p.pid, p.ppid, p.command, report::ExitInfo{}, reason, note);
 }
 
 // waitpid's status is authoritative, but it cannot tell _exit from exit: keep the runtime's
@@ -68,6 +129,51 @@ std::string expand_pid(const std::string& pattern, uint32_t pid) {
     }
   }
   return out;
+}
+
+void add_processes_without_data(report::Report& report, const std::vector<StartedProcess>& started,
+                                const NoDataFacts& facts, uint32_t main_pid) {
+  std::set<uint32_t> reported;
+  for (const report::ProcessReport& p : report.processes) reported.insert(p.pid);
+  for (const StartedProcess& p : started) {
+    if (p.pid == main_pid || reported.contains(p.pid)) continue;
+    report.processes.push_back(missing_descendant_report(p, facts));
+  }
+  std::stable_sort(report.processes.begin(), report.processes.end(),
+                   [&](const report::ProcessReport& a, const report::ProcessReport& b) {
+                     if ((a.pid == main_pid) != (b.pid == main_pid)) return a.pid == main_pid;
+                     return a.pid < b.pid;
+                   });
+}
+
+namespace {
+
+// A file that can be opened for writing: opened without truncating, and removed again if
+// this check created it.
+void check_writable(const std::string& option, const std::string& path) {
+  if (path.empty() || path == "-") return;
+  if (path.find("%p") != std::string::npos) {
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    if (access(dir.c_str(), W_OK | X_OK) != 0) {
+      throw Error("cannot write " + option + "=" + path + ": directory " + dir + ": " +
+                  strerror(errno));
+    }
+    return;
+  }
+  bool existed = access(path.c_str(), F_OK) == 0;
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot write " + option + "=" + path + ": " + strerror(errno));
+  close(fd);
+  if (!existed) unlink(path.c_str());
+}
+
+}  // namespace
+
+void check_output_paths(const Config& config) {
+  check_writable("--log-file", config.log_file);
+  check_writable("--json", config.json_file);
+  check_writable("--live-json", config.live_json);
 }
 
 bool use_color(const Config& config) {
@@ -139,38 +245,66 @@ report::Report build_report(const std::vector<std::string>& result_files,
   return report;
 }
 
+namespace {
+
+// Renders into the file at `path`, or, if it cannot be written, to stderr after one line
+// saying why.
+template <typename Render>
+void write_file_or_stderr(const std::string& what, const std::string& path, std::ios::openmode mode,
+                          Render&& render) {
+  {
+    std::ofstream out(path, mode);
+    if (out) {
+      render(out);
+      out.flush();
+      if (out) return;
+    }
+  }
+  std::string why = errno != 0 ? strerror(errno) : "write error";
+  std::cerr << "memtrack: error: cannot write the " << what << " " << path << ": " << why
+            << "; the " << what << " follows on stderr\n";
+  render(std::cerr);
+}
+
+}  // namespace
+
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
                    bool text_to_stdout) {
   report::TextOptions text_options;
   // On stdout (snapshot) colour only when asked: its output is usually piped or saved.
-  text_options.color = text_to_stdout ? config.color == Config::Color::kAlways : use_color(config);
+  bool on_stdout = config.log_file == "-" || (text_to_stdout && config.log_file.empty());
+  text_options.color = on_stdout ? config.color == Config::Color::kAlways : use_color(config);
   text_options.gen_suppressions = config.gen_suppressions;
   text_options.version = MEMTRACK_VERSION;
   text_options.show_kinds = config.show_leak_kinds;
   report::JsonOptions json_options;
   json_options.show_kinds = config.show_leak_kinds;
-  if (config.log_file.empty()) {
-    report::render_text(report, text_to_stdout ? std::cout : std::cerr, text_options);
+  if (config.log_file.empty() || config.log_file == "-") {
+    report::render_text(report, on_stdout ? std::cout : std::cerr, text_options);
   } else {
-    std::string path = expand_pid(config.log_file, main_pid);
-    std::ofstream out(path, config.expire_ms > 0 ? std::ios::app : std::ios::trunc);
-    if (!out) throw Error("cannot write the log file " + path);
-    report::render_text(report, out, text_options);
+    errno = 0;
+    write_file_or_stderr(
+        "log file", expand_pid(config.log_file, main_pid),
+        config.expire_ms > 0 ? std::ios::app : std::ios::trunc,
+        [&](std::ostream& out) { report::render_text(report, out, text_options); });
   }
   if (config.json_file == "-") {
     report::render_json(report, std::cout, MEMTRACK_VERSION, json_options);
   } else if (!config.json_file.empty()) {
-    std::string path = expand_pid(config.json_file, main_pid);
-    std::ofstream out(path);
-    if (!out) throw Error("cannot write the JSON report " + path);
-    report::render_json(report, out, MEMTRACK_VERSION, json_options);
+    errno = 0;
+    write_file_or_stderr("JSON report", expand_pid(config.json_file, main_pid), std::ios::trunc,
+                         [&](std::ostream& out) {
+                           report::render_json(report, out, MEMTRACK_VERSION, json_options);
+                         });
   }
 }
 
 int exit_status(const report::Report& report, const Config& config, int program_status) {
   if (config.error_exitcode == 0) return program_status;
   for (const report::ProcessReport& p : report.processes) {
-    if (!p.errors.empty() || !p.resource_sites.empty()) return config.error_exitcode;
+    if (!p.errors.empty()) return config.error_exitcode;
+    if (config.error_for_fds && !p.resource_sites.empty()) return config.error_exitcode;
+    if (config.error_for_no_data && !p.has_leak_data) return config.error_exitcode;
     if (report::has_leaks_of_kinds(p, config.errors_for_leak_kinds)) return config.error_exitcode;
   }
   return program_status;

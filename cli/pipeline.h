@@ -2,11 +2,13 @@
 // JSON, and choose the exit status.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/options.h"
+#include "cli/result_dir.h"
 #include "report/model.h"
 #include "report/suppressions.h"
 
@@ -14,11 +16,27 @@ namespace memtrack::cli {
 
 // The process the user started, as the launcher saw it (its exit status is authoritative:
 // a process killed by a signal never writes its own result file).
+// What memtrack knows about a run that tells why a process has no leak data.
+struct NoDataFacts {
+  bool trace_children = true;
+  bool exit_report_disabled = false;            // MEMTRACK_OPTIONS sets report_at_exit=0
+  std::string untrackable;                      // why the program cannot be tracked (run anyway)
+  std::map<uint32_t, report::ExitInfo> reaped;  // descendants memtrack reaped (subreaper)
+  std::string kept_dir;  // the result directory, kept for processes still running
+};
+
 struct MainProcess {
   uint32_t pid = 0;
   std::vector<std::string> command;
   report::ExitInfo exit;
+  NoDataFacts facts;
 };
+
+// Adds a report without leak data for every process that wrote a start marker but no result
+// file (except the main process, which build_report covers), each with its exact reason
+// where memtrack knows it; then orders the processes: the main one first, the others by pid.
+void add_processes_without_data(report::Report& report, const std::vector<StartedProcess>& started,
+                                const NoDataFacts& facts, uint32_t main_pid);
 
 // Reads every --suppressions file. Throws Error (with FILE:LINE) for a bad or missing one;
 // `run` calls it before starting the program, so a typo never costs a whole run.
@@ -31,12 +49,17 @@ report::Report build_report(const std::vector<std::string>& result_files,
                             const report::Suppressions& suppressions,
                             const std::optional<MainProcess>& main, bool* /*out*/ had_errors);
 
-// Writes the text report (stderr or --log-file) and the JSON report (--json).
-// Throws Error if an output file cannot be written. With live reports (--expire) the log
-// file already holds them, and the report is appended. `text_to_stdout`: with no --log-file
+// Writes the text report (stderr, stdout for --log-file=-, or --log-file) and the JSON report
+// (--json). A report that cannot be written to its file goes to stderr instead, after one
+// "memtrack: error:" line saying why. With live reports (--expire) the log file already
+// holds them, and the report is appended. `text_to_stdout`: with no --log-file
 // the text goes to stdout instead of stderr (memtrack snapshot).
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
                    bool text_to_stdout = false);
+
+// Throws Error when --log-file or --json names a file that cannot be written (checked before
+// the program runs; names with %p: their directory).
+void check_output_paths(const Config& config);
 
 // Whether the text report is coloured (--color, the terminal, NO_COLOR, TERM).
 bool use_color(const Config& config);
@@ -49,8 +72,9 @@ std::string module_key(const std::vector<report::RawModule>& modules);
 
 // The exit status for `report`: --error-exitcode when an unsuppressed group of one of the
 // --errors-for-leak-kinds kinds exists (whether listed or not), any process has an
-// allocator misuse error (errors are never suppressed) or an unsuppressed descriptor open
-// at exit, otherwise `program_status`.
+// allocator misuse error (errors are never suppressed), has no leak data (unless
+// --error-for-no-data=no) or, with --error-for-fds=yes, an unsuppressed descriptor open at
+// exit; otherwise `program_status`.
 int exit_status(const report::Report& report, const Config& config, int program_status);
 
 }  // namespace memtrack::cli

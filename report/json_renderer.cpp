@@ -184,6 +184,7 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
     out["resources"] = resources_to_json(process.resource_sites, suggestions.resource_sites);
   }
   out["notes"] = process.notes;
+  if (!process.has_leak_data) out["no_data"] = process.no_data_reason;
   return out;
 }
 

@@ -168,12 +168,31 @@ Report schema_coverage_report() {
   p.exit.how = ExitInfo::How::kRunning;
   r.processes.push_back(p);
   r.processes.push_back(testing::with_resources(sample_process()));
+  ProcessReport no_data;  // no result file: "no_data" says why
+  no_data.pid = 4243;
+  no_data.has_leak_data = false;
+  no_data.no_data_reason = "no_result_file";
+  no_data.notes = {"no leak data: it ended without writing its report"};
+  r.processes.push_back(no_data);
+  ProcessReport crashed = sample_process();  // a crash section
+  crashed.pid = 4244;
+  crashed.exit.how = ExitInfo::How::kSignal;
+  crashed.exit.signal = 11;
+  CrashReport crash;
+  crash.signal = 11;
+  crash.code = 1;
+  crash.has_address = true;
+  crash.address = 0x10;
+  crash.tid = 4245;
+  crash.stack = crashed.leaks[0].stack;
+  crashed.crash = crash;
+  r.processes.push_back(crashed);
   return r;
 }
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 83u);
+  EXPECT_EQ(fields.size(), 92u);
   EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
@@ -186,11 +205,13 @@ TEST(JsonSchemaDoc, TableIsReadable) {
                 {"processes[].errors[].alloc_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].errors[].free_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].resources[].stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].crash.stack[]", "processes[].leaks[].stack[]"},
             }));
   EXPECT_TRUE(fields["processes[].resources"].optional);
   EXPECT_FALSE(fields["processes[].resources[].fd"].optional);
   EXPECT_TRUE(fields["processes[].exit.code"].optional);
   EXPECT_FALSE(fields["processes[].pid"].optional);
+  EXPECT_TRUE(fields["processes[].no_data"].optional);
 }
 
 TEST(JsonSchemaDoc, OutputMatchesDocumentedFieldsBothWays) {

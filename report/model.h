@@ -324,6 +324,10 @@ struct ProcessReport {
   std::vector<ResourceSite> resource_sites;
   std::vector<std::string> notes;  // e.g. "no debug info for /lib/.../libc.so.6"
   bool has_leak_data = true;       // false: the process left no result file (notes say why)
+  // Without leak data: why, as a stable word for scripts (docs/json-schema.md): "killed",
+  // "report_at_exit_off", "exec_not_followed", "not_trackable", "still_running",
+  // "no_result_file".
+  std::string no_data_reason;
 };
 
 struct Report {

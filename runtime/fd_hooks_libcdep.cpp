@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/fd_names.h"
+#include "runtime/fd_paths.h"
 #include "runtime/fd_real.h"
 #include "runtime/fd_tracking.h"
 #include "runtime/runtime.h"
@@ -153,8 +154,13 @@ static_assert(EPOLL_CLOEXEC == O_CLOEXEC);
 constexpr uint32_t kCreationFlags = O_NONBLOCK | O_CLOEXEC;
 
 // Returns fd, after recording it if it is a descriptor and the caller is tracked.
-int created(int fd, Call call, uint32_t flags, uintptr_t caller) {
-  if (fd >= 0 && rt::fd_tracking(caller)) rt::note_open(fd, call, flags, nullptr);
+// `path`: as the program passed it (open, openat, creat), for the reports.
+int created(int fd, Call call, uint32_t flags, uintptr_t caller, const char* path = nullptr) {
+  if (fd < 0 || !rt::fd_tracking(caller)) return fd;
+  if (call == Call::kOpen || call == Call::kOpenat || call == Call::kCreat) {
+    rt::remember_fd_path(fd, path);
+  }
+  rt::note_open(fd, call, flags, nullptr);
   return fd;
 }
 
@@ -231,54 +237,57 @@ int missing_function() {
 
 MEMTRACK_EXPORT int open(const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
-  return created(rt::g_fd_real.open.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER);
+  return created(rt::g_fd_real.open.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER,
+                 path);
 }
 
 MEMTRACK_EXPORT int open64(const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
-  return created(rt::g_fd_real.open64.get()(path, flags, mode), Call::kOpen, flags,
-                 MEMTRACK_CALLER);
+  return created(rt::g_fd_real.open64.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER,
+                 path);
 }
 
 MEMTRACK_EXPORT int openat(int dir, const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
   return created(rt::g_fd_real.openat.get()(dir, path, flags, mode), Call::kOpenat, flags,
-                 MEMTRACK_CALLER);
+                 MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT int openat64(int dir, const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
   return created(rt::g_fd_real.openat64.get()(dir, path, flags, mode), Call::kOpenat, flags,
-                 MEMTRACK_CALLER);
+                 MEMTRACK_CALLER, path);
 }
 
 // What -D_FORTIFY_SOURCE makes of open() when the flags are not known at compile time.
 MEMTRACK_EXPORT int __open_2(const char* path, int flags) {
-  return created(rt::g_fd_real.open_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER);
+  return created(rt::g_fd_real.open_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
+                 path);
 }
 
 MEMTRACK_EXPORT int __open64_2(const char* path, int flags) {
-  return created(rt::g_fd_real.open64_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER);
+  return created(rt::g_fd_real.open64_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
+                 path);
 }
 
 MEMTRACK_EXPORT int __openat_2(int dir, const char* path, int flags) {
   return created(rt::g_fd_real.openat_2.get()(dir, path, flags), Call::kOpenat, flags,
-                 MEMTRACK_CALLER);
+                 MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT int __openat64_2(int dir, const char* path, int flags) {
   return created(rt::g_fd_real.openat64_2.get()(dir, path, flags), Call::kOpenat, flags,
-                 MEMTRACK_CALLER);
+                 MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT int creat(const char* path, mode_t mode) {
   return created(rt::g_fd_real.creat.get()(path, mode), Call::kCreat, O_WRONLY | O_CREAT | O_TRUNC,
-                 MEMTRACK_CALLER);
+                 MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT int creat64(const char* path, mode_t mode) {
   return created(rt::g_fd_real.creat64.get()(path, mode), Call::kCreat,
-                 O_WRONLY | O_CREAT | O_TRUNC, MEMTRACK_CALLER);
+                 O_WRONLY | O_CREAT | O_TRUNC, MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT int dup(int old) noexcept {

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 
+#include "runtime/fd_paths.h"
+
 namespace memtrack::rt {
 namespace {
 
@@ -117,6 +119,27 @@ Kind describe_link(int fd, const char* link, core::TextBuffer& text) {
   return Kind::kFile;
 }
 
+bool ends_with(const core::TextBuffer& text, const char* suffix) {
+  size_t n = 0;
+  while (suffix[n] != '\0') ++n;
+  if (text.size() < n) return false;
+  const char* tail = text.data() + text.size() - n;
+  for (size_t i = 0; i < n; ++i) {
+    if (tail[i] != suffix[i]) return false;
+  }
+  return true;
+}
+
+// A file or directory opened by a call that names it: the report shows the path as the
+// program passed it (fd_paths.h) rather than the /proc link, which resolves symlinks.
+bool named_by_program(const FdInfo& info, Kind kind) {
+  using Call = core::result::ResourceCall;
+  bool by_name = info.call == Call::kOpen || info.call == Call::kOpenat ||
+                 info.call == Call::kCreat || info.call == Call::kFopen ||
+                 info.call == Call::kFreopen;
+  return by_name && (kind == Kind::kFile || kind == Kind::kDirectory);
+}
+
 }  // namespace
 
 bool describe_socket(int fd, core::TextBuffer& text) {
@@ -185,8 +208,12 @@ bool OpenFdReport::try_collect(FdTable& table) {
     OpenFd item;
     item.fd = fd;
     item.info = info;
-    core::FixedText<4200> text;
-    if (!describe_fd(fd, &item.kind, text)) return;
+    core::FixedText<4200> link;
+    if (!describe_fd(fd, &item.kind, link)) return;
+    core::FixedText<kMaxRememberedPath + 16> opened;
+    bool as_opened = named_by_program(info, item.kind) && try_append_fd_path(fd, opened);
+    if (as_opened && ends_with(link, " (deleted)")) opened.str(" (deleted)");
+    const core::TextBuffer& text = as_opened ? static_cast<const core::TextBuffer&>(opened) : link;
     item.text_offset = static_cast<uint32_t>(text_.size());
     item.text_size = static_cast<uint32_t>(text.size());
     for (size_t i = 0; i <= text.size() && ok; ++i) ok = text_.try_push_back(text.data()[i]);

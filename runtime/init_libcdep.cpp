@@ -13,6 +13,7 @@
 #include "runtime/misuse.h"
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
+#include "runtime/start_marker.h"
 
 namespace memtrack::rt {
 
@@ -111,6 +112,7 @@ void fork_child() {
   g_stacks.reset_after_fork();
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
   runtime_thread_fork_child();
+  write_start_marker();
   --t_in_runtime;
 }
 
@@ -154,6 +156,7 @@ __attribute__((constructor)) static void memtrack_constructor() {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     capture_process_info();
     capture_exec_environment();
+    write_start_marker();
     if (!g_flags.follow_exec) stop_following_exec();
     if (g_flags.report_on_signal) install_signal_report();
     start_runtime_thread();

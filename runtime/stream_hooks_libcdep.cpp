@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "core/fd_names.h"
+#include "runtime/fd_paths.h"
 #include "runtime/fd_real.h"
 #include "runtime/fd_tracking.h"
 #include "runtime/runtime.h"
@@ -45,6 +46,7 @@ FILE* open_stream(FILE* (*real)(const char*, const char*), const char* name, con
   int error = errno;
   int fd = descriptor_of(stream);
   if (track && stream != nullptr) {
+    rt::remember_fd_path(fd, path);
     rt::note_open(fd, Call::kFopen, core::open_flags_of_mode(mode), mode, stream,
                   allocated_object(stream));
   }
@@ -78,6 +80,7 @@ FILE* reopen_stream(FILE* (*real)(const char*, const char*, FILE*), const char* 
   // in libc's data, a root anyway).
   bool same_object = was_tracked && old.stream_object == reinterpret_cast<uintptr_t>(result);
   if (track && result != nullptr && (path != nullptr || was_tracked)) {
+    if (path != nullptr) rt::remember_fd_path(fd, path);  // null: the same file, kept
     rt::note_open(fd, Call::kFreopen, core::open_flags_of_mode(mode), mode, result,
                   same_object ? old.stream_size : 0);
   }

@@ -31,6 +31,7 @@ sys.path.insert(0, HERE)
 import cli_harness  # noqa: E402
 import test_crash  # noqa: E402,F401
 import test_dlopen  # noqa: E402,F401  (each module registers its tests)
+import test_edges  # noqa: E402,F401
 import test_environment  # noqa: E402,F401
 import test_exec_env  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401
@@ -40,6 +41,7 @@ import test_live  # noqa: E402,F401
 import test_install  # noqa: E402,F401
 import test_misuse  # noqa: E402,F401
 import test_processes  # noqa: E402,F401
+import test_readme  # noqa: E402,F401
 import test_scan_edges  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401

@@ -44,13 +44,13 @@ def test_fds_json_exact(ctx):
     ctx.require_eq(len(resources), 2, "number of resources", run)
     by_call = {r["call"]: r for r in resources}
     ctx.expect_eq(without_stack(by_call.get("fopen", {})),
-                  {"kind": "file", "fd": 3, "path": ctx.path("log.txt"), "flags": "w",
+                  {"kind": "file", "fd": 3, "path": "log.txt", "flags": "w",
                    "stream": True, "call": "fopen", "suppression": "leak:^open_log$",
                    "suppression_block": "{\n   memtrack:fd:open_log\n   memtrack:FdLeak\n"
                    "   fun:open_log\n   fun:leak\n   fun:main\n}"},
                   "the FILE's resource", run)
     ctx.expect_eq(without_stack(by_call.get("open", {})),
-                  {"kind": "file", "fd": 4, "path": ctx.path("data.bin"),
+                  {"kind": "file", "fd": 4, "path": "data.bin",
                    "flags": "O_RDWR|O_CREAT|O_TRUNC", "stream": False, "call": "open",
                    "suppression": "leak:^open_data$",
                    "suppression_block": "{\n   memtrack:fd:open_data\n   memtrack:FdLeak\n"
@@ -78,6 +78,21 @@ def test_fds_json_exact(ctx):
 def test_fds_golden_text(ctx):
     """The whole text report of the leak scenario."""
     ctx.expect_golden("fds_leak", ctx.memtrack("run", ctx.program("fds"), "leak"))
+
+
+@cli_test
+def test_fds_path_as_opened(ctx):
+    """A descriptor's path is the one the program passed to open or fopen (relative paths
+    stay relative), not /proc/self/fd's link, which resolves symlinks (an
+    open("/etc/os-release") is not shown as /usr/lib/os-release)."""
+    ctx.mkdir("real")
+    os.symlink(os.path.join("real", "target.txt"), ctx.path("log.txt"))
+    run, processes = run_fds(ctx, "leak")
+    paths = sorted((r["call"], r["path"]) for r in processes[0]["resources"])
+    ctx.expect_eq(paths, [("fopen", "log.txt"), ("open", "data.bin")],
+                  "resources (call, path)", run)
+    ctx.expect(os.path.exists(ctx.path("real", "target.txt")), "fopen wrote through the link",
+               run)
 
 
 @cli_test
@@ -109,7 +124,7 @@ def test_fds_inherited_not_reported(ctx):
         ctx.expect_eq(f.read(), "inherited\n", "what the program wrote to fd 5", run)
     resources = ctx.read_json(json_path, run)["processes"][0]["resources"]
     ctx.expect_eq([(r["fd"], r["path"], r["call"]) for r in resources],
-                  [(3, ctx.path("data.bin"), "open")], "resources (fd, path, call)", run)
+                  [(3, "data.bin", "open")], "resources (fd, path, call)", run)
 
 
 @cli_test
@@ -132,13 +147,17 @@ def test_fds_track_fds_no(ctx):
 
 @cli_test
 def test_fds_error_exitcode(ctx):
-    """Descriptors left open count for --error-exitcode, unless a suppression matches their
-    site; a program that closes everything keeps its own status."""
-    run, _ = run_fds(ctx, "leak", "--error-exitcode=9", exit=9)
-    run_fds(ctx, "closed", "--error-exitcode=9", exit=0)
+    """Descriptors left open are reported but count for --error-exitcode only with
+    --error-for-fds=yes (a short tool that exits with a file open passes a CI gate by
+    default), and then not when a suppression matches their site; a program that closes
+    everything keeps its own status."""
+    run, processes = run_fds(ctx, "leak", "--error-exitcode=9", exit=0)
+    ctx.expect_eq(len(processes[0]["resources"]), 2, "descriptors reported", run)
+    run_fds(ctx, "leak", "--error-exitcode=9", "--error-for-fds=yes", exit=9)
+    run_fds(ctx, "closed", "--error-exitcode=9", "--error-for-fds=yes", exit=0)
     suppressions = ctx.write("fds.supp", "leak:open_log\nleak:open_data\n")
-    run, processes = run_fds(ctx, "leak", "--error-exitcode=9", f"--suppressions={suppressions}",
-                             exit=0)
+    run, processes = run_fds(ctx, "leak", "--error-exitcode=9", "--error-for-fds=yes",
+                             f"--suppressions={suppressions}", exit=0)
     summary = processes[0]["summary"]
     ctx.expect_eq((processes[0]["resources"], summary["open_descriptors"],
                    summary["suppressed_descriptors"]), ([], 0, 2),
@@ -155,7 +174,7 @@ def test_fds_fork_child_inherits(ctx):
     parent, child = processes
     ctx.expect_eq(parent["resources"], [], "parent's resources", run)
     ctx.expect_eq([(r["fd"], r["path"], frame0(r)[0]) for r in child["resources"]],
-                  [(3, ctx.path("data.bin"), "open_data")], "child's resources", run)
+                  [(3, "data.bin", "open_data")], "child's resources", run)
 
 
 ADDRESS = r"(0x[0-9a-f]+)"

@@ -58,19 +58,28 @@ def test_fork_exec_traced(ctx):
 def test_fork_exec_untraced(ctx):
     """--trace-children=no: the exec'd program runs without the runtime (its LD_PRELOAD no
     longer names libmemtrack.so) and has no report; the forked child wrote none before exec
-    either, so only the parent is reported, and only its result file exists."""
+    either, so it is listed without leak data, with the reason, and only the parent's result
+    file exists (the child's start marker stays, for memtrack report)."""
     results = ctx.path("results")
     child_argv = [ctx.program("show_env")]
     run, processes = run_fork_exec(ctx, child_argv, "--trace-children=no",
                                    f"--keep-results={results}")
-    ctx.require_eq(len(processes), 1, "number of processes", run)
-    check_parent(ctx, run, processes[0], child_argv)
-    ctx.expect_eq(list(text_by_pid(run.stderr)), [processes[0]["pid"]],
+    ctx.require_eq(len(processes), 2, "number of processes", run)
+    parent, child = processes
+    check_parent(ctx, run, parent, child_argv)
+    ctx.expect_eq((child["ppid"], child["no_data"]), (parent["pid"], "exec_not_followed"),
+                  "child's ppid and no_data", run)
+    ctx.expect_eq(child["notes"], [
+        "no leak data: it ended without writing its report: it exec'd a program memtrack does "
+        "not follow (--trace-children=no), or it was killed by a signal (SIGKILL)"],
+        "child's notes", run)
+    ctx.expect_eq(list(text_by_pid(run.stderr)), [parent["pid"], child["pid"]],
                   "pids of the text reports", run)
     preload = [line for line in run.stdout.splitlines() if line.startswith("LD_PRELOAD=")]
     ctx.expect(len(preload) == 1 and "libmemtrack.so" not in preload[0],
                "the exec'd child should run, without libmemtrack.so in LD_PRELOAD", run)
-    ctx.expect_eq(sorted(os.listdir(results)), [f"memtrack.{processes[0]['pid']}.mtr"],
+    ctx.expect_eq(sorted(os.listdir(results)), [f"memtrack.{parent['pid']}.mtr",
+                                                f"memtrack.{child['pid']}.started"],
                   "result files", run)
 
 

@@ -4,11 +4,11 @@
 // The program runs in its temporary directory (%t); the report names files by full path.
 // EXPECT-LEAKED: 0 bytes in 0 blocks
 // EXPECT-GROUPS: 0
-// EXPECT-RESOURCE: file %t/log.txt, fopen("w") | open_log@fopen main@log
-// EXPECT-RESOURCE: file %t/data.bin, open(O_RDWR|O_CREAT|O_TRUNC) | open_data@open main
-// EXPECT-RESOURCE: file %t/at.txt, openat(O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC) | open_at@openat main
-// EXPECT-RESOURCE: file %t/made.txt, creat(O_WRONLY|O_CREAT|O_TRUNC) | make_file@creat main
-// EXPECT-RESOURCE: directory %t, open(O_RDONLY|O_DIRECTORY) | open_dir@dir main
+// EXPECT-RESOURCE: file log.txt, fopen("w") | open_log@fopen main@log
+// EXPECT-RESOURCE: file data.bin, open(O_RDWR|O_CREAT|O_TRUNC) | open_data@open main
+// EXPECT-RESOURCE: file at.txt, openat(O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC) | open_at@openat main
+// EXPECT-RESOURCE: file made.txt, creat(O_WRONLY|O_CREAT|O_TRUNC) | make_file@creat main
+// EXPECT-RESOURCE: directory ., open(O_RDONLY|O_DIRECTORY) | open_dir@dir main
 #include <fcntl.h>
 #include <unistd.h>
 

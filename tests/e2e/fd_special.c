@@ -8,7 +8,7 @@
 // EXPECT-RESOURCE: epoll anon_inode:?eventpoll?, epoll_create1(O_RDWR|O_CLOEXEC) | main@epoll
 // EXPECT-RESOURCE: inotify anon_inode:inotify, inotify_init1(O_RDONLY|O_NONBLOCK) | main@inotify
 // EXPECT-RESOURCE: memfd /memfd:cache (deleted), memfd_create(O_RDWR|O_CLOEXEC) | main@memfd
-// EXPECT-RESOURCE: file %t/kept.txt, open(O_RDONLY|O_CREAT) | open_file main@kept
+// EXPECT-RESOURCE: file kept.txt, open(O_RDONLY|O_CREAT) | open_file main@kept
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>

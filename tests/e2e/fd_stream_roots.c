@@ -3,8 +3,8 @@
 // Here a wide-character stream's buffer and a setvbuf buffer the program keeps no pointer to.
 // EXPECT-LEAKED: 0 bytes in 0 blocks
 // EXPECT-GROUPS: 0
-// EXPECT-RESOURCE: file %t/wide.txt, fopen("w") | main@wide
-// EXPECT-RESOURCE: file %t/buffered.txt, fopen("w") | buffered@buffered main
+// EXPECT-RESOURCE: file wide.txt, fopen("w") | main@wide
+// EXPECT-RESOURCE: file buffered.txt, fopen("w") | buffered@buffered main
 #include <wchar.h>
 
 #include "e2e_util.h"

@@ -3,7 +3,7 @@
 // freopen of stdout is never reported (fds 0-2 never are). fopen + fclose leaves nothing.
 // EXPECT-LEAKED: 0 bytes in 0 blocks
 // EXPECT-RESOURCE: file %t/wrapped.txt, fdopen("r+") | wrap@fdopen main
-// EXPECT-RESOURCE: file %t/second.txt, freopen("a") | move@freopen main
+// EXPECT-RESOURCE: file second.txt, freopen("a") | move@freopen main
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -3,10 +3,10 @@
 // leaves exactly one file open. The report has exactly those four, with their threads'
 // stacks: no entry was lost or left behind by the races between opens and closes.
 // EXPECT-LEAKED: 0 bytes in 0 blocks
-// EXPECT-RESOURCE: file %t/kept.0, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
-// EXPECT-RESOURCE: file %t/kept.1, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
-// EXPECT-RESOURCE: file %t/kept.2, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
-// EXPECT-RESOURCE: file %t/kept.3, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
+// EXPECT-RESOURCE: file kept.0, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
+// EXPECT-RESOURCE: file kept.1, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
+// EXPECT-RESOURCE: file kept.2, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
+// EXPECT-RESOURCE: file kept.3, open(O_WRONLY|O_CREAT|O_TRUNC) | keep_one@keep worker
 #include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>

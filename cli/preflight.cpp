@@ -1,0 +1,105 @@
+// Checks on the program and the environment before running: may read files, never runs them.
+#include "cli/preflight.h"
+
+#include <elf.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "core/flags.h"
+
+namespace memtrack::cli {
+namespace {
+
+enum class Linking { kDynamic, kStatic, kNotElf };
+
+// PT_INTERP present: the kernel starts the dynamic loader, which honours LD_PRELOAD. Without
+// it (static, or static-pie) no loader runs. Reads the headers of either ELF class in the
+// host's byte order; anything unreadable counts as "not ELF" (the exec reports it).
+template <typename Ehdr, typename Phdr>
+Linking linking_of(std::ifstream& in) {
+  Ehdr ehdr{};
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(&ehdr), sizeof(ehdr))) return Linking::kNotElf;
+  if (ehdr.e_phentsize != sizeof(Phdr) || ehdr.e_phnum == 0 || ehdr.e_phnum > 4096) {
+    return Linking::kNotElf;
+  }
+  in.seekg(static_cast<std::streamoff>(ehdr.e_phoff));
+  std::vector<Phdr> phdrs(ehdr.e_phnum);
+  if (!in.read(reinterpret_cast<char*>(phdrs.data()),
+               static_cast<std::streamsize>(phdrs.size() * sizeof(Phdr)))) {
+    return Linking::kNotElf;
+  }
+  for (const Phdr& ph : phdrs) {
+    if (ph.p_type == PT_INTERP) return Linking::kDynamic;
+  }
+  return Linking::kStatic;
+}
+
+Linking linking_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char ident[EI_NIDENT] = {};
+  if (!in.read(reinterpret_cast<char*>(ident), sizeof(ident))) return Linking::kNotElf;
+  if (std::memcmp(ident, ELFMAG, SELFMAG) != 0) return Linking::kNotElf;
+  if (ident[EI_CLASS] == ELFCLASS64) return linking_of<Elf64_Ehdr, Elf64_Phdr>(in);
+  if (ident[EI_CLASS] == ELFCLASS32) return linking_of<Elf32_Ehdr, Elf32_Phdr>(in);
+  return Linking::kNotElf;
+}
+
+// The kernel sets AT_SECURE when the exec changes the real and effective ids or grants
+// capabilities; the loader then ignores LD_PRELOAD entries that contain a '/' (ld.so(8)),
+// which libmemtrack.so's always does. Returns what makes it so and what to do about it.
+std::optional<std::string> secure_exec_reason(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  struct statvfs fs {};
+  if (statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_NOSUID) != 0) return std::nullopt;
+  std::string copy_hint = "run a copy without that bit (cp " + path +
+                          " copy; chmod u-s,g-s copy) or run memtrack as that ";
+  if ((st.st_mode & S_ISUID) != 0 && st.st_uid != getuid()) {
+    return "is set-user-ID (uid " + std::to_string(st.st_uid) + "): the loader ignores " +
+           "LD_PRELOAD for it, so memtrack would see nothing; " + copy_hint + "user";
+  }
+  if ((st.st_mode & S_ISGID) != 0 && st.st_gid != getgid()) {
+    return "is set-group-ID (gid " + std::to_string(st.st_gid) + "): the loader ignores " +
+           "LD_PRELOAD for it, so memtrack would see nothing; " + copy_hint + "group";
+  }
+  // Root already holds every capability: file capabilities grant it nothing new.
+  if (getuid() != 0 && getxattr(path.c_str(), "security.capability", nullptr, 0) > 0) {
+    return "has file capabilities (security.capability): the loader ignores LD_PRELOAD for "
+           "it, so memtrack would see nothing; run a copy without them (cp " +
+           path + " copy) or run memtrack as root";
+  }
+  return std::nullopt;
+}
+
+void ignore_warning(const char*) {}
+
+}  // namespace
+
+std::optional<std::string> untrackable_reason(const std::string& path) {
+  if (linking_of(path) == Linking::kStatic) {
+    return path +
+           " is statically linked: LD_PRELOAD cannot reach it, so memtrack would see nothing; "
+           "run a dynamically linked build";
+  }
+  if (std::optional<std::string> why = secure_exec_reason(path)) return path + " " + *why;
+  return std::nullopt;
+}
+
+bool environment_disables_exit_report() {
+  const char* text = getenv("MEMTRACK_OPTIONS");
+  if (text == nullptr || text[0] == '\0') return false;
+  core::Flags flags;
+  core::set_defaults(&flags);
+  core::parse_flags(text, &flags, ignore_warning);  // the runtime warns about bad entries
+  return !flags.report_at_exit;
+}
+
+}  // namespace memtrack::cli
