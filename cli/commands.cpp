@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <fstream>
 #include <iostream>
@@ -34,6 +35,21 @@ void start_trace_log(const std::string& path) {
   if (path.find("%p") != std::string::npos) return;
   std::ofstream log(path, std::ios::trunc);
   if (!log) throw Error("cannot write the trace log " + path);
+}
+
+// The reports of memtrack_do_leak_check() calls, rendered before the exit reports.
+std::vector<report::ProcessReport> on_demand_checks(const ResultDir& dir,
+                                                    const report::Suppressions& suppressions,
+                                                    bool* had_errors) {
+  bool errors = false;
+  report::Report checks = build_report(dir.check_files(), suppressions, std::nullopt, &errors);
+  *had_errors = *had_errors || errors;
+  std::map<uint32_t, int> count;
+  for (report::ProcessReport& check : checks.processes) {
+    check.occasion = "on-demand leak check " + std::to_string(++count[check.pid]) +
+                     " (memtrack_do_leak_check)";
+  }
+  return std::move(checks.processes);
 }
 
 int default_max_frames() {
@@ -116,8 +132,11 @@ int run_command(const Config& config) {
   report::Report report = build_report(dir.new_result_files(), suppressions, main, &had_errors);
   add_processes_without_data(report, dir.started_without_result(), facts, main.pid);
   dir.remove_answered_markers();
-  for (report::ProcessReport& process : report.processes) {
-    report::limit_stack_depth(process, static_cast<size_t>(config.num_callers));
+  report.checks = on_demand_checks(dir, suppressions, &had_errors);
+  for (auto* list : {&report.processes, &report.checks}) {
+    for (report::ProcessReport& process : *list) {
+      report::limit_stack_depth(process, static_cast<size_t>(config.num_callers));
+    }
   }
   write_outputs(report, config, main.pid);
   if (had_errors) return kExitToolFailed;

@@ -235,6 +235,32 @@ std::vector<std::string> ResultDir::new_result_files() const {
   return files;
 }
 
+std::vector<std::string> ResultDir::check_files() const {
+  struct Check {
+    long pid;
+    long sequence;
+    std::string path;
+  };
+  std::vector<Check> checks;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(path_, ec)) {
+    std::string name = entry.path().filename().string();
+    long pid = 0;
+    long sequence = 0;
+    int length = 0;
+    if (std::sscanf(name.c_str(), "check.%ld.%ld.mtr%n", &pid, &sequence, &length) == 2 &&
+        static_cast<size_t>(length) == name.size()) {
+      checks.push_back({pid, sequence, entry.path().string()});
+    }
+  }
+  std::sort(checks.begin(), checks.end(), [](const Check& a, const Check& b) {
+    return a.pid != b.pid ? a.pid < b.pid : a.sequence < b.sequence;
+  });
+  std::vector<std::string> files;
+  for (const Check& c : checks) files.push_back(c.path);
+  return files;
+}
+
 std::vector<StartedProcess> ResultDir::started_without_result() const {
   return cli::started_without_result(path_, existing_);
 }

@@ -38,6 +38,9 @@ class ResultDir {
   // Result files (memtrack.PID.mtr) written since this object was created, sorted.
   std::vector<std::string> new_result_files() const;
 
+  // Reports of on-demand leak checks (check.PID.SEQ.mtr), in the order they were made.
+  std::vector<std::string> check_files() const;
+
   // Processes that started (since this object was created) and have no result file.
   std::vector<StartedProcess> started_without_result() const;
 

@@ -173,6 +173,7 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
   out["pid"] = process.pid;
   out["ppid"] = process.ppid;
   out["command"] = process.command;
+  if (!process.occasion.empty()) out["occasion"] = process.occasion;
   out["exit"] = exit_to_json(process.exit);
   out["summary"] = summary_to_json(process.summary);
   out["errors"] = errors_to_json(process.errors);
@@ -196,6 +197,13 @@ ordered_json to_json(const Report& report, const std::string& version, const Jso
     processes.push_back(process_to_json(process, options));
   }
   out["processes"] = std::move(processes);
+  if (!report.checks.empty()) {
+    ordered_json checks = ordered_json::array();
+    for (const ProcessReport& check : report.checks) {
+      checks.push_back(process_to_json(check, options));
+    }
+    out["checks"] = std::move(checks);
+  }
   return out;
 }
 

@@ -99,10 +99,17 @@ class SchemaChecker {
 
  private:
   // Elements documented once for several arrays (suppressed[] as leaks[], the frames of the
-  // errors' stacks as leaks[].stack[]).
+  // errors' stacks as leaks[].stack[]), followed until none applies (checks[] as
+  // processes[], whose errors' stacks are again leaks[].stack[]).
   std::string documented_path(std::string path) const {
-    for (const auto& [from, to] : aliases_) {
-      if (path == from || path.starts_with(from + ".")) return path.replace(0, from.size(), to);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& [from, to] : aliases_) {
+        if (path == from || path.starts_with(from + ".")) {
+          path.replace(0, from.size(), to);
+          changed = true;
+        }
+      }
     }
     return path;
   }
@@ -187,12 +194,16 @@ Report schema_coverage_report() {
   crash.stack = crashed.leaks[0].stack;
   crashed.crash = crash;
   r.processes.push_back(crashed);
+  ProcessReport check = sample_process();  // an on-demand leak check
+  check.exit.how = ExitInfo::How::kRunning;
+  check.occasion = "on-demand leak check 1 (memtrack_do_leak_check)";
+  r.checks.push_back(check);
   return r;
 }
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 92u);
+  EXPECT_EQ(fields.size(), 94u);
   EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
@@ -206,6 +217,7 @@ TEST(JsonSchemaDoc, TableIsReadable) {
                 {"processes[].errors[].free_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].resources[].stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].crash.stack[]", "processes[].leaks[].stack[]"},
+                {"checks[]", "processes[]"},
             }));
   EXPECT_TRUE(fields["processes[].resources"].optional);
   EXPECT_FALSE(fields["processes[].resources[].fd"].optional);

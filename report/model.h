@@ -324,6 +324,9 @@ struct ProcessReport {
   std::vector<ResourceSite> resource_sites;
   std::vector<std::string> notes;  // e.g. "no debug info for /lib/.../libc.so.6"
   bool has_leak_data = true;       // false: the process left no result file (notes say why)
+  // Why a report of a running process was made ("on-demand leak check 2"); "" for the
+  // report at exit.
+  std::string occasion;
   // Without leak data: why, as a stable word for scripts (docs/json-schema.md): "killed",
   // "report_at_exit_off", "exec_not_followed", "not_trackable", "still_running",
   // "no_result_file".
@@ -332,6 +335,9 @@ struct ProcessReport {
 
 struct Report {
   std::vector<ProcessReport> processes;  // in pid order of appearance
+  // On-demand leak checks (memtrack_do_leak_check) made while the processes ran, in the
+  // order they were made; each says so in `occasion`.
+  std::vector<ProcessReport> checks;
 };
 
 }  // namespace memtrack::report

@@ -73,7 +73,8 @@ std::string bytes_in_blocks(uint64_t bytes, uint64_t blocks) {
 
 std::string process_phrase(const ProcessReport& process) {
   return fmt::format("{} (pid {}, parent {}) {}", format_command(process.command), process.pid,
-                     process.ppid, exit_phrase(process.exit));
+                     process.ppid,
+                     process.occasion.empty() ? exit_phrase(process.exit) : process.occasion);
 }
 
 // "12 allocations, all freed": what the no-leaks line says in its parenthesis.
@@ -412,6 +413,7 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
 }
 
 void render_text(const Report& report, std::ostream& out, const TextOptions& options) {
+  for (const ProcessReport& check : report.checks) render_process_text(check, out, options);
   for (const ProcessReport& process : report.processes) {
     render_process_text(process, out, options);
   }

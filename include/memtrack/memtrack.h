@@ -36,8 +36,10 @@ MEMTRACK_ADDRESS_ONLY static inline void memtrack_ignore_object(const void* ptr)
   if (memtrack_rt_ignore_object) memtrack_rt_ignore_object(ptr);
 }
 
-/* Scans for leaks now and writes a report (stderr, or the log_file option), while the
- * program goes on running; the exit report still follows. Returns the number of leaked
+/* Scans for leaks now and writes a report while the program goes on running; the exit
+ * report still follows. Under `memtrack run` the report reaches the CLI, which shows it
+ * before the exit report, where the other reports go (--log-file, and `checks` in --json);
+ * without the CLI it goes to stderr or the log_file option. Returns the number of leaked
  * bytes found (definitely, indirectly and possibly lost), or -1 without memtrack. */
 static inline long memtrack_do_leak_check(void) {
   return memtrack_rt_do_leak_check ? memtrack_rt_do_leak_check() : -1;
