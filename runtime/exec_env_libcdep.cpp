@@ -6,6 +6,7 @@
 
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/preload_list.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -26,27 +27,17 @@ bool starts_with(const char* s, const char* prefix) {
   return true;
 }
 
-// The element of a ':'/' '-separated list whose file name is libmemtrack.so, copied to
-// `out`; false if there is none (or it is too long).
+// libmemtrack.so's entry of an LD_PRELOAD list, copied to `out`; false if there is none (or
+// it is too long).
 bool find_self(const char* list, char* out, size_t size) {
-  static const char kSelf[] = "libmemtrack.so";
-  for (const char* in = list; *in != '\0';) {
-    while (*in == ':' || *in == ' ') ++in;
-    const char* start = in;
-    const char* base = in;
-    while (*in != '\0' && *in != ':' && *in != ' ') {
-      if (*in == '/') base = in + 1;
-      ++in;
-    }
-    size_t len = static_cast<size_t>(in - start);
-    if (static_cast<size_t>(in - base) == sizeof(kSelf) - 1 && starts_with(base, kSelf) &&
-        len < size) {
-      for (size_t i = 0; i < len; ++i) out[i] = start[i];
-      out[len] = '\0';
-      return true;
-    }
-  }
-  return false;
+  bool found = false;
+  for_each_preload_entry(list, [&](const char* start, size_t length, bool is_self) {
+    if (found || !is_self || length >= size) return;
+    for (size_t i = 0; i < length; ++i) out[i] = start[i];
+    out[length] = '\0';
+    found = true;
+  });
+  return found;
 }
 
 bool names_self(const char* entry) {

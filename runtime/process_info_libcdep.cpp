@@ -10,6 +10,7 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/fast_unwind_libcdep.h"
+#include "runtime/preload_list.h"
 #include "runtime/runtime.h"
 
 extern char** environ;
@@ -36,25 +37,13 @@ bool has_prefix(const char* s, const char* prefix) {
 // Rewrites a ':'/' '-separated library list in place without the entries naming
 // libmemtrack.so. The result is never longer than the input, so it fits where it is.
 void remove_self_from_list(char* list) {
-  static const char kSelf[] = "libmemtrack.so";
   char* out = list;
-  const char* in = list;
-  while (*in != '\0') {
-    while (*in == ':' || *in == ' ') ++in;
-    const char* start = in;
-    const char* base = in;
-    while (*in != '\0' && *in != ':' && *in != ' ') {
-      if (*in == '/') base = in + 1;
-      ++in;
-    }
-    size_t len = static_cast<size_t>(in - start);
-    bool is_self = static_cast<size_t>(in - base) == sizeof(kSelf) - 1 &&
-                   core::strings_equal(base, sizeof(kSelf) - 1, kSelf);
-    if (len == 0 || is_self) continue;
+  for_each_preload_entry(list, [&](const char* start, size_t len, bool is_self) {
+    if (is_self) return;
     if (out != list) *out++ = ':';
     for (size_t i = 0; i < len; ++i) out[i] = start[i];  // out <= start: a safe left move
     out += len;
-  }
+  });
   *out = '\0';
 }
 
