@@ -77,7 +77,23 @@ struct FileSpec {
   uint32_t extra_resource_bytes = 0;  // zero bytes after the records
   bool resources_first = false;       // write it before the stacks section
   bool resources_twice = false;       // write it twice at the end
+  bool with_crash_section = false;
+  uint32_t crash_signal = 11;
+  uint32_t crash_flags = result::kCrashHasAddress;
+  uint32_t crash_stack = 2;
+  uint32_t crash_reserved = 0;
 };
+
+void write_crash(core::ResultWriter& w, const FileSpec& spec) {
+  w.begin_section(result::Section::kCrash, result::kCrashRecordSize);
+  w.put_u32(spec.crash_signal);
+  w.put_i32(1);  // SEGV_MAPERR
+  w.put_u64(0x10);
+  w.put_u32(4321);
+  w.put_u32(spec.crash_flags);
+  w.put_u32(spec.crash_stack);
+  w.put_u32(spec.crash_reserved);
+}
 
 void write_live(core::ResultWriter& w, const FileSpec& spec) {
   w.begin_section(result::Section::kLive, result::kLiveHeaderSize + result::kLiveSiteSize);
@@ -208,6 +224,7 @@ std::vector<uint8_t> make_file(const FileSpec& spec) {
     if (spec.with_live_section) write_live(w, spec);
     if (spec.with_resources_section && !spec.resources_first) write_resources(w, spec);
     if (spec.resources_twice) write_resources(w, spec);
+    if (spec.with_crash_section) write_crash(w, spec);
     EXPECT_TRUE(w.finish());
   }
   std::vector<uint8_t> data(static_cast<size_t>(lseek(fd, 0, SEEK_END)));
@@ -690,6 +707,46 @@ TEST(ResultReaderTest, RejectsBadResourcesSections) {
   FileSpec twice = resources_spec();
   twice.resources_twice = true;
   EXPECT_EQ(error_of(make_file(twice)), prefix + "appears twice)");
+}
+
+FileSpec crash_spec() {
+  FileSpec spec;
+  spec.with_crash_section = true;
+  return spec;
+}
+
+TEST(ResultReaderTest, RoundTripsACrash) {
+  EXPECT_FALSE(parse_result(make_file(), "f.mtr").crash.has_value());
+  ResultFile file = parse_result(make_file(crash_spec()), "f.mtr");
+  ASSERT_TRUE(file.crash.has_value());
+  EXPECT_EQ(file.crash->signal, 11);
+  EXPECT_EQ(file.crash->code, 1);
+  EXPECT_TRUE(file.crash->has_address);
+  EXPECT_EQ(file.crash->address, 0x10u);
+  EXPECT_EQ(file.crash->tid, 4321u);
+  EXPECT_EQ(file.crash->stack_id, 2u);
+}
+
+TEST(ResultReaderTest, RejectsEveryTruncationAndFlipWithACrashSection) {
+  std::vector<uint8_t> data = make_file(crash_spec());
+  expect_every_truncation_rejected(data);
+  expect_every_flip_rejected(data);
+}
+
+TEST(ResultReaderTest, RejectsBadCrashSections) {
+  const std::string prefix = "f.mtr: corrupt result file (crash section: ";
+  FileSpec signal = crash_spec();
+  signal.crash_signal = 65;
+  EXPECT_EQ(error_of(make_file(signal)), prefix + "signal 65 out of range)");
+  FileSpec flags = crash_spec();
+  flags.crash_flags = 2;
+  EXPECT_EQ(error_of(make_file(flags)), prefix + "unknown flags)");
+  FileSpec stack = crash_spec();
+  stack.crash_stack = 9;
+  EXPECT_EQ(error_of(make_file(stack)), prefix + "refers to unknown stack 9)");
+  FileSpec reserved = crash_spec();
+  reserved.crash_reserved = 1;
+  EXPECT_EQ(error_of(make_file(reserved)), prefix + "reserved field is not 0)");
 }
 
 TEST(ResultReaderTest, MissingFileIsAnError) {

@@ -812,3 +812,52 @@ TEST(TextRenderer, SeveralProcessesInOrder) {
 
 }  // namespace
 }  // namespace memtrack::report
+
+namespace memtrack::report {
+namespace {
+
+TEST(TextRenderer, CrashSectionComesFirstEvenWithoutLeaks) {
+  ProcessReport p;
+  p.pid = 77;
+  p.ppid = 1;
+  p.command = {"./prog"};
+  p.exit.how = ExitInfo::How::kSignal;
+  p.exit.signal = 11;
+  CrashReport crash;
+  crash.signal = 11;
+  crash.code = 1;
+  crash.has_address = true;
+  crash.address = 0x10;
+  crash.tid = 78;
+  Frame top;
+  top.function = "crash_here";
+  top.file = "/src/prog.c";
+  top.line = 6;
+  top.column = 5;
+  top.module = "/src/prog";
+  crash.stack = {top};
+  p.crash = crash;
+  std::string text = render(p);
+  EXPECT_NE(text.find("==77== CRASH: SIGSEGV (signal 11) in thread 78: address not mapped at "
+                      "address 0x10\n==77==    #0 crash_here (/src/prog.c:6:5) prog\n"),
+            std::string::npos)
+      << text;
+  // The full report, not the one-line summary of a process without leaks.
+  EXPECT_NE(text.find("==77== LEAK SUMMARY: no leaks"), std::string::npos) << text;
+}
+
+TEST(TextRenderer, OnDemandCheckSaysSoInItsHeader) {
+  ProcessReport p;
+  p.pid = 5;
+  p.ppid = 4;
+  p.command = {"./prog"};
+  p.exit.how = ExitInfo::How::kRunning;
+  p.occasion = "on-demand leak check 1 (memtrack_do_leak_check)";
+  EXPECT_NE(render(p).find("./prog (pid 5, parent 4) on-demand leak check 1 "
+                           "(memtrack_do_leak_check)"),
+            std::string::npos)
+      << render(p);
+}
+
+}  // namespace
+}  // namespace memtrack::report
