@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
-#include <memory>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -46,8 +45,8 @@ std::vector<report::ProcessReport> on_demand_checks(const ResultDir& dir,
   *had_errors = *had_errors || errors;
   std::map<uint32_t, int> count;
   for (report::ProcessReport& check : checks.processes) {
-    check.occasion = "on-demand leak check " + std::to_string(++count[check.pid]) +
-                     " (memtrack_do_leak_check)";
+    check.occasion =
+        "on-demand leak check " + std::to_string(++count[check.pid]) + " (memtrack_do_leak_check)";
   }
   return std::move(checks.processes);
 }

@@ -30,7 +30,7 @@ struct Config {
   std::string json_file;                  // "" = none, "-" = stdout
   std::vector<std::string> suppressions;  // files
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
-  int error_exitcode = 0;  // 0 = off; applies to leaks and to allocator misuse errors
+  int error_exitcode = 0;         // 0 = off; applies to leaks and to allocator misuse errors
   bool error_for_fds = false;     // descriptors open at exit make error_exitcode apply
   bool error_for_no_data = true;  // a process without leak data makes error_exitcode apply,
                                   // and run refuses a program it cannot track

@@ -52,9 +52,15 @@ const char* fpe_cause(int code) {
 
 const char* ill_cause(int code) {
   static const char* const kCauses[] = {
-      nullptr,          "illegal opcode",         "illegal operand",
-      "illegal addressing mode", "illegal trap",  "privileged opcode",
-      "privileged register",     "coprocessor error", "internal stack error",
+      nullptr,
+      "illegal opcode",
+      "illegal operand",
+      "illegal addressing mode",
+      "illegal trap",
+      "privileged opcode",
+      "privileged register",
+      "coprocessor error",
+      "internal stack error",
   };
   return code > 0 && code < 9 ? kCauses[code] : nullptr;
 }
@@ -63,11 +69,10 @@ const char* ill_cause(int code) {
 
 const char* signal_name(int sig) {
   static const char* const kNames[] = {
-      nullptr,   "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",   "SIGTRAP", "SIGABRT",
-      "SIGBUS",  "SIGFPE",  "SIGKILL",   "SIGUSR1", "SIGSEGV",  "SIGUSR2", "SIGPIPE",
-      "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT",  "SIGSTOP", "SIGTSTP",
-      "SIGTTIN", "SIGTTOU", "SIGURG",    "SIGXCPU", "SIGXFSZ",  "SIGVTALRM", "SIGPROF",
-      "SIGWINCH", "SIGIO",  "SIGPWR",    "SIGSYS",
+      nullptr,     "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",   "SIGTRAP", "SIGABRT", "SIGBUS",
+      "SIGFPE",    "SIGKILL", "SIGUSR1",   "SIGSEGV", "SIGUSR2",  "SIGPIPE", "SIGALRM", "SIGTERM",
+      "SIGSTKFLT", "SIGCHLD", "SIGCONT",   "SIGSTOP", "SIGTSTP",  "SIGTTIN", "SIGTTOU", "SIGURG",
+      "SIGXCPU",   "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO",   "SIGPWR",  "SIGSYS",
   };
   return sig > 0 && sig < 32 ? kNames[sig] : nullptr;
 }

@@ -321,7 +321,8 @@ void read_crash(Cursor c, ResultFile& file) {
   crash.has_address = (flags & result::kCrashHasAddress) != 0;
   crash.stack_id = c.get<uint32_t>();
   if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
-  if (crash.signal <= 0 || crash.signal > 64) c.fail("signal " + std::to_string(crash.signal) + " out of range");
+  if (crash.signal <= 0 || crash.signal > 64)
+    c.fail("signal " + std::to_string(crash.signal) + " out of range");
   if ((flags & ~result::kCrashHasAddress) != 0) c.fail("unknown flags");
   if (!file.stacks.contains(crash.stack_id)) {
     c.fail("refers to unknown stack " + std::to_string(crash.stack_id));

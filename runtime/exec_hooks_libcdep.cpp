@@ -4,8 +4,8 @@
 // traced child needs (exec_env.h). The execl forms call the execv form with the same
 // arguments, as glibc does. Calls libc but never malloc.
 #include <errno.h>
-#include <stdarg.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <unistd.h>
 
 #include "runtime/exec_env.h"

@@ -247,8 +247,9 @@ bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
   if (g_stopper.waited_out() > 0) {
     core::FixedText<160> message;
     message.str("warning: ").u64(g_stopper.waited_out());
-    message.str(" thread(s) did not stop for the leak scan within a second; their stacks are "
-                "read while they run");
+    message.str(
+        " thread(s) did not stop for the leak scan within a second; their stacks are "
+        "read while they run");
     diag(message.data());
   }
   core::MmapArray<MapRegion> maps;

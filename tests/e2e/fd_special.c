@@ -30,7 +30,7 @@ __attribute__((noinline)) int open_file(const char* name) {
 }
 
 int main(void) {
-  CHECK(eventfd(0, EFD_NONBLOCK) >= 0);                       // @eventfd
+  CHECK(eventfd(0, EFD_NONBLOCK) >= 0);                      // @eventfd
   CHECK(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) >= 0);  // @timerfd
   sigset_t mask;
   sigemptyset(&mask);
@@ -38,8 +38,8 @@ int main(void) {
   int sfd = signalfd(-1, &mask, 0);  // @signalfd
   CHECK(sfd >= 0);
   sigaddset(&mask, SIGUSR2);
-  CHECK(signalfd(sfd, &mask, 0) == sfd);  // changes the mask: no new descriptor
-  CHECK(epoll_create1(EPOLL_CLOEXEC) >= 0);       // @epoll
+  CHECK(signalfd(sfd, &mask, 0) == sfd);           // changes the mask: no new descriptor
+  CHECK(epoll_create1(EPOLL_CLOEXEC) >= 0);        // @epoll
   CHECK(inotify_init1(IN_NONBLOCK) >= 0);          // @inotify
   CHECK(memfd_create("cache", MFD_CLOEXEC) >= 0);  // @memfd
 
