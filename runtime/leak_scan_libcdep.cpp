@@ -18,6 +18,9 @@ namespace memtrack::rt {
 namespace {
 
 ThreadStopper g_stopper;  // large; lives in .bss, never on a stack
+constexpr size_t kMaxInterruptedRegisters = 32;
+uintptr_t g_interrupted_registers[kMaxInterruptedRegisters];
+size_t g_interrupted_count = 0;
 
 bool snapshot_blocks(core::MmapArray<ScanBlock>& blocks) {
   bool ok = true;
@@ -227,6 +230,9 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
     if (!t.captured) continue;
     for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
   }
+  for (size_t i = 0; i < g_interrupted_count; ++i) {
+    scan.scan_root_word(g_interrupted_registers[i]);
+  }
   // FILE objects of open streams are no blocks (fd_tracking.h) but glibc's list of open
   // streams points to them: roots, like the list. Only inside a readable mapping, in case a
   // stream was freed behind the hooks' back.
@@ -238,6 +244,12 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
 }
 
 }  // namespace
+
+void note_interrupted_registers(const uintptr_t* registers, size_t count) {
+  if (count > kMaxInterruptedRegisters) count = kMaxInterruptedRegisters;
+  for (size_t i = 0; i < count; ++i) g_interrupted_registers[i] = registers[i];
+  g_interrupted_count = count;
+}
 
 bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
   // First: no handler of the program may run on this thread from here on (a timer's would

@@ -14,6 +14,7 @@
 
 #include "core/sys_linux.h"
 #include "runtime/crash.h"
+#include "runtime/leak_scan.h"
 #include "runtime/process_info.h"
 #include "runtime/runtime.h"
 #include "runtime/signal_hooks.h"
@@ -62,6 +63,9 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     // The leak scan starts at the interrupted stack pointer: below it are this handler and
     // the dead red zone, not the program's live frames.
     note_exit_stack(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]));
+    uintptr_t registers[NGREG];
+    for (int r = 0; r < NGREG; ++r) registers[r] = static_cast<uintptr_t>(uc->uc_mcontext.gregs[r]);
+    note_interrupted_registers(registers, NGREG);
     set_exit_record(core::result::ExitHow::kSignal, sig);
     report_at_exit(ending_phrase(sig), sig, false);
   }

@@ -9,6 +9,7 @@ import subprocess
 from cli_harness import TIMEOUT_SECONDS, Run, cli_test, exit_status
 
 DEMO = "$ build/release/cli/memtrack run -- build/release/examples/leaky"
+CRASH = "$ build/release/cli/memtrack run -- build/release/examples/crash"
 SUPPRESSED = ("$ memtrack run --suppressions=known.supp --error-exitcode=23 -- "
               "build/release/examples/leaky")
 
@@ -34,7 +35,8 @@ def normalize(lines):
     for line in lines:
         line = re.sub(r"^==\d+==", "==PID==", line)
         line = re.sub(r"\(pid \d+, parent \d+\)", "(pid PID, parent PID)", line)
-        line = re.sub(r"\(\S*/examples/leaky\.c", "(examples/leaky.c", line)
+        line = re.sub(r"\(\S*/examples/(leaky|crash)\.c", r"(examples/\1.c", line)
+        line = re.sub(r"in thread \d+", "in thread TID", line)
         out.append(line)
     return out
 
@@ -85,3 +87,16 @@ def test_readme_suppressions(ctx):
     ctx.expect_eq("\n".join(normalize(run.stderr.splitlines()[-len(tail):])) + "\n",
                   "\n".join(normalize(tail)) + "\n", "README's suppressed output", run)
     ctx.expect_eq(str(run.exit), block[-1], "README's exit status", run)
+
+
+@cli_test
+def test_readme_crash(ctx):
+    block = block_starting(ctx, CRASH)
+    if block is None:
+        return
+    run = run_from_source_parent(ctx, "run", "--", "build/release/examples/crash")
+    if run is None:
+        return
+    ctx.expect_eq(run.exit, 128 + 11, "exit status (killed by SIGSEGV)", run)
+    ctx.expect_eq("\n".join(normalize(run.stderr.splitlines())) + "\n",
+                  "\n".join(normalize(block[1:])) + "\n", "README's crash report", run)
