@@ -27,6 +27,10 @@ def test_scan_mapping_race(ctx):
         process = ctx.read_json(json_path, run)["processes"][0]
         ctx.expect_eq([g for g in leak_groups(process) if g[2] == "leak_site"],
                       [(512, 1, "leak_site")], "the lost block", run)
+        guarded = [(g["bytes"], g["blocks"], g["kind"]) for g in process["leaks"]
+                   if g["stack"] and g["stack"][0]["function"] == "guard_pages"]
+        ctx.expect_eq(guarded, [(768, 32, "reachable")],
+                      "the blocks only pages between guard pages point to", run)
         ctx.expect("did not stop" not in run.stderr,
                    "a thread that blocks every signal is not waited for", run)
 

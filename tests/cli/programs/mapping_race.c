@@ -1,8 +1,9 @@
 // Mappings that change or cannot be read while the exit leak scan runs. A thread that
 // blocks every signal (so the scan cannot stop it) maps, protects and unmaps pages in a
 // loop until the process ends; a shared file mapping is truncated, so its pages raise
-// SIGBUS when read; a PROT_NONE guard page sits between two readable pages. The report must
-// still come: 512 bytes from leak_site() definitely lost, 64 bytes still reachable (`kept`).
+// SIGBUS when read; guard pages alternate with pages that hold pointers. The report must still
+// come: 512 bytes from leak_site() definitely lost, 64 bytes still reachable (`kept`), and
+// 32 blocks of 24 bytes reachable only from the pages between the guard pages.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -46,11 +47,16 @@ static void truncated_file_mapping(void) {
   close(fd);
 }
 
+// 32 readable pages, each followed by a PROT_NONE guard page, each holding the only pointer
+// to a 24-byte block: all 32 blocks stay reachable.
 static void guard_pages(void) {
   long page = sysconf(_SC_PAGESIZE);
-  char* map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char* map = mmap(NULL, 64 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) exit(3);
-  mprotect(map + page, page, PROT_NONE);
+  for (int i = 0; i < 32; ++i) {
+    *(void**)(map + 2 * i * page + 8 * i) = malloc(24);
+    mprotect(map + (2 * i + 1) * page, page, PROT_NONE);
+  }
 }
 
 int main(void) {
