@@ -3,7 +3,10 @@ section (the signal, its cause, the crashing thread's stack to file:line) and th
 report, then dies by the same signal; SIGPIPE reports the leaks only; a program's own
 handler is kept; the program sees its own signal table."""
 
+import os
+import resource
 import signal
+import subprocess
 
 from cli_harness import cli_test, leak_groups, text_by_pid
 
@@ -149,3 +152,27 @@ def test_signal_table_unchanged(ctx):
     traced = ctx.memtrack("run", ctx.program("show_signals"))
     ctx.require_eq(traced.exit, 0, "exit status", traced)
     ctx.expect_eq(traced.stdout, plain.stdout, "the signal table the program sees", traced)
+
+
+@cli_test
+def test_crash_core_dump_unchanged(ctx):
+    """With core dumps allowed, the process dies by the same signal with the same core-dump
+    bit with and without the runtime (the kernel's core_pattern decides where cores go)."""
+    runtime = os.path.join(os.path.dirname(os.path.dirname(ctx.paths.memtrack)), "runtime",
+                           "libmemtrack.so")
+    ctx.require(os.path.exists(runtime), f"the runtime at {runtime}")
+
+    def allow_cores():
+        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+    outcomes = []
+    for env in (ctx.env(), ctx.env(LD_PRELOAD=runtime)):
+        cwd = ctx.mkdir(f"run{len(outcomes)}")
+        process = subprocess.Popen([ctx.program("crash"), "segv"], env=env, cwd=cwd,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   preexec_fn=allow_cores)
+        _, status = os.waitpid(process.pid, 0)
+        outcomes.append((os.WIFSIGNALED(status) and os.WTERMSIG(status),
+                         os.WIFSIGNALED(status) and os.WCOREDUMP(status)))
+    ctx.expect_eq(outcomes[1], outcomes[0], "(signal, core dumped) with the runtime, as without")
+    ctx.expect_eq(outcomes[0][0], signal.SIGSEGV, "killed by SIGSEGV")
