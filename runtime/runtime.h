@@ -28,7 +28,7 @@ struct StatsSnapshot {
   uint64_t frees;            // of tracked blocks
   uint64_t bytes_allocated;  // tracked and untracked
   uint64_t live_bytes;       // tracked blocks not freed
-  uint64_t peak_live_bytes;  // see peak_libcdep.cpp for its precision
+  uint64_t peak_live_bytes;  // see peak.cpp for its precision
   uint64_t untracked_allocations;
   uint64_t untracked_bytes;
 };
