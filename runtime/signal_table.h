@@ -21,6 +21,14 @@ inline int real_sigaction(int sig, const struct sigaction* action, struct sigact
 // called from the constructor.
 bool install_hidden_handler(int sig, void (*handler)(int, siginfo_t*, void*));
 
+// The handler memtrack stands in with for `sig`, or null where the program has the action
+// it chose (also for an invalid `sig`). Thread safe.
+void (*stand_in_handler(int sig))(int, siginfo_t*, void*);
+// The program installed an action of its own for `sig`: memtrack's stand-in is gone.
+void forget_stand_in(int sig);
+// True for SIG_DFL without SA_SIGINFO.
+bool is_default_action(const struct sigaction& action);
+
 // Puts the default action back for `sig` (from a handler of memtrack's, before raising it
 // again). Async-signal-safe.
 void restore_default_action(int sig);

@@ -1,5 +1,7 @@
 // A static bump arena for the few allocations made before the real allocator is resolved
 // (dlsym can call calloc). Runtime-safe: no libc. Blocks are never reused; free ignores them.
+#include "runtime/hooks/bootstrap_arena.h"
+
 #include <atomic>
 
 #include "core/text_buffer.h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runtime/hooks/exec_env.h"
+#include "runtime/hooks/export.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 
@@ -37,31 +38,29 @@ void take_arguments(const char* first, va_list args, char** argv, size_t n, char
 
 }  // namespace
 
-#define MEMTRACK_EXPORT extern "C" __attribute__((visibility("default")))
-
 // Every form goes to execve, execvpe or fexecve with the environment a traced child needs
 // (exec_env.h); the forms without an envp use `environ`, as glibc's do.
-MEMTRACK_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
+MEMTRACK_EXPORT_C int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.execve.get()(path, argv, env.get());
 }
 
-MEMTRACK_EXPORT int execv(const char* path, char* const argv[]) noexcept {
+MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
   return execve(path, argv, environ);
 }
 
-MEMTRACK_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
+MEMTRACK_EXPORT_C int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.execvpe.get()(file, argv, env.get());
 }
 
-MEMTRACK_EXPORT int execvp(const char* file, char* const argv[]) noexcept {
+MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
   return execvpe(file, argv, environ);
 }
 
-MEMTRACK_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
+MEMTRACK_EXPORT_C int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.fexecve.get()(fd, argv, env.get());
@@ -70,19 +69,19 @@ MEMTRACK_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) noex
 // posix_spawn runs glibc's internal execve, which no hook sees: the environment is handed
 // on here (system and popen spawn with `environ`, which still holds memtrack's variables
 // unless the program removed them).
-MEMTRACK_EXPORT int posix_spawn(pid_t* pid, const char* path,
-                                const posix_spawn_file_actions_t* actions,
-                                const posix_spawnattr_t* attributes, char* const argv[],
-                                char* const envp[]) noexcept {
+MEMTRACK_EXPORT_C int posix_spawn(pid_t* pid, const char* path,
+                                  const posix_spawn_file_actions_t* actions,
+                                  const posix_spawnattr_t* attributes, char* const argv[],
+                                  char* const envp[]) noexcept {
   rt::trace_log_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.posix_spawn.get()(pid, path, actions, attributes, argv, env.get());
 }
 
-MEMTRACK_EXPORT int posix_spawnp(pid_t* pid, const char* file,
-                                 const posix_spawn_file_actions_t* actions,
-                                 const posix_spawnattr_t* attributes, char* const argv[],
-                                 char* const envp[]) noexcept {
+MEMTRACK_EXPORT_C int posix_spawnp(pid_t* pid, const char* file,
+                                   const posix_spawn_file_actions_t* actions,
+                                   const posix_spawnattr_t* attributes, char* const argv[],
+                                   char* const envp[]) noexcept {
   rt::trace_log_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.posix_spawnp.get()(pid, file, actions, attributes, argv, env.get());
@@ -90,7 +89,7 @@ MEMTRACK_EXPORT int posix_spawnp(pid_t* pid, const char* file,
 
 // argv lives on the stack, sized to the arguments, as in glibc's own execl (a VLA: the GNU
 // extension glibc uses too).
-MEMTRACK_EXPORT int execl(const char* path, const char* arg, ...) noexcept {
+MEMTRACK_EXPORT_C int execl(const char* path, const char* arg, ...) noexcept {
   va_list args;
   va_start(args, arg);
   size_t n = count_arguments(arg, args);
@@ -100,7 +99,7 @@ MEMTRACK_EXPORT int execl(const char* path, const char* arg, ...) noexcept {
   return execv(path, argv);
 }
 
-MEMTRACK_EXPORT int execlp(const char* file, const char* arg, ...) noexcept {
+MEMTRACK_EXPORT_C int execlp(const char* file, const char* arg, ...) noexcept {
   va_list args;
   va_start(args, arg);
   size_t n = count_arguments(arg, args);
@@ -110,7 +109,7 @@ MEMTRACK_EXPORT int execlp(const char* file, const char* arg, ...) noexcept {
   return execvp(file, argv);
 }
 
-MEMTRACK_EXPORT int execle(const char* path, const char* arg, ...) noexcept {
+MEMTRACK_EXPORT_C int execle(const char* path, const char* arg, ...) noexcept {
   va_list args;
   va_start(args, arg);
   size_t n = count_arguments(arg, args);

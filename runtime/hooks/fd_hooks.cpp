@@ -24,118 +24,15 @@
 #include "core/fd_names.h"
 #include "runtime/fd/fd_paths.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/hooks/entry.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/fd_record.h"
+#include "runtime/hooks/init.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/runtime.h"
 
-namespace memtrack::rt {
-
-FdTable g_fds;
-__thread int t_stdio_scope = 0;
-__thread uintptr_t t_stdio_first_block = 0;
-__thread uint32_t t_stdio_first_size = 0;
-FdRealFunctions g_fd_real;
-
-void* resolve_next(const char* name) {
-  RuntimeScope scope;
-  return dlsym(RTLD_NEXT, name);
-}
-
-ErrnoKeeper::ErrnoKeeper() : saved_(errno) {}
-ErrnoKeeper::~ErrnoKeeper() {
-  errno = saved_;
-}
-
-bool fd_tracking(uintptr_t caller) {
-  // The runtime's own files (the result file, /proc/self/maps, ELF files) are opened inside
-  // its scope; the address check also covers runtime code that forgot the scope.
-  if (in_runtime() || is_runtime_address(caller)) return false;
-  if (!initialized()) {
-    ErrnoKeeper keep;
-    if (!ensure_initialized()) return false;  // dlsym re-entered us during start-up
-  }
-  return g_flags.track_fds;
-}
-
-void note_open(int fd, core::result::ResourceCall call, uint32_t flags, const char* mode,
-               const void* stream, uint32_t stream_size) {
-  // The standard streams are never reported, whoever opened them; only a FILE object there
-  // is worth an entry (a root of the leak scan).
-  if (fd < 0 || (fd < 3 && stream_size == 0)) return;
-  RuntimeScope scope;
-  ErrnoKeeper keep;
-  FdInfo info;
-  info.call = call;
-  info.flags = flags;
-  if (mode != nullptr) core::copy_stream_mode(mode, info.mode, sizeof(info.mode));
-  info.stream_object = reinterpret_cast<uintptr_t>(stream);
-  info.stream_size = stream != nullptr ? stream_size : 0;
-  uintptr_t frames[core::kMaxFramesLimit];
-  uint64_t hash = 0;
-  int depth = capture_stack(frames, g_flags.max_frames, &hash);
-  info.stack_id = g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
-  g_fds.record(fd, info);  // beyond the table: counted as untracked, the report says so
-}
-
-bool forget_fd(int fd, FdInfo* saved) {
-  RuntimeScope scope;  // a signal handler closing the same fd must not wait for our lock
-  return g_fds.erase(fd, saved);
-}
-
-void restore_fd(int fd, const FdInfo& saved) {
-  RuntimeScope scope;
-  g_fds.restore(fd, saved);
-}
-
-void resolve_fd_functions() {
-  RuntimeScope scope;
-  g_fd_real.open.get();
-  g_fd_real.open64.get();
-  g_fd_real.openat.get();
-  g_fd_real.openat64.get();
-  g_fd_real.open_2.get();
-  g_fd_real.open64_2.get();
-  g_fd_real.openat_2.get();
-  g_fd_real.openat64_2.get();
-  g_fd_real.creat.get();
-  g_fd_real.creat64.get();
-  g_fd_real.dup.get();
-  g_fd_real.dup2.get();
-  g_fd_real.dup3.get();
-  g_fd_real.fcntl.get();
-  g_fd_real.fcntl64.get();
-  g_fd_real.pipe.get();
-  g_fd_real.pipe2.get();
-  g_fd_real.socket.get();
-  g_fd_real.socketpair.get();
-  g_fd_real.accept.get();
-  g_fd_real.accept4.get();
-  g_fd_real.eventfd.get();
-  g_fd_real.timerfd_create.get();
-  g_fd_real.signalfd.get();
-  g_fd_real.epoll_create.get();
-  g_fd_real.epoll_create1.get();
-  g_fd_real.inotify_init.get();
-  g_fd_real.inotify_init1.get();
-  g_fd_real.memfd_create.get();
-  g_fd_real.close.get();
-  g_fd_real.close_range.get();
-  g_fd_real.closefrom.get();
-  g_fd_real.fopen.get();
-  g_fd_real.fopen64.get();
-  g_fd_real.fdopen.get();
-  g_fd_real.freopen.get();
-  g_fd_real.freopen64.get();
-  g_fd_real.fclose.get();
-  g_fd_real.fcloseall.get();
-  g_fd_real.execve.get();
-  g_fd_real.execvpe.get();
-  g_fd_real.fexecve.get();
-  g_fd_real.posix_spawn.get();
-  g_fd_real.posix_spawnp.get();
-}
-
-}  // namespace memtrack::rt
+namespace memtrack::rt {}  // namespace memtrack::rt
 
 namespace {
 
@@ -223,8 +120,6 @@ int missing_function() {
 
 }  // namespace
 
-#define MEMTRACK_EXPORT extern "C" __attribute__((visibility("default")))
-
 // open's mode argument is read only when the flags say it was passed (as glibc does).
 #define MEMTRACK_MODE_ARG(last, flags) \
   int mode = 0;                        \
@@ -235,71 +130,71 @@ int missing_function() {
     va_end(args);                      \
   }
 
-MEMTRACK_EXPORT int open(const char* path, int flags, ...) {
+MEMTRACK_EXPORT_C int open(const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
   return created(rt::g_fd_real.open.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER,
                  path);
 }
 
-MEMTRACK_EXPORT int open64(const char* path, int flags, ...) {
+MEMTRACK_EXPORT_C int open64(const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
   return created(rt::g_fd_real.open64.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER,
                  path);
 }
 
-MEMTRACK_EXPORT int openat(int dir, const char* path, int flags, ...) {
+MEMTRACK_EXPORT_C int openat(int dir, const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
   return created(rt::g_fd_real.openat.get()(dir, path, flags, mode), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
-MEMTRACK_EXPORT int openat64(int dir, const char* path, int flags, ...) {
+MEMTRACK_EXPORT_C int openat64(int dir, const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
   return created(rt::g_fd_real.openat64.get()(dir, path, flags, mode), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
 // What -D_FORTIFY_SOURCE makes of open() when the flags are not known at compile time.
-MEMTRACK_EXPORT int __open_2(const char* path, int flags) {
+MEMTRACK_EXPORT_C int __open_2(const char* path, int flags) {
   return created(rt::g_fd_real.open_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
                  path);
 }
 
-MEMTRACK_EXPORT int __open64_2(const char* path, int flags) {
+MEMTRACK_EXPORT_C int __open64_2(const char* path, int flags) {
   return created(rt::g_fd_real.open64_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
                  path);
 }
 
-MEMTRACK_EXPORT int __openat_2(int dir, const char* path, int flags) {
+MEMTRACK_EXPORT_C int __openat_2(int dir, const char* path, int flags) {
   return created(rt::g_fd_real.openat_2.get()(dir, path, flags), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
-MEMTRACK_EXPORT int __openat64_2(int dir, const char* path, int flags) {
+MEMTRACK_EXPORT_C int __openat64_2(int dir, const char* path, int flags) {
   return created(rt::g_fd_real.openat64_2.get()(dir, path, flags), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
-MEMTRACK_EXPORT int creat(const char* path, mode_t mode) {
+MEMTRACK_EXPORT_C int creat(const char* path, mode_t mode) {
   return created(rt::g_fd_real.creat.get()(path, mode), Call::kCreat, O_WRONLY | O_CREAT | O_TRUNC,
                  MEMTRACK_CALLER, path);
 }
 
-MEMTRACK_EXPORT int creat64(const char* path, mode_t mode) {
+MEMTRACK_EXPORT_C int creat64(const char* path, mode_t mode) {
   return created(rt::g_fd_real.creat64.get()(path, mode), Call::kCreat,
                  O_WRONLY | O_CREAT | O_TRUNC, MEMTRACK_CALLER, path);
 }
 
-MEMTRACK_EXPORT int dup(int old) noexcept {
+MEMTRACK_EXPORT_C int dup(int old) noexcept {
   return copied(rt::g_fd_real.dup.get()(old), old, Call::kDup, 0, MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int dup2(int old, int target) noexcept {
+MEMTRACK_EXPORT_C int dup2(int old, int target) noexcept {
   auto real = [=] { return rt::g_fd_real.dup2.get()(old, target); };
   return duplicate_onto(real, old, target, Call::kDup2, 0, MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int dup3(int old, int target, int flags) noexcept {
+MEMTRACK_EXPORT_C int dup3(int old, int target, int flags) noexcept {
   auto real = [=] { return rt::g_fd_real.dup3.get()(old, target, flags); };
   return duplicate_onto(real, old, target, Call::kDup3, static_cast<uint32_t>(flags) & O_CLOEXEC,
                         MEMTRACK_CALLER);
@@ -307,7 +202,7 @@ MEMTRACK_EXPORT int dup3(int old, int target, int flags) noexcept {
 
 // The third argument is forwarded as glibc's own fcntl reads it: one pointer-sized value,
 // which carries an int, a pointer or nothing, depending on the command.
-MEMTRACK_EXPORT int fcntl(int fd, int cmd, ...) {
+MEMTRACK_EXPORT_C int fcntl(int fd, int cmd, ...) {
   va_list args;
   va_start(args, cmd);
   void* arg = va_arg(args, void*);
@@ -315,7 +210,7 @@ MEMTRACK_EXPORT int fcntl(int fd, int cmd, ...) {
   return fcntl_impl(rt::g_fd_real.fcntl.get(), fd, cmd, arg, MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int fcntl64(int fd, int cmd, ...) {
+MEMTRACK_EXPORT_C int fcntl64(int fd, int cmd, ...) {
   va_list args;
   va_start(args, cmd);
   void* arg = va_arg(args, void*);
@@ -325,94 +220,94 @@ MEMTRACK_EXPORT int fcntl64(int fd, int cmd, ...) {
   return fcntl_impl(real, fd, cmd, arg, MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int pipe(int fds[2]) noexcept {
+MEMTRACK_EXPORT_C int pipe(int fds[2]) noexcept {
   int result = rt::g_fd_real.pipe.get()(fds);
   created_pair(result, fds, Call::kPipe, O_RDONLY, O_WRONLY, MEMTRACK_CALLER);
   return result;
 }
 
-MEMTRACK_EXPORT int pipe2(int fds[2], int flags) noexcept {
+MEMTRACK_EXPORT_C int pipe2(int fds[2], int flags) noexcept {
   int result = rt::g_fd_real.pipe2.get()(fds, flags);
   auto shared = static_cast<uint32_t>(flags) & (kCreationFlags | O_DIRECT);
   created_pair(result, fds, Call::kPipe2, O_RDONLY | shared, O_WRONLY | shared, MEMTRACK_CALLER);
   return result;
 }
 
-MEMTRACK_EXPORT int socket(int domain, int type, int protocol) noexcept {
+MEMTRACK_EXPORT_C int socket(int domain, int type, int protocol) noexcept {
   return created(rt::g_fd_real.socket.get()(domain, type, protocol), Call::kSocket,
                  O_RDWR | (static_cast<uint32_t>(type) & kCreationFlags), MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int socketpair(int domain, int type, int protocol, int fds[2]) noexcept {
+MEMTRACK_EXPORT_C int socketpair(int domain, int type, int protocol, int fds[2]) noexcept {
   int result = rt::g_fd_real.socketpair.get()(domain, type, protocol, fds);
   uint32_t flags = O_RDWR | (static_cast<uint32_t>(type) & kCreationFlags);
   created_pair(result, fds, Call::kSocketpair, flags, flags, MEMTRACK_CALLER);
   return result;
 }
 
-MEMTRACK_EXPORT int accept(int fd, sockaddr* __restrict address, socklen_t* __restrict length) {
+MEMTRACK_EXPORT_C int accept(int fd, sockaddr* __restrict address, socklen_t* __restrict length) {
   return created(rt::g_fd_real.accept.get()(fd, address, length), Call::kAccept, O_RDWR,
                  MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int accept4(int fd, sockaddr* __restrict address, socklen_t* __restrict length,
-                            int flags) {
+MEMTRACK_EXPORT_C int accept4(int fd, sockaddr* __restrict address, socklen_t* __restrict length,
+                              int flags) {
   return created(rt::g_fd_real.accept4.get()(fd, address, length, flags), Call::kAccept4,
                  O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int eventfd(unsigned int count, int flags) noexcept {
+MEMTRACK_EXPORT_C int eventfd(unsigned int count, int flags) noexcept {
   return created(rt::g_fd_real.eventfd.get()(count, flags), Call::kEventfd,
                  O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int timerfd_create(clockid_t clock, int flags) noexcept {
+MEMTRACK_EXPORT_C int timerfd_create(clockid_t clock, int flags) noexcept {
   return created(rt::g_fd_real.timerfd_create.get()(clock, flags), Call::kTimerfdCreate,
                  O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
 // signalfd(-1, ...) creates a descriptor; signalfd(fd, ...) changes the mask of fd.
-MEMTRACK_EXPORT int signalfd(int fd, const sigset_t* mask, int flags) noexcept {
+MEMTRACK_EXPORT_C int signalfd(int fd, const sigset_t* mask, int flags) noexcept {
   int result = rt::g_fd_real.signalfd.get()(fd, mask, flags);
   if (fd != -1) return result;
   return created(result, Call::kSignalfd, O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags),
                  MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int epoll_create(int size) noexcept {
+MEMTRACK_EXPORT_C int epoll_create(int size) noexcept {
   return created(rt::g_fd_real.epoll_create.get()(size), Call::kEpollCreate, O_RDWR,
                  MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int epoll_create1(int flags) noexcept {
+MEMTRACK_EXPORT_C int epoll_create1(int flags) noexcept {
   return created(rt::g_fd_real.epoll_create1.get()(flags), Call::kEpollCreate1,
                  O_RDWR | (static_cast<uint32_t>(flags) & O_CLOEXEC), MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int inotify_init() noexcept {
+MEMTRACK_EXPORT_C int inotify_init() noexcept {
   return created(rt::g_fd_real.inotify_init.get()(), Call::kInotifyInit, O_RDONLY, MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int inotify_init1(int flags) noexcept {
+MEMTRACK_EXPORT_C int inotify_init1(int flags) noexcept {
   return created(rt::g_fd_real.inotify_init1.get()(flags), Call::kInotifyInit1,
                  O_RDONLY | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int memfd_create(const char* name, unsigned int flags) noexcept {
+MEMTRACK_EXPORT_C int memfd_create(const char* name, unsigned int flags) noexcept {
   auto real = rt::g_fd_real.memfd_create.get();
   if (real == nullptr) return missing_function();
   return created(real(name, flags), Call::kMemfdCreate,
                  O_RDWR | ((flags & MFD_CLOEXEC) != 0 ? O_CLOEXEC : 0), MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT int close(int fd) {
+MEMTRACK_EXPORT_C int close(int fd) {
   if (fd >= 0 && rt::fd_tracking(MEMTRACK_CALLER)) rt::forget_fd(fd, nullptr);
   return rt::g_fd_real.close.get()(fd);
 }
 
 // Erased before the call, whose only failures (bad flags, first > last, no memory to
 // unshare) close nothing: the first two are checked here, the last is rare enough to accept.
-MEMTRACK_EXPORT int close_range(unsigned int first, unsigned int last, int flags) noexcept {
+MEMTRACK_EXPORT_C int close_range(unsigned int first, unsigned int last, int flags) noexcept {
   auto real = rt::g_fd_real.close_range.get();
   if (real == nullptr) return missing_function();
   bool closes = (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) == 0 &&
@@ -424,7 +319,7 @@ MEMTRACK_EXPORT int close_range(unsigned int first, unsigned int last, int flags
   return real(first, last, flags);
 }
 
-MEMTRACK_EXPORT void closefrom(int lowest) noexcept {
+MEMTRACK_EXPORT_C void closefrom(int lowest) noexcept {
   auto real = rt::g_fd_real.closefrom.get();
   if (real == nullptr) return;
   if (rt::fd_tracking(MEMTRACK_CALLER)) {

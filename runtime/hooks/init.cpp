@@ -1,5 +1,7 @@
 // Start-up of the runtime: resolves the real allocator, reads MEMTRACK_OPTIONS, installs
 // fork handlers. May call libc (dlsym, getenv, pthread_atfork) but never malloc directly.
+#include "runtime/hooks/init.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -7,33 +9,27 @@
 #include "core/metadata_budget.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/diag.h"
 #include "runtime/hooks/exec_env.h"
+#include "runtime/hooks/exit_hooks.h"
+#include "runtime/hooks/real_functions.h"
+#include "runtime/hooks/signal_report.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/process_info.h"
 #include "runtime/output/start_marker.h"
 #include "runtime/record/misuse.h"
+#include "runtime/record/peak.h"
 #include "runtime/runtime.h"
+#include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
 
-core::Flags g_flags;
-core::AllocTable g_allocs;
-core::StackDepot g_stacks;
-Stats g_stats;
-RealFunctions g_real;
 std::atomic<int> g_init_state{0};  // 0 = not started, 1 = in progress, 2 = done
-std::atomic<int> g_pid{0};
-__thread int t_in_runtime = 0;
 
 namespace {
 
 __thread bool t_initializing = false;
-
-template <typename Fn>
-void resolve(Fn*& slot, const char* name) {
-  slot = reinterpret_cast<Fn*>(dlsym(RTLD_NEXT, name));
-}
 
 void flag_warning(const char* message) {
   core::FixedText<512> line;
@@ -54,24 +50,13 @@ void read_options() {
   if (g_flags.help) core::write_flag_help(2);
 }
 
+void report_and_halt(const char* how) {
+  report_at_exit(how, 0, false);
+}
+
 void initialize_locked() {
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
-  resolve(g_real.free, "free");
-  resolve(g_real.calloc, "calloc");
-  resolve(g_real.realloc, "realloc");
-  resolve(g_real.posix_memalign, "posix_memalign");
-  resolve(g_real.aligned_alloc, "aligned_alloc");
-  resolve(g_real.memalign, "memalign");
-  resolve(g_real.valloc, "valloc");
-  resolve(g_real.pvalloc, "pvalloc");
-  resolve(g_real.malloc_usable_size, "malloc_usable_size");
-  resolve(g_real.exit_now, "_exit");
-  resolve(g_real.exit_now_upper, "_Exit");
-  resolve(g_real.exit_process, "exit");
-  resolve(g_real.start_main, "__libc_start_main");
-  resolve(g_real.dlclose, "dlclose");
-  // malloc last: the hooks treat a resolved malloc as "real functions are usable".
-  resolve(g_real.malloc, "malloc");
+  resolve_allocator_functions();
   if (g_real.malloc == nullptr || g_real.free == nullptr || g_real.calloc == nullptr ||
       g_real.realloc == nullptr) {
     static const char kMessage[] =
@@ -80,6 +65,7 @@ void initialize_locked() {
     core::sys::write_all(2, kMessage, sizeof(kMessage) - 1);
     _exit(125);
   }
+  set_halt_report(report_and_halt);
   read_options();
   init_peak_tracking();
   // The first unwind initialises the unwinder's own state (it may allocate); do it now,
@@ -134,16 +120,6 @@ bool ensure_initialized() {
   }
   while (!initialized()) core::sys::yield_cpu();
   return true;
-}
-
-void diag(const char* message) {
-  core::FixedText<640> line;
-  line.str("memtrack[").i64(core::sys::current_pid()).str("]: ").str(message).chr('\n');
-  core::sys::write_all(2, line.data(), line.size());
-}
-
-void warn_once(std::atomic<bool>& flag, const char* message) {
-  if (!flag.exchange(true, std::memory_order_relaxed)) diag(message);
 }
 
 // Runs after the libraries the program links (libc, libstdc++) are initialised and before

@@ -7,8 +7,13 @@
 
 #include "core/text_buffer.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/hooks/bootstrap_arena.h"
+#include "runtime/hooks/entry.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
 
 using memtrack::core::AllocFamily;
@@ -16,16 +21,7 @@ using memtrack::core::AllocRecord;
 using memtrack::core::result::FreeCall;
 namespace rt = memtrack::rt;
 
-#define MEMTRACK_EXPORT extern "C" __attribute__((visibility("default")))
-
 namespace {
-
-// Returns true when the caller must serve the request from the bootstrap arena: the thread
-// is resolving the real functions (dlsym may allocate). Initialises the runtime on first use.
-bool must_bootstrap() {
-  if (rt::in_runtime()) return rt::g_real.malloc == nullptr;
-  return !rt::initialized() && !rt::ensure_initialized();
-}
 
 // Inside the real fopen/fclose (StdioScope) glibc's own FILE objects are not the program's
 // memory (fd_tracking.h).
@@ -44,7 +40,7 @@ bool logged() {
 }
 
 void* malloc_impl(size_t size) {
-  if (must_bootstrap()) return rt::bootstrap_alloc(size, 16);
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
   void* p = rt::g_real.malloc(size);
   if (!rt::in_runtime()) track(p, size);
   return p;
@@ -63,14 +59,14 @@ void* realloc_from_bootstrap(void* old, size_t size) {
 
 }  // namespace
 
-MEMTRACK_EXPORT void* malloc(size_t size) {
+MEMTRACK_EXPORT_C void* malloc(size_t size) {
   void* p = malloc_impl(size);
   if (logged()) rt::trace_alloc("malloc", size, p);
   return p;
 }
 
-MEMTRACK_EXPORT void* calloc(size_t count, size_t size) {
-  if (must_bootstrap()) {
+MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
+  if (rt::must_bootstrap()) {
     size_t total = 0;
     if (__builtin_mul_overflow(count, size, &total)) {
       errno = ENOMEM;
@@ -86,13 +82,13 @@ MEMTRACK_EXPORT void* calloc(size_t count, size_t size) {
 
 // The event is logged before the real free: once the block is freed, another thread may be
 // given the address, and its line must come after ours.
-MEMTRACK_EXPORT void free(void* ptr) {
+MEMTRACK_EXPORT_C void free(void* ptr) {
   if (ptr == nullptr) {
     if (logged()) rt::trace_free("free", nullptr);
     return;
   }
   if (rt::bootstrap_owns(ptr)) return;
-  if (rt::g_real.free == nullptr && must_bootstrap()) return;  // cannot happen after start-up
+  if (rt::g_real.free == nullptr && rt::must_bootstrap()) return;  // cannot happen after start-up
   if (!rt::in_runtime()) {
     AllocRecord rec;
     rt::Release release = rt::release_block(ptr, FreeCall::kFree, false, &rec);
@@ -110,14 +106,14 @@ MEMTRACK_EXPORT void free(void* ptr) {
 // With several threads, the line of a realloc that moved the block may follow a line of
 // another thread that was already given the old address: the real realloc frees it before
 // the result is known.
-MEMTRACK_EXPORT void* realloc(void* ptr, size_t size) {
+MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   if (ptr == nullptr) {
     void* p = malloc_impl(size);
     if (logged()) rt::trace_realloc(nullptr, size, p);
     return p;
   }
   if (rt::bootstrap_owns(ptr)) return realloc_from_bootstrap(ptr, size);
-  if (must_bootstrap()) {  // a non-arena pointer cannot exist before the real malloc is known
+  if (rt::must_bootstrap()) {  // a non-arena pointer cannot exist before the real malloc is known
     errno = ENOMEM;
     return nullptr;
   }
@@ -142,7 +138,7 @@ MEMTRACK_EXPORT void* realloc(void* ptr, size_t size) {
   return p;
 }
 
-MEMTRACK_EXPORT void* reallocarray(void* ptr, size_t count, size_t size) {
+MEMTRACK_EXPORT_C void* reallocarray(void* ptr, size_t count, size_t size) {
   size_t total = 0;
   if (__builtin_mul_overflow(count, size, &total)) {
     errno = ENOMEM;
@@ -151,8 +147,8 @@ MEMTRACK_EXPORT void* reallocarray(void* ptr, size_t count, size_t size) {
   return realloc(ptr, total);
 }
 
-MEMTRACK_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) {
-  if (must_bootstrap()) {
+MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) {
+  if (rt::must_bootstrap()) {
     void* p = rt::bootstrap_alloc(size, alignment);
     if (p == nullptr) return ENOMEM;
     *out = p;
@@ -164,24 +160,24 @@ MEMTRACK_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) {
   return rc;
 }
 
-MEMTRACK_EXPORT void* aligned_alloc(size_t alignment, size_t size) {
-  if (must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
+MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   void* p = rt::g_real.aligned_alloc(alignment, size);
   if (!rt::in_runtime()) track(p, size);
   if (logged()) rt::trace_alloc2("aligned_alloc", alignment, size, p);
   return p;
 }
 
-MEMTRACK_EXPORT void* memalign(size_t alignment, size_t size) {
-  if (must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
+MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   void* p = rt::g_real.memalign(alignment, size);
   if (!rt::in_runtime()) track(p, size);
   if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
   return p;
 }
 
-MEMTRACK_EXPORT void* valloc(size_t size) {
-  if (must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
+MEMTRACK_EXPORT_C void* valloc(size_t size) {
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
   void* p = rt::g_real.valloc(size);
   if (!rt::in_runtime()) track(p, size);
   if (logged()) rt::trace_alloc("valloc", size, p);
@@ -190,19 +186,19 @@ MEMTRACK_EXPORT void* valloc(size_t size) {
 
 // pvalloc hands out whole pages; the block is recorded with the rounded size, which is what
 // the program may use (LeakSanitizer counts it the same way).
-MEMTRACK_EXPORT void* pvalloc(size_t size) {
+MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
   size_t page = static_cast<size_t>(getpagesize());
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
-  if (must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
   void* p = rt::g_real.pvalloc(size);
   if (!rt::in_runtime()) track(p, rounded);
   if (logged()) rt::trace_alloc("pvalloc", size, p);
   return p;
 }
 
-MEMTRACK_EXPORT size_t malloc_usable_size(void* ptr) {
+MEMTRACK_EXPORT_C size_t malloc_usable_size(void* ptr) {
   if (ptr == nullptr) return 0;
   if (rt::bootstrap_owns(ptr)) return rt::bootstrap_size(ptr);
-  if (must_bootstrap()) return 0;
+  if (rt::must_bootstrap()) return 0;
   return rt::g_real.malloc_usable_size(ptr);
 }

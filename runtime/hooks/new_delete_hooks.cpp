@@ -2,21 +2,24 @@
 // came from malloc, new or new[]. Runtime-safe: built without exceptions; a bad_alloc is
 // thrown by calling libstdc++'s own std::__throw_bad_alloc, which unwinds through these
 // frames (they hold no locks and need no cleanup while the exception passes).
-#include <dlfcn.h>
 #include <stdlib.h>
 
 #include <new>
 
+#include "runtime/diag.h"
+#include "runtime/hooks/bootstrap_arena.h"
+#include "runtime/hooks/entry.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
 
 using memtrack::core::AllocFamily;
 using memtrack::core::AllocRecord;
 using memtrack::core::result::FreeCall;
 namespace rt = memtrack::rt;
-
-#define MEMTRACK_EXPORT __attribute__((visibility("default")))
 
 namespace {
 
@@ -28,11 +31,10 @@ using AlignedNothrowNew = void* (*)(size_t, std::align_val_t, const std::nothrow
 // Looks a symbol up once and caches it. Lookups happen on first use because a C program may
 // load the C++ runtime later with dlopen.
 template <typename Fn>
-Fn lookup(std::atomic<Fn>& cache, void* handle, const char* name) {
+Fn lookup(std::atomic<Fn>& cache, bool next, const char* name) {
   Fn fn = cache.load(std::memory_order_acquire);
   if (fn == nullptr) {
-    rt::RuntimeScope scope;
-    fn = reinterpret_cast<Fn>(dlsym(handle, name));
+    fn = reinterpret_cast<Fn>(next ? rt::resolve_next(name) : rt::resolve_default(name));
     cache.store(fn, std::memory_order_release);
   }
   return fn;
@@ -40,13 +42,13 @@ Fn lookup(std::atomic<Fn>& cache, void* handle, const char* name) {
 
 std::new_handler current_new_handler() {
   static std::atomic<NewHandlerGetter> getter{nullptr};
-  NewHandlerGetter fn = lookup(getter, RTLD_DEFAULT, "_ZSt15get_new_handlerv");
+  NewHandlerGetter fn = lookup(getter, false, "_ZSt15get_new_handlerv");
   return fn != nullptr ? fn() : nullptr;
 }
 
 [[noreturn]] void throw_bad_alloc() {
   static std::atomic<Thrower> thrower{nullptr};
-  Thrower fn = lookup(thrower, RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
+  Thrower fn = lookup(thrower, false, "_ZSt17__throw_bad_allocv");
   if (fn != nullptr) fn();
   rt::diag("fatal: operator new failed and std::bad_alloc cannot be thrown (no libstdc++)");
   abort();
@@ -74,7 +76,7 @@ inline size_t alignment_of(const std::nothrow_t&) {
 // The throwing forms, with the loop the standard prescribes: retry after each new_handler
 // call, throw std::bad_alloc when there is none.
 void* new_impl(size_t size, AllocFamily family, size_t alignment) {
-  if (!rt::in_runtime() && !rt::initialized()) rt::ensure_initialized();
+  rt::enter();  // finishes start-up if needed
   if (alignment != 0 && (alignment & (alignment - 1)) != 0) throw_bad_alloc();
   if (alignment != 0 && alignment < sizeof(void*)) alignment = sizeof(void*);
   size_t request = size == 0 ? 1 : size;
@@ -97,8 +99,8 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment) {
 template <typename Fn, typename... Args>
 void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, AllocFamily family,
                        bool aligned, Args... args) {
-  if (!rt::in_runtime() && !rt::initialized()) rt::ensure_initialized();
-  Fn real = lookup(cache, RTLD_NEXT, name);
+  rt::enter();  // finishes start-up if needed
+  Fn real = lookup(cache, true, name);
   if (real == nullptr) return nullptr;
   void* p = nullptr;
   {

@@ -1,6 +1,6 @@
-// Shared by the descriptor, stream and exec hooks (fd_hooks.cpp,
-// stream_hooks.cpp, exec_hooks.cpp): the real functions they forward to and
-// the helpers that record what they open. Internal to those files; libc types only.
+// The one table of real functions the hooks forward to, and the one way they are found:
+// dlsym(RTLD_NEXT) inside the runtime scope (resolve_next). Internal to hooks/; libc types
+// only. Runtime-safe: no malloc of its own (dlsym's is served by the bootstrap arena).
 #pragma once
 
 #include <atomic>
@@ -9,14 +9,14 @@
 
 #include <spawn.h>
 
-#include "core/result_format.h"
-#include "runtime/fd/fd_table.h"
-
 namespace memtrack::rt {
 
 // dlsym(RTLD_NEXT, name) inside the runtime scope (dlsym may allocate). nullptr if the next
 // object does not define `name` (an older glibc).
 void* resolve_next(const char* name);
+// dlsym(RTLD_DEFAULT, name) inside the runtime scope: a function of a library the program may
+// load later (libstdc++ in a C program that dlopens C++ code).
+void* resolve_default(const char* name);
 
 // A real function, resolved on first use: a hook may run before start-up has finished (the
 // runtime's own start-up opens files), and then still needs its real function. Constant-
@@ -39,8 +39,33 @@ class RealFunction {
   std::atomic<Fn> fn_{nullptr};
 };
 
-// The descriptor and stream functions the hooks forward to (a struct of its own, apart from
-// RealFunctions in runtime.h). Types spelled out so they do not depend on which of the
+// The allocator functions the runtime forwards to, resolved with dlsym(RTLD_NEXT).
+struct RealFunctions {
+  void* (*malloc)(size_t);
+  void (*free)(void*);
+  void* (*calloc)(size_t, size_t);
+  void* (*realloc)(void*, size_t);
+  int (*posix_memalign)(void**, size_t, size_t);
+  void* (*aligned_alloc)(size_t, size_t);
+  void* (*memalign)(size_t, size_t);
+  void* (*valloc)(size_t);
+  void* (*pvalloc)(size_t);
+  size_t (*malloc_usable_size)(void*);
+  void (*exit_now)(int);        // _exit
+  void (*exit_now_upper)(int);  // _Exit
+  void (*exit_process)(int);    // exit
+  int (*start_main)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(),
+                    void*);  // __libc_start_main
+  int (*dlclose)(void*);
+};
+extern RealFunctions g_real;
+
+// Resolves every function of g_real, malloc last: the hooks treat a resolved malloc as "the
+// real functions are usable". Called once, by the initialising thread, in the runtime scope.
+void resolve_allocator_functions();
+
+// The descriptor, stream and exec functions, resolved on first use (a descriptor hook may run
+// before start-up has finished). Types spelled out so they do not depend on which of the
 // hooks a file defines.
 struct FdRealFunctions {
   RealFunction<int (*)(const char*, int, ...)> open{"open"};
@@ -98,37 +123,4 @@ extern FdRealFunctions g_fd_real;
 // (from a signal handler, say).
 void resolve_fd_functions();
 
-// True if a descriptor call just made for the program should change the table: the caller
-// (the hook's return address) is not the runtime itself, the calling thread is not inside
-// the runtime, and track_fds is on. Finishes start-up if needed. Keeps errno.
-bool fd_tracking(uintptr_t caller);
-
-// Records `fd` with the calling thread's stack; `mode` is the fopen mode of a stream, or
-// nullptr. fds 0-2 are recorded only for a stream whose FILE object is known (`stream`, and
-// `stream_size` bytes of it: a root of the leak scan). Keeps errno.
-void note_open(int fd, core::result::ResourceCall call, uint32_t flags, const char* mode,
-               const void* stream = nullptr, uint32_t stream_size = 0);
-
-// Erases `fd` before it is closed, copying its entry to *saved if that is not null. True if
-// it was tracked.
-bool forget_fd(int fd, FdInfo* /*out*/ saved);
-
-// Puts back an entry that forget_fd removed, after the call that was to close it failed.
-void restore_fd(int fd, const FdInfo& saved);
-
-// Keeps errno across the work a hook does after its real call.
-class ErrnoKeeper {
- public:
-  ErrnoKeeper();
-  ~ErrnoKeeper();
-  ErrnoKeeper(const ErrnoKeeper&) = delete;
-  ErrnoKeeper& operator=(const ErrnoKeeper&) = delete;
-
- private:
-  int saved_;
-};
-
 }  // namespace memtrack::rt
-
-// The return address of the hook: where the program (or the runtime) called it.
-#define MEMTRACK_CALLER reinterpret_cast<uintptr_t>(__builtin_return_address(0))

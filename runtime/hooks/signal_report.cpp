@@ -8,11 +8,14 @@
 // never sees it (signal_hooks.cpp): it may install its own at any time. After the
 // report the default action is restored and the signal raised again, so the process dies by
 // the same signal, with the same status and core dump. Calls libc but never malloc.
+#include "runtime/hooks/signal_report.h"
+
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
 #include "core/sys_linux.h"
+#include "runtime/hooks/exit_hooks.h"
 #include "runtime/leakcheck/leak_scan.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"

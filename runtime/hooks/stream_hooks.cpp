@@ -10,6 +10,9 @@
 #include "core/fd_names.h"
 #include "runtime/fd/fd_paths.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/hooks/entry.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/fd_record.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/runtime.h"
@@ -90,20 +93,18 @@ FILE* reopen_stream(FILE* (*real)(const char*, const char*, FILE*), const char* 
 
 }  // namespace
 
-#define MEMTRACK_EXPORT extern "C" __attribute__((visibility("default")))
-
-MEMTRACK_EXPORT FILE* fopen(const char* path, const char* mode) {
+MEMTRACK_EXPORT_C FILE* fopen(const char* path, const char* mode) {
   return open_stream(rt::g_fd_real.fopen.get(), "fopen", path, mode, MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT FILE* fopen64(const char* path, const char* mode) {
+MEMTRACK_EXPORT_C FILE* fopen64(const char* path, const char* mode) {
   return open_stream(rt::g_fd_real.fopen64.get(), "fopen", path, mode, MEMTRACK_CALLER);
 }
 
 // A stream on a descriptor the program has: from now on the FILE owns it, so the entry
 // becomes the stream's, with fdopen's stack (where the FILE that must be closed was made).
 // Descriptors memtrack did not see opened (mkstemp, inherited ones) are tracked from here.
-MEMTRACK_EXPORT FILE* fdopen(int fd, const char* mode) noexcept {
+MEMTRACK_EXPORT_C FILE* fdopen(int fd, const char* mode) noexcept {
   uintptr_t caller = MEMTRACK_CALLER;
   bool track = rt::fd_tracking(caller);
   FILE* stream;
@@ -123,16 +124,16 @@ MEMTRACK_EXPORT FILE* fdopen(int fd, const char* mode) noexcept {
   return stream;
 }
 
-MEMTRACK_EXPORT FILE* freopen(const char* path, const char* mode, FILE* stream) {
+MEMTRACK_EXPORT_C FILE* freopen(const char* path, const char* mode, FILE* stream) {
   return reopen_stream(rt::g_fd_real.freopen.get(), path, mode, stream, MEMTRACK_CALLER);
 }
 
-MEMTRACK_EXPORT FILE* freopen64(const char* path, const char* mode, FILE* stream) {
+MEMTRACK_EXPORT_C FILE* freopen64(const char* path, const char* mode, FILE* stream) {
   return reopen_stream(rt::g_fd_real.freopen64.get(), path, mode, stream, MEMTRACK_CALLER);
 }
 
 // fclose releases the descriptor even when it fails, so the entry goes first.
-MEMTRACK_EXPORT int fclose(FILE* stream) {
+MEMTRACK_EXPORT_C int fclose(FILE* stream) {
   bool track = rt::fd_tracking(MEMTRACK_CALLER);
   bool trace = rt::tracing();
   int fd = track || trace ? descriptor_of(stream) : -1;
@@ -147,7 +148,7 @@ MEMTRACK_EXPORT int fclose(FILE* stream) {
 }
 
 // Closes every stream: their entries go first (their FILE objects are freed).
-MEMTRACK_EXPORT int fcloseall() {
+MEMTRACK_EXPORT_C int fcloseall() {
   bool track = rt::fd_tracking(MEMTRACK_CALLER);
   if (track) {
     rt::RuntimeScope scope;

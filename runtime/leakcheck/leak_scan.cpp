@@ -7,6 +7,7 @@
 
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/diag.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/proc_maps.h"

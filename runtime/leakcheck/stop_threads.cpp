@@ -15,7 +15,7 @@
 
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
-#include "runtime/live/live_thread.h"
+#include "runtime/diag.h"
 #include "runtime/runtime.h"
 #include "runtime/signal_table.h"
 

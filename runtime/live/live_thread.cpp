@@ -18,17 +18,17 @@
 #include "core/result_format.h"
 #include "core/spin_lock.h"
 #include "core/sys_linux.h"
+#include "runtime/diag.h"
 #include "runtime/live/live_thread.h"
+#include "runtime/output/report.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/signal_table.h"
 
 namespace memtrack::rt {
 
-std::atomic<uint32_t> g_epoch{0};
-std::atomic<int> g_runtime_thread_tid{0};
-std::atomic<uint32_t>* g_freed_after_report = nullptr;
 core::SpinLock g_report_lock;
 
 namespace {
@@ -269,12 +269,6 @@ void runtime_thread_fork_child() {
   // handlers run with libc's locks reset, where creating a thread is safe).
   if (g_thread_wanted && !g_stopping.load(std::memory_order_relaxed) && !start_thread()) {
     diag("warning: cannot start memtrack's thread in the child; no live reports there");
-  }
-}
-
-void note_freed_after_report(uint32_t stack_id) {
-  if (g_freed_after_report != nullptr && stack_id <= core::StackDepot::kMaxStacks) {
-    g_freed_after_report[stack_id].fetch_add(1, std::memory_order_relaxed);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -214,7 +215,7 @@ bool try_demangle(const char* name, char* out, uint64_t size) {
   if (status != 0 || result == nullptr) return false;
   core::TextBuffer text(out, size);
   text.str(result);
-  g_real.free(result);
+  free(result);  // inside the runtime scope our free hook passes it to the real free
   return true;
 }
 

@@ -107,6 +107,8 @@ bool same_module(const ModuleRecord& a, const ModuleRecord& b) {
          core::strings_equal(a.path, core::string_length(a.path), b.path);
 }
 
+}  // namespace
+
 void remember_before_dlclose(void* handle) {
   link_map* map = nullptr;
   if (handle == nullptr || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return;
@@ -122,8 +124,6 @@ void remember_before_dlclose(void* handle) {
   (void)g_unloaded.try_push_back(rec);  // if it cannot be kept, its frames show addresses
 }
 
-}  // namespace
-
 bool collect_modules(core::MmapArray<ModuleRecord>& out) {
   CollectState state{&out, true};
   dl_iterate_phdr(collect_one, &state);
@@ -138,17 +138,3 @@ bool collect_modules(core::MmapArray<ModuleRecord>& out) {
 }
 
 }  // namespace memtrack::rt
-
-namespace rt = memtrack::rt;
-
-// dlclose may unmap the library; remember where it was so its frames still symbolize, and
-// forget the unwind rules cached for its code, whose addresses a later dlopen may reuse.
-extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
-  if (!rt::in_runtime() && rt::ensure_initialized()) {
-    rt::RuntimeScope scope;
-    rt::remember_before_dlclose(handle);
-  }
-  int result = rt::g_real.dlclose(handle);
-  if (rt::initialized()) rt::forget_unwind_rules();
-  return result;
-}

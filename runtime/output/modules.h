@@ -24,4 +24,8 @@ struct ModuleRecord {
 // (dl_iterate_phdr): call only at exit or with no runtime lock held.
 [[nodiscard]] bool collect_modules(core::MmapArray<ModuleRecord>& out);
 
+// Remembers the module `handle` names before dlclose may unmap it, so its frames still
+// symbolize (collect_modules lists it as unloaded). Call inside the runtime scope.
+void remember_before_dlclose(void* handle);
+
 }  // namespace memtrack::rt

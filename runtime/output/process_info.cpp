@@ -1,5 +1,5 @@
-// Process facts for the result file and the hooks that learn the exit status: exit() and
-// __libc_start_main (to see main's return value, which glibc passes to its internal exit).
+// Process facts for the result file: command line, executable, and how the program ended
+// (the hooks that learn it are in hooks/process_hooks.cpp).
 // Calls libc (open, read, readlink) but never malloc.
 #include "runtime/output/process_info.h"
 
@@ -24,7 +24,6 @@ size_t g_command_line_size = 0;
 char g_executable[4096];
 ExitRecord g_exit;
 
-using MainFn = int (*)(int, char**, char**);
 MainFn g_real_main = nullptr;
 
 bool has_prefix(const char* s, const char* prefix) {
@@ -62,6 +61,11 @@ int main_wrapper(int argc, char** argv, char** envp) {
 }
 
 }  // namespace
+
+MainFn wrap_main(MainFn main) {
+  g_real_main = main;
+  return main_wrapper;
+}
 
 void capture_process_info() {
   int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -113,23 +117,3 @@ void stop_following_exec() {
 }
 
 }  // namespace memtrack::rt
-
-namespace rt = memtrack::rt;
-
-// glibc's start-up calls main and then its internal exit(), which no interposer sees; wrapping
-// main here is the only way to learn the status main returns.
-extern "C" __attribute__((visibility("default"))) int __libc_start_main(
-    int (*main)(int, char**, char**), int argc, char** argv, void (*init)(), void (*fini)(),
-    void (*rtld_fini)(), void* stack_end) {
-  rt::ensure_initialized();  // the constructor has normally run already
-  rt::g_real_main = main;
-  return rt::g_real.start_main(rt::main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
-}
-
-extern "C" __attribute__((visibility("default"), noreturn)) void exit(int status) {
-  rt::ensure_initialized();
-  rt::note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
-  rt::set_exit_record(memtrack::core::result::ExitHow::kExit, status);
-  rt::g_real.exit_process(status);
-  __builtin_unreachable();
-}

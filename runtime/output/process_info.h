@@ -18,6 +18,12 @@ struct ExitRecord {
 // can rewrite its argv). Not thread safe; called once.
 void capture_process_info();
 
+// main as __libc_start_main received it; wrap_main keeps it and returns the wrapper to pass
+// on instead, which marks main's frame for the unwinder and records the status main returns.
+// Called once, before main.
+using MainFn = int (*)(int, char**, char**);
+MainFn wrap_main(MainFn main);
+
 // NUL-separated argv as captured, and its size in bytes.
 const char* command_line(size_t* /*out*/ size);
 const char* executable_path();

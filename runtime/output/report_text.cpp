@@ -7,12 +7,14 @@
 #include "core/signal_names.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
-#include "runtime/live/live_thread.h"
 #include "runtime/output/elf_symbols.h"
+#include "runtime/output/log_file.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
+#include "runtime/record/peak.h"
 #include "runtime/runtime.h"
 
 #ifndef MEMTRACK_VERSION

@@ -1,9 +1,10 @@
-// Rendering of the exit report as text. Runtime-safe: no malloc (uses dladdr).
+// Rendering of the exit report as text. Runtime-safe: no malloc.
 #pragma once
 
 #include "core/stack_depot.h"
 #include "core/text_buffer.h"
 #include "runtime/leakcheck/leak_report.h"
+#include "runtime/output/result_file.h"
 
 namespace memtrack::rt {
 
@@ -16,8 +17,7 @@ bool is_runtime_internal(core::StackView stack);
 // show_runtime_internal) and the leak summary. `how` names the way the program ended.
 void write_text_report(core::FdWriter& out, LeakReport& report, const char* how);
 
-// The report destination: log_file (%p expanded) or stderr (2). The caller closes it
-// unless it is 2.
-int open_log_fd();
+// Standalone mode (no result_dir): a live report as text, to the log.
+void write_live_text(const LiveReport& live);
 
 }  // namespace memtrack::rt

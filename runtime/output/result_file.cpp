@@ -9,12 +9,14 @@
 
 #include "core/result_writer.h"
 #include "core/sys_linux.h"
+#include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
+#include "runtime/record/peak.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {

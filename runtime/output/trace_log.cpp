@@ -10,6 +10,8 @@
 #include "core/spin_lock.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
+#include "runtime/diag.h"
+#include "runtime/output/log_file.h"
 
 namespace memtrack::rt {
 

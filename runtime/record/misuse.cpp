@@ -9,12 +9,17 @@
 
 #include "core/spin_lock.h"
 #include "core/text_buffer.h"
+#include "runtime/diag.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/proc_maps.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
+#include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
 namespace {
+
+void (*g_halt_report)(const char* how) = nullptr;
 
 namespace result = core::result;
 
@@ -161,7 +166,7 @@ void record_error(ErrorEntry entry) {
   }
   if (g_flags.halt_on_error) {
     if (standalone) diag("halt_on_error=1: reporting and aborting");
-    report_at_exit("aborted on an allocator error", 0, false);
+    if (g_halt_report != nullptr) g_halt_report("aborted on an allocator error");
     abort();
   }
 }
@@ -298,6 +303,10 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, core::Allo
   }
   quarantine(*out, call);
   return Release::kTracked;
+}
+
+void set_halt_report(void (*report)(const char* how)) {
+  g_halt_report = report;
 }
 
 bool copy_errors(core::MmapArray<ErrorEntry>& out) {

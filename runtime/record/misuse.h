@@ -42,6 +42,10 @@ struct ErrorEntry {
 // Copies the errors recorded so far into `out`. Returns false if memory runs out.
 [[nodiscard]] bool copy_errors(core::MmapArray<ErrorEntry>& out);
 
+// What halt_on_error runs before it aborts: the exit report (hooks/exit_hooks.h), which
+// lies above this folder and is therefore handed down at start-up. Called once.
+void set_halt_report(void (*report)(const char* how));
+
 // fork() support for the quarantine and error locks.
 void misuse_lock_all();
 void misuse_unlock_all();

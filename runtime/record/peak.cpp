@@ -4,6 +4,8 @@
 // its last publication. The peak is therefore exact while one thread allocates, and within
 // kPublishBytes per thread otherwise. Runtime-safe: no malloc (pthread_setspecific with an
 // early key stores into the thread descriptor).
+#include "runtime/record/peak.h"
+
 #include <pthread.h>
 
 #include "runtime/runtime.h"

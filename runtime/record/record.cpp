@@ -1,10 +1,18 @@
 // Recording of allocations and frees: stack capture, stack depot, allocation table, counters.
 // Runtime-safe: no malloc; the unwinder runs with no runtime lock held.
+#include "runtime/record/record.h"
+
 #include "core/sys_linux.h"
-#include "runtime/live/live_thread.h"
+#include "runtime/diag.h"
+#include "runtime/record/peak.h"
 #include "runtime/runtime.h"
+#include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
+
+std::atomic<uint32_t> g_epoch{0};
+std::atomic<uint32_t>* g_freed_after_report = nullptr;
+
 namespace {
 
 std::atomic<bool> g_warned_table_full{false};
@@ -57,6 +65,12 @@ void restore_record(const core::AllocRecord& rec) {
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(rec.size, std::memory_order_relaxed);
+  }
+}
+
+void note_freed_after_report(uint32_t stack_id) {
+  if (g_freed_after_report != nullptr && stack_id <= core::StackDepot::kMaxStacks) {
+    g_freed_after_report[stack_id].fetch_add(1, std::memory_order_relaxed);
   }
 }
 

@@ -3,10 +3,13 @@
 // The runtime's own frames are never reported: the hooks at the top, and main_wrapper (see
 // process_info.cpp) below the program's main.
 // Runtime-safe: no malloc, no runtime lock.
+#include "runtime/unwind/unwind.h"
+
 #include <dlfcn.h>
 
 #include "core/stack_depot.h"
 #include "core/text_buffer.h"
+#include "runtime/diag.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/fast_unwind.h"
 
