@@ -7,7 +7,6 @@ core::Flags g_flags;
 core::AllocTable g_allocs;
 core::StackDepot g_stacks;
 Stats g_stats;
-__thread int t_in_runtime = 0;
 std::atomic<int> g_runtime_thread_tid{0};
 std::atomic<int> g_pid{0};
 

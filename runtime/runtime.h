@@ -10,6 +10,7 @@
 #include "core/alloc_table.h"
 #include "core/flags.h"
 #include "core/stack_depot.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 
@@ -30,18 +31,17 @@ extern Stats g_stats;
 // True while the calling thread is inside the runtime. Allocation calls made meanwhile (by
 // the unwinder, dlsym, the real operator new, ...) go straight to the real allocator and are
 // not recorded. Initial-exec TLS: no allocation, no __tls_get_addr call.
-extern __thread int t_in_runtime;
 
 class RuntimeScope {
  public:
-  RuntimeScope() { ++t_in_runtime; }
-  ~RuntimeScope() { --t_in_runtime; }
+  RuntimeScope() { ++t_thread.in_runtime; }
+  ~RuntimeScope() { --t_thread.in_runtime; }
   RuntimeScope(const RuntimeScope&) = delete;
   RuntimeScope& operator=(const RuntimeScope&) = delete;
 };
 
 inline bool in_runtime() {
-  return t_in_runtime != 0;
+  return t_thread.in_runtime != 0;
 }
 
 // The runtime thread's tid (0 if none; live/live_thread.h): leak scans neither stop nor scan

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "runtime/fd/fd_table.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 
@@ -29,18 +30,15 @@ extern FdTable g_fds;
 // to it, so memcheck finds everything it points to: the stdio buffers, a setvbuf buffer):
 // the scope remembers the first block allocated in it, which is the FILE object fopen and
 // fdopen return, and the fd table keeps its range with the stream's entry.
-extern __thread int t_stdio_scope;
-extern __thread uintptr_t t_stdio_first_block;
-extern __thread uint32_t t_stdio_first_size;
 
 class StdioScope {
  public:
   explicit StdioScope(bool active) : active_(active) {
     if (!active_) return;
-    if (t_stdio_scope++ == 0) t_stdio_first_block = 0;
+    if (t_thread.stdio_scope++ == 0) t_thread.stdio_first_block = 0;
   }
   ~StdioScope() {
-    if (active_) --t_stdio_scope;
+    if (active_) --t_thread.stdio_scope;
   }
   StdioScope(const StdioScope&) = delete;
   StdioScope& operator=(const StdioScope&) = delete;
@@ -50,14 +48,14 @@ class StdioScope {
 };
 
 inline bool in_stdio_scope() {
-  return t_stdio_scope != 0;
+  return t_thread.stdio_scope != 0;
 }
 
 // Called by the allocation hooks for a block made inside a StdioScope (and not recorded).
 inline void note_stdio_block(const void* ptr, size_t size) {
-  if (t_stdio_first_block != 0 || ptr == nullptr) return;
-  t_stdio_first_block = reinterpret_cast<uintptr_t>(ptr);
-  t_stdio_first_size = size > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(size);
+  if (t_thread.stdio_first_block != 0 || ptr == nullptr) return;
+  t_thread.stdio_first_block = reinterpret_cast<uintptr_t>(ptr);
+  t_thread.stdio_first_size = size > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(size);
 }
 
 // Calls fn(begin, end) for the FILE object of each tracked stream: the leak scan's extra

@@ -21,6 +21,7 @@
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
 #include "runtime/runtime.h"
+#include "runtime/thread_state.h"
 #include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
@@ -28,8 +29,6 @@ namespace memtrack::rt {
 std::atomic<int> g_init_state{0};  // 0 = not started, 1 = in progress, 2 = done
 
 namespace {
-
-__thread bool t_initializing = false;
 
 void flag_warning(const char* message) {
   core::FixedText<512> line;
@@ -77,7 +76,7 @@ void initialize_locked() {
 // memtrack's thread never parks it while it holds the tables' locks. The report lock comes
 // first, as in every report.
 void fork_prepare() {
-  ++t_in_runtime;
+  ++t_thread.in_runtime;
   g_report_lock.lock();
   g_stacks.lock_all();
   g_allocs.lock_all();
@@ -89,7 +88,7 @@ void fork_parent() {
   g_allocs.unlock_all();
   g_stacks.unlock_all();
   g_report_lock.unlock();
-  --t_in_runtime;
+  --t_thread.in_runtime;
 }
 
 void fork_child() {
@@ -99,22 +98,22 @@ void fork_child() {
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
   runtime_thread_fork_child();
   write_start_marker();
-  --t_in_runtime;
+  --t_thread.in_runtime;
 }
 
 }  // namespace
 
 bool ensure_initialized() {
   if (initialized()) return true;
-  if (t_initializing) return false;  // dlsym re-entered malloc on the initialising thread
+  if (t_thread.initializing) return false;  // dlsym re-entered malloc on the initialising thread
   int expected = 0;
   if (g_init_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
-    t_initializing = true;
+    t_thread.initializing = true;
     {
       RuntimeScope scope;
       initialize_locked();
     }
-    t_initializing = false;
+    t_thread.initializing = false;
     g_init_state.store(2, std::memory_order_release);
     return true;
   }

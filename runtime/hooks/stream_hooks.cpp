@@ -16,6 +16,7 @@
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/runtime.h"
+#include "runtime/thread_state.h"
 
 namespace {
 
@@ -31,8 +32,9 @@ int descriptor_of(FILE* stream) {
 // The size of `stream`'s FILE object if the StdioScope just ended allocated it (fopen and
 // fdopen allocate it first), 0 if it did not.
 uint32_t allocated_object(FILE* stream) {
-  return rt::t_stdio_first_block == reinterpret_cast<uintptr_t>(stream) ? rt::t_stdio_first_size
-                                                                        : 0;
+  return rt::t_thread.stdio_first_block == reinterpret_cast<uintptr_t>(stream)
+             ? rt::t_thread.stdio_first_size
+             : 0;
 }
 
 FILE* open_stream(FILE* (*real)(const char*, const char*), const char* name, const char* path,

@@ -8,13 +8,9 @@
 
 #include "core/sys_linux.h"
 #include "runtime/signal_table.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
-
-namespace guarded_detail {
-__thread sigjmp_buf* volatile t_fault_jump = nullptr;
-__thread volatile uintptr_t t_fault_address = 0;
-}  // namespace guarded_detail
 
 namespace {
 
@@ -36,9 +32,9 @@ void forward(int index, int sig, siginfo_t* info, void* context) {
 }
 
 void on_fault(int sig, siginfo_t* info, void* context) {
-  sigjmp_buf* jump = guarded_detail::t_fault_jump;
+  sigjmp_buf* jump = t_thread.fault_jump;
   if (jump != nullptr) {
-    guarded_detail::t_fault_address = reinterpret_cast<uintptr_t>(info->si_addr);
+    t_thread.fault_address = reinterpret_cast<uintptr_t>(info->si_addr);
     siglongjmp(*jump, 1);
   }
   forward(sig == SIGSEGV ? 0 : 1, sig, info, context);

@@ -7,14 +7,9 @@
 
 #include <cstdint>
 
-namespace memtrack::rt {
+#include "runtime/thread_state.h"
 
-namespace guarded_detail {
-// Where a fault in a guarded read on this thread goes, and the address that faulted.
-// volatile: the loop in read_words never reads it, but the handler does.
-extern __thread sigjmp_buf* volatile t_fault_jump;
-extern __thread volatile uintptr_t t_fault_address;
-}  // namespace guarded_detail
+namespace memtrack::rt {
 
 // While one lives on a thread (the one running a leak scan):
 // - a SIGSEGV or SIGBUS raised by a guarded read on this thread is caught (read_words,
@@ -48,18 +43,18 @@ template <typename Visit>
 __attribute__((noinline)) void read_words(uintptr_t begin, uintptr_t end, Visit&& visit) {
   sigjmp_buf jump;
   volatile uintptr_t cursor = (begin + 7) & ~uintptr_t{7};  // volatile: survives the jump
-  sigjmp_buf* outer = guarded_detail::t_fault_jump;
+  sigjmp_buf* outer = t_thread.fault_jump;
   if (sigsetjmp(jump, 0) != 0) {
-    uintptr_t fault = guarded_detail::t_fault_address;
+    uintptr_t fault = t_thread.fault_address;
     uintptr_t at = cursor;
     cursor = fault >= at && fault < at + 8 ? (next_page_after(fault) + 7) & ~uintptr_t{7} : at + 8;
   }
-  guarded_detail::t_fault_jump = &jump;
+  t_thread.fault_jump = &jump;
   for (uintptr_t p = cursor; p + 8 <= end && p >= begin; p += 8) {
     cursor = p;
     visit(*reinterpret_cast<const volatile uint64_t*>(p));
   }
-  guarded_detail::t_fault_jump = outer;
+  t_thread.fault_jump = outer;
 }
 
 // Reads one word; false if it cannot be read (under a ScanGuard; without one, it must be

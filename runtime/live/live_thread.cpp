@@ -26,6 +26,7 @@
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/signal_table.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 
@@ -146,7 +147,7 @@ void live_report(uint64_t now_ns) {
 }
 
 void* thread_main(void*) {
-  ++t_in_runtime;  // nothing this thread allocates is the program's
+  ++t_thread.in_runtime;  // nothing this thread allocates is the program's
   int tid = core::sys::current_tid();
   g_runtime_thread_tid.store(tid, std::memory_order_release);
   // The lowest priority: on a busy machine the program's threads are not made to wait for

@@ -12,6 +12,7 @@
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
 #include "runtime/output/log_file.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 
@@ -29,11 +30,10 @@ size_t g_used = 0;                                      // guarded by g_lock
 bool g_unbuffered = false;                              // guarded by g_lock: set by the final flush
 char g_pattern[kMaxPath + core::kMaxFlagStringLength];  // absolute; set once at start-up
 std::atomic<bool> g_warned{false};
-__thread int t_tid = 0;  // cached gettid(); reset in a fork child
 
 int thread_id() {
-  if (t_tid == 0) t_tid = core::sys::current_tid();
-  return t_tid;
+  if (t_thread.tid == 0) t_thread.tid = core::sys::current_tid();
+  return t_thread.tid;
 }
 
 // The file name for the current process: %p is the pid, %% a '%'.
@@ -287,7 +287,7 @@ void trace_log_fork_parent() {
 void trace_log_fork_child() {
   if (!g_trace_on.load(std::memory_order_relaxed)) return;
   g_lock.reset_after_fork();
-  t_tid = 0;  // this thread's id in the child is the child's pid
+  t_thread.tid = 0;  // this thread's id in the child is the child's pid
   core::FixedText<64> what;
   what.str("forked from pid ").i64(getppid());
   write_header(what.data());

@@ -14,6 +14,7 @@
 #include "runtime/leakcheck/proc_maps.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
+#include "runtime/thread_state.h"
 #include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
@@ -53,14 +54,13 @@ core::MmapArray<ErrorEntry> g_errors;  // guarded by g_errors_lock
 constexpr size_t kMaxErrorContexts = 10000;
 
 std::atomic<unsigned> g_next_quarantine_shard{0};
-__thread unsigned t_quarantine_shard = ~0u;
 
 QuarantineShard& my_quarantine_shard() {
-  if (t_quarantine_shard == ~0u) {
-    t_quarantine_shard =
+  if (t_thread.quarantine_shard == ~0u) {
+    t_thread.quarantine_shard =
         g_next_quarantine_shard.fetch_add(1, std::memory_order_relaxed) % kQuarantineShards;
   }
-  return g_quarantine[t_quarantine_shard];
+  return g_quarantine[t_thread.quarantine_shard];
 }
 
 uint32_t capture_here(int max_frames) {

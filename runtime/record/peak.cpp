@@ -9,15 +9,12 @@
 #include <pthread.h>
 
 #include "runtime/runtime.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 namespace {
 
 constexpr int64_t kPublishBytes = 256 * 1024;
-
-__thread int64_t t_live_delta = 0;
-__thread int64_t t_live_high = 0;  // highest t_live_delta since the last publication
-__thread bool t_exit_hook_set = false;
 
 pthread_key_t g_exit_key;
 bool g_have_exit_key = false;
@@ -32,10 +29,11 @@ void raise_peak(int64_t candidate) {
 }
 
 void publish() {
-  int64_t before = g_stats.published_live_bytes.fetch_add(t_live_delta, std::memory_order_relaxed);
-  raise_peak(before + t_live_high);
-  t_live_delta = 0;
-  t_live_high = 0;
+  int64_t before =
+      g_stats.published_live_bytes.fetch_add(t_thread.live_delta, std::memory_order_relaxed);
+  raise_peak(before + t_thread.live_high);
+  t_thread.live_delta = 0;
+  t_thread.live_high = 0;
 }
 
 void publish_at_thread_exit(void*) {
@@ -49,12 +47,12 @@ void init_peak_tracking() {
 }
 
 void note_live_bytes(int64_t delta) {
-  t_live_delta += delta;
-  if (t_live_delta > t_live_high) t_live_high = t_live_delta;
-  if (t_live_delta < kPublishBytes && t_live_delta > -kPublishBytes) return;
-  if (!t_exit_hook_set && g_have_exit_key) {
+  t_thread.live_delta += delta;
+  if (t_thread.live_delta > t_thread.live_high) t_thread.live_high = t_thread.live_delta;
+  if (t_thread.live_delta < kPublishBytes && t_thread.live_delta > -kPublishBytes) return;
+  if (!t_thread.exit_hook_set && g_have_exit_key) {
     // Any non-null value makes the key's destructor run when this thread exits.
-    t_exit_hook_set = pthread_setspecific(g_exit_key, &t_exit_hook_set) == 0;
+    t_thread.exit_hook_set = pthread_setspecific(g_exit_key, &t_thread.exit_hook_set) == 0;
   }
   publish();
 }
@@ -62,7 +60,7 @@ void note_live_bytes(int64_t delta) {
 StatsSnapshot snapshot_stats() {
   core::AllocTotals totals = g_allocs.totals();
   // The calling thread's unpublished change counts too (at exit it is usually the last).
-  raise_peak(g_stats.published_live_bytes.load(std::memory_order_relaxed) + t_live_high);
+  raise_peak(g_stats.published_live_bytes.load(std::memory_order_relaxed) + t_thread.live_high);
   StatsSnapshot s{};
   s.untracked_allocations = g_stats.untracked_allocations.load(std::memory_order_relaxed);
   s.untracked_bytes = g_stats.untracked_bytes.load(std::memory_order_relaxed);
