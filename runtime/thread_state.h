@@ -25,7 +25,8 @@ struct ThreadState {
   // record/peak.cpp: the unpublished net change of live bytes and its highest value.
   int64_t live_delta = 0;
   int64_t live_high = 0;
-  bool exit_hook_set = false;  // the thread-exit publication is registered
+  bool exit_hook_set = false;   // the thread-exit publication is registered
+  int allowed_allocations = 0;  // AllowAllocation depth (alloc_guard.h)
   int tid = 0;  // cached gettid() for the event log (output/trace_log.cpp); 0 = unknown
 };
 

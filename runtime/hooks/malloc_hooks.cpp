@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/text_buffer.h"
+#include "runtime/alloc_guard.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/hooks/bootstrap_arena.h"
 #include "runtime/hooks/entry.h"
@@ -41,6 +42,7 @@ bool logged() {
 
 void* malloc_impl(size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
+  rt::check_allocation("malloc");
   void* p = rt::g_real.malloc(size);
   if (!rt::in_runtime()) track(p, size);
   return p;
@@ -74,6 +76,7 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
     }
     return rt::bootstrap_alloc(total, 16);  // arena memory is zeroed
   }
+  rt::check_allocation("calloc");
   void* p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
   if (!rt::in_runtime()) track(p, count * size);
   if (logged()) rt::trace_alloc2("calloc", count, size, p);
@@ -117,7 +120,10 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
     errno = ENOMEM;
     return nullptr;
   }
-  if (rt::in_runtime()) return rt::g_real.realloc(ptr, size);
+  if (rt::in_runtime()) {
+    rt::check_allocation("realloc");
+    return rt::g_real.realloc(ptr, size);
+  }
   AllocRecord old;
   rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, &old);
   if (release == rt::Release::kRejected) {  // realloc of a freed or foreign pointer
@@ -154,6 +160,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
     *out = p;
     return 0;
   }
+  rt::check_allocation("posix_memalign");
   int rc = rt::g_real.posix_memalign(out, alignment, size);
   if (rc == 0 && !rt::in_runtime()) track(*out, size);
   if (logged()) rt::trace_posix_memalign(alignment, size, rc == 0 ? *out : nullptr, rc);
@@ -162,6 +169,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
 
 MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
+  rt::check_allocation("aligned_alloc");
   void* p = rt::g_real.aligned_alloc(alignment, size);
   if (!rt::in_runtime()) track(p, size);
   if (logged()) rt::trace_alloc2("aligned_alloc", alignment, size, p);
@@ -170,6 +178,7 @@ MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
 
 MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
+  rt::check_allocation("memalign");
   void* p = rt::g_real.memalign(alignment, size);
   if (!rt::in_runtime()) track(p, size);
   if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
@@ -178,6 +187,7 @@ MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
 
 MEMTRACK_EXPORT_C void* valloc(size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
+  rt::check_allocation("valloc");
   void* p = rt::g_real.valloc(size);
   if (!rt::in_runtime()) track(p, size);
   if (logged()) rt::trace_alloc("valloc", size, p);
@@ -190,6 +200,7 @@ MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
   size_t page = static_cast<size_t>(getpagesize());
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
+  rt::check_allocation("pvalloc");
   void* p = rt::g_real.pvalloc(size);
   if (!rt::in_runtime()) track(p, rounded);
   if (logged()) rt::trace_alloc("pvalloc", size, p);

@@ -6,6 +6,7 @@
 
 #include <new>
 
+#include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
 #include "runtime/hooks/bootstrap_arena.h"
 #include "runtime/hooks/entry.h"
@@ -80,6 +81,7 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment) {
   if (alignment != 0 && (alignment & (alignment - 1)) != 0) throw_bad_alloc();
   if (alignment != 0 && alignment < sizeof(void*)) alignment = sizeof(void*);
   size_t request = size == 0 ? 1 : size;
+  rt::check_allocation(new_name(family));
   for (;;) {
     void* p = allocate(request, alignment);
     if (p != nullptr) {
@@ -100,11 +102,13 @@ template <typename Fn, typename... Args>
 void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, AllocFamily family,
                        bool aligned, Args... args) {
   rt::enter();  // finishes start-up if needed
+  rt::check_allocation(new_name(family));
   Fn real = lookup(cache, true, name);
   if (real == nullptr) return nullptr;
   void* p = nullptr;
   {
     rt::RuntimeScope scope;
+    rt::AllowAllocation allowed("the real nothrow operator new");
     p = real(size, args...);
   }
   if (p != nullptr && !rt::in_runtime()) rt::record_allocation(p, size, family, aligned);

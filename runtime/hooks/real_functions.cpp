@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include "runtime/alloc_guard.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -13,11 +14,13 @@ FdRealFunctions g_fd_real;
 
 void* resolve_next(const char* name) {
   RuntimeScope scope;
+  AllowAllocation allowed("dlsym");
   return dlsym(RTLD_NEXT, name);
 }
 
 void* resolve_default(const char* name) {
   RuntimeScope scope;
+  AllowAllocation allowed("dlsym");
   return dlsym(RTLD_DEFAULT, name);
 }
 

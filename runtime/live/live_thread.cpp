@@ -18,6 +18,7 @@
 #include "core/result_format.h"
 #include "core/spin_lock.h"
 #include "core/sys_linux.h"
+#include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/report.h"
@@ -208,7 +209,11 @@ bool start_thread() {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t thread;
-  int error = pthread_create(&thread, &attr, thread_main, nullptr);
+  int error = 0;
+  {
+    AllowAllocation allowed("pthread_create of memtrack's thread");  // glibc callocs its DTV
+    error = pthread_create(&thread, &attr, thread_main, nullptr);
+  }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   pthread_attr_destroy(&attr);
   if (error != 0) {

@@ -14,6 +14,7 @@
 
 #include "core/mmap_array.h"
 #include "core/text_buffer.h"
+#include "runtime/alloc_guard.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -206,12 +207,18 @@ bool try_demangle(const char* name, char* out, uint64_t size) {
   static Demangle demangle = nullptr;
   static bool looked_up = false;
   if (!looked_up) {
+    // A failed lookup (a C program) allocates dlerror's message.
+    AllowAllocation allowed("dlsym of __cxa_demangle");
     demangle = reinterpret_cast<Demangle>(dlsym(RTLD_DEFAULT, "__cxa_demangle"));
     looked_up = true;
   }
   if (demangle == nullptr) return false;
   int status = -1;
-  char* result = demangle(name, nullptr, nullptr, &status);
+  char* result = nullptr;
+  {
+    AllowAllocation allowed("libstdc++'s __cxa_demangle");
+    result = demangle(name, nullptr, nullptr, &status);
+  }
   if (status != 0 || result == nullptr) return false;
   core::TextBuffer text(out, size);
   text.str(result);

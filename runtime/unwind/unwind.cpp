@@ -9,6 +9,7 @@
 
 #include "core/stack_depot.h"
 #include "core/text_buffer.h"
+#include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/fast_unwind.h"
@@ -53,7 +54,10 @@ void init_unwinder() {
   }
   uintptr_t warm_up[4];
   uint64_t hash = 0;
-  reference_unwind(warm_up, 4);  // libgcc's first use may allocate
+  {
+    AllowAllocation allowed("libgcc's first unwind");
+    reference_unwind(warm_up, 4);  // libgcc's first use may allocate
+  }
   capture_stack(warm_up, 4, &hash);
 }
 
