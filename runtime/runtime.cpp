@@ -8,6 +8,7 @@ core::AllocTable g_allocs;
 core::StackDepot g_stacks;
 Stats g_stats;
 std::atomic<int> g_runtime_thread_tid{0};
+std::atomic<int> g_init_state{0};
 std::atomic<int> g_pid{0};
 
 }  // namespace memtrack::rt

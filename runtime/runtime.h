@@ -48,6 +48,12 @@ inline bool in_runtime() {
 // it.
 extern std::atomic<int> g_runtime_thread_tid;
 
+// Start-up (hooks/init.h): 0 = not started, 1 = in progress, 2 = done.
+extern std::atomic<int> g_init_state;
+inline bool initialized() {
+  return g_init_state.load(std::memory_order_acquire) == 2;
+}
+
 // pid of this process image, updated in the fork child handler. A differing getpid() means
 // a vfork child that shares our memory.
 extern std::atomic<int> g_pid;

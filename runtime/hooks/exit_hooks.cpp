@@ -12,7 +12,6 @@
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
 #include "runtime/hooks/export.h"
-#include "runtime/hooks/init.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/leak_report.h"

@@ -26,8 +26,6 @@
 
 namespace memtrack::rt {
 
-std::atomic<int> g_init_state{0};  // 0 = not started, 1 = in progress, 2 = done
-
 namespace {
 
 void flag_warning(const char* message) {
