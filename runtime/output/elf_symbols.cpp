@@ -7,15 +7,21 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/mmap_array.h"
 #include "core/text_buffer.h"
-#include "runtime/alloc_guard.h"
 #include "runtime/runtime.h"
+
+// libsupc++'s demangler (the one behind __cxa_demangle), in its form that hands the name to
+// a callback piece by piece and keeps its work on the stack instead of in malloc'ed memory.
+// Linked statically from libsupc++.a and kept local to libmemtrack.so (runtime/CMakeLists.txt).
+// Returns 0 on success.
+extern "C" int __gcclibcxx_demangle_callback(const char* mangled,
+                                             void (*callback)(const char*, size_t, void*),
+                                             void* opaque);
 
 namespace memtrack::rt {
 namespace {
@@ -200,30 +206,14 @@ uintptr_t find_main_program_function(const char* name) {
 }
 
 bool try_demangle(const char* name, char* out, uint64_t size) {
-  using Demangle = char* (*)(const char*, char*, size_t*, int*);
-  if (name == nullptr || name[0] != '_' || name[1] != 'Z') return false;
-  // Looked up at report time: libstdc++ is loaded only in C++ programs. It allocates its
-  // result with malloc, which inside the runtime scope goes untracked to the real malloc.
-  static Demangle demangle = nullptr;
-  static bool looked_up = false;
-  if (!looked_up) {
-    // A failed lookup (a C program) allocates dlerror's message.
-    AllowAllocation allowed("dlsym of __cxa_demangle");
-    demangle = reinterpret_cast<Demangle>(dlsym(RTLD_DEFAULT, "__cxa_demangle"));
-    looked_up = true;
-  }
-  if (demangle == nullptr) return false;
-  int status = -1;
-  char* result = nullptr;
-  {
-    AllowAllocation allowed("libstdc++'s __cxa_demangle");
-    result = demangle(name, nullptr, nullptr, &status);
-  }
-  if (status != 0 || result == nullptr) return false;
+  if (name == nullptr || name[0] != '_' || name[1] != 'Z' || size == 0) return false;
   core::TextBuffer text(out, size);
-  text.str(result);
-  free(result);  // inside the runtime scope our free hook passes it to the real free
-  return true;
+  auto append = [](const char* piece, size_t length, void* opaque) {
+    static_cast<core::TextBuffer*>(opaque)->str(piece, length);
+  };
+  if (__gcclibcxx_demangle_callback(name, append, &text) == 0) return true;
+  out[0] = '\0';  // a failure while printing may have left part of a name
+  return false;
 }
 
 }  // namespace memtrack::rt

@@ -23,8 +23,9 @@ SymbolInfo describe_address(uintptr_t pc, bool is_return_address);
 // else .dynsym), or 0. Used to find memtrack_default_options() without -rdynamic.
 uintptr_t find_main_program_function(const char* name);
 
-// Writes the demangled form of `name` into `out` (capacity `size`) when libstdc++'s
-// demangler is loaded in the process and `name` is a C++ symbol. Returns false otherwise.
+// Writes the demangled form of `name` into `out` (capacity `size`, cut to fit) when `name` is
+// a C++ symbol. Returns false otherwise. Never allocates: the demangler is libsupc++'s, in
+// its callback form, linked into the runtime.
 bool try_demangle(const char* name, char* out, uint64_t size);
 
 }  // namespace memtrack::rt
