@@ -1,6 +1,7 @@
 // The C allocation entry points, interposed with LD_PRELOAD. Each keeps glibc's exact
 // semantics (return values, errno, realloc(p, 0) frees) and forwards to the real allocator.
-// Runtime-safe: everything else is reached through runtime.h; nothing here allocates itself.
+// Runtime-safe: nothing here allocates itself (an allocation from inside the runtime scope is
+// forwarded untouched, and aborts in an allocation-guard build: runtime/alloc_guard.h).
 #include <errno.h>
 #include <stdint.h>
 #include <unistd.h>
