@@ -1,6 +1,6 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install the Debian
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
-.PHONY: all deps bench-deps build demo test test-asan build-asan bench compare format clean
+.PHONY: all deps bench-deps build demo test test-asan build-asan build-allocguard bench compare format clean
 
 all: build
 
@@ -16,14 +16,20 @@ demo: build
 
 # The whole suite in the release build, then the unit tests again under ASan + UBSan (the
 # preload runtime and the e2e programs cannot run under ASan, so the asan preset runs only
-# the tests labelled "unit").
-test: build build-asan
+# the tests labelled "unit"), then the e2e programs against a runtime built with the
+# allocation guard (docs/runtime.md, "Allocations of its own"; about a minute and a half).
+test: build build-asan build-allocguard
 	ctest --preset release
 	ctest --preset asan
+	ctest --preset allocguard
 
 build-asan: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
+
+build-allocguard: deps
+	cmake --preset allocguard >/dev/null
+	cmake --build --preset allocguard
 
 test-asan: build-asan
 	ctest --preset asan

@@ -6,7 +6,7 @@
 #include <execinfo.h>
 
 #include "core/stack_depot.h"
-#include "runtime/fast_unwind_libcdep.h"
+#include "runtime/unwind/fast_unwind.h"
 
 namespace memtrack::rt {
 namespace {

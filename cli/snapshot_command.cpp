@@ -19,7 +19,7 @@
 namespace memtrack::cli {
 namespace {
 
-// The runtime's snapshot signal (runtime/live.h).
+// The runtime's snapshot signal (runtime/live/live_thread.h).
 int snapshot_signal() {
   return SIGRTMAX - 2;
 }

@@ -1,7 +1,7 @@
 """Parses the leak reports libmemtrack.so prints at exit into structured data.
 
 Shared by tests/e2e/run_e2e.py and tests/real/run_real.py; standard library only. The format
-is the one runtime/report_text_libcdep.cpp writes, every line prefixed with "==PID== ".
+is the one runtime/output/report_text.cpp writes, every line prefixed with "==PID== ".
 The parser is strict: a line inside a report that does not fit the format is an error.
 """
 

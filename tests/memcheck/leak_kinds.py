@@ -53,7 +53,7 @@ _SUMMARY_LINE = re.compile(rf"^==(\d+)== +(definitely lost|indirectly lost|possi
 _NO_LEAKS = re.compile(r"^==(\d+)== All heap blocks were freed -- no leaks are possible$")
 _HEURISTIC = re.compile(rf"^==(\d+)== +(\w+) +: {_NUM} bytes in {_NUM} blocks$")
 
-# The C and C++ runtime libraries; must match runtime/report_text_libcdep.cpp
+# The C and C++ runtime libraries; must match runtime/output/report_text.cpp
 # (is_system_runtime, is_dynamic_linker), which decides what memtrack counts as
 # runtime_internal.
 _SYSTEM_RUNTIME = ("libc.so", "ld-linux", "libstdc++.so", "libgcc_s.so", "libm.so")

@@ -1,0 +1,115 @@
+// The end of the program: the exit report from the library destructor (after the program's
+// atexit handlers and static destructors) and from _exit/_Exit, which skip both.
+// Calls libc (open, dladdr via the renderer) but never malloc.
+#include "runtime/hooks/exit_hooks.h"
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/spin_lock.h"
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/diag.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/real_functions.h"
+#include "runtime/leakcheck/guarded_read.h"
+#include "runtime/leakcheck/leak_report.h"
+#include "runtime/leakcheck/leak_scan.h"
+#include "runtime/live/live_thread.h"
+#include "runtime/output/process_info.h"
+#include "runtime/output/report.h"
+#include "runtime/output/report_text.h"
+#include "runtime/output/result_file.h"
+#include "runtime/output/trace_log.h"
+#include "runtime/runtime.h"
+#include "runtime/unwind/unwind.h"
+
+namespace memtrack::rt {
+namespace {
+
+std::atomic<bool> g_reported{false};
+
+}  // namespace
+
+void report_at_exit(const char* how, int status, bool have_status) {
+  if (!initialized()) return;
+  trace_log_flush_final();  // every path that ends the process comes here first
+  if (!g_flags.report_at_exit) {
+    report_unwinder_check();
+    return;
+  }
+  if (g_reported.exchange(true)) return;
+  RuntimeScope scope;
+  report_unwinder_check();
+  // A live report or snapshot in progress finishes first; none starts after this.
+  stop_runtime_thread();
+  core::SpinLockGuard report_guard(g_report_lock);
+  // No handler of the program runs until the report is written (signals stay pending).
+  ScanGuard quiet;
+  int saved_errno = errno;
+  produce_report(how, status, have_status, true,
+                 reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  errno = saved_errno;
+}
+
+namespace {
+
+// A vfork child shares the parent's memory: reporting there would consume the parent's
+// one report and scribble over its state, so only the process that owns the image reports.
+bool is_vfork_child() {
+  return core::sys::current_pid() != g_pid.load(std::memory_order_relaxed);
+}
+
+[[noreturn]] void exit_without_cleanup(void (*real)(int), int status) {
+  if (real != nullptr) real(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+}  // namespace
+
+__attribute__((destructor)) static void memtrack_destructor() {
+  report_at_exit("exit", 0, false);
+}
+
+}  // namespace memtrack::rt
+
+namespace rt = memtrack::rt;
+
+MEMTRACK_EXPORT_C __attribute__((noreturn)) void _exit(int status) {
+  rt::note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  rt::set_exit_record(memtrack::core::result::ExitHow::kUnderscoreExit, status);
+  if (!rt::is_vfork_child()) rt::report_at_exit("_exit", status, true);
+  rt::exit_without_cleanup(rt::g_real.exit_now, status);
+}
+
+MEMTRACK_EXPORT_C __attribute__((noreturn)) void _Exit(int status) {
+  rt::note_exit_stack(reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  rt::set_exit_record(memtrack::core::result::ExitHow::kUnderscoreExit, status);
+  if (!rt::is_vfork_child()) rt::report_at_exit("_Exit", status, true);
+  rt::exit_without_cleanup(rt::g_real.exit_now_upper, status);
+}
+
+// The cooperation API (include/memtrack/memtrack.h).
+
+MEMTRACK_EXPORT_C void memtrack_rt_ignore_object(const void* ptr) {
+  if (ptr == nullptr || !rt::initialized()) return;
+  rt::RuntimeScope scope;
+  if (!rt::g_allocs.try_mark_ignored(reinterpret_cast<uintptr_t>(ptr))) {
+    rt::diag("warning: memtrack_ignore_object: not the start of a live heap block; ignored");
+  }
+}
+
+MEMTRACK_EXPORT_C long memtrack_rt_do_leak_check() {
+  if (!rt::initialized()) return -1;
+  // One report at a time, on-demand checks, snapshots and live reports alike.
+  memtrack::core::SpinLockGuard guard(rt::g_report_lock);
+  rt::RuntimeScope scope;
+  rt::ScanGuard quiet;
+  int saved_errno = errno;
+  long lost = rt::produce_report("on demand (memtrack_do_leak_check)", 0, false, false,
+                                 reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  errno = saved_errno;
+  return lost;
+}

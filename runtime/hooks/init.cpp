@@ -1,0 +1,140 @@
+// Start-up of the runtime: resolves the real allocator, reads MEMTRACK_OPTIONS, installs
+// fork handlers. May call libc (dlsym, getenv, pthread_atfork) but never malloc directly.
+#include "runtime/hooks/init.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "core/metadata_budget.h"
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/diag.h"
+#include "runtime/hooks/exec_env.h"
+#include "runtime/hooks/exit_hooks.h"
+#include "runtime/hooks/real_functions.h"
+#include "runtime/hooks/signal_report.h"
+#include "runtime/live/live_thread.h"
+#include "runtime/output/elf_symbols.h"
+#include "runtime/output/process_info.h"
+#include "runtime/output/start_marker.h"
+#include "runtime/record/misuse.h"
+#include "runtime/record/peak.h"
+#include "runtime/runtime.h"
+#include "runtime/thread_state.h"
+#include "runtime/unwind/unwind.h"
+
+namespace memtrack::rt {
+
+namespace {
+
+void flag_warning(const char* message) {
+  core::FixedText<512> line;
+  line.str("warning: MEMTRACK_OPTIONS: ").str(message);
+  diag(line.data());
+}
+
+void read_options() {
+  core::set_defaults(&g_flags);
+  // The program's own defaults (include/memtrack/memtrack.h) come first; the environment wins.
+  using DefaultOptions = const char* (*)();
+  auto defaults =
+      reinterpret_cast<DefaultOptions>(find_main_program_function("memtrack_default_options"));
+  if (defaults != nullptr) core::parse_flags(defaults(), &g_flags, flag_warning);
+  core::parse_flags(getenv("MEMTRACK_OPTIONS"), &g_flags, flag_warning);
+  core::validate_flags(&g_flags, flag_warning);
+  core::set_metadata_limit(static_cast<size_t>(g_flags.max_metadata_mb) << 20);
+  if (g_flags.help) core::write_flag_help(2);
+}
+
+void report_and_halt(const char* how) {
+  report_at_exit(how, 0, false);
+}
+
+void initialize_locked() {
+  g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
+  resolve_allocator_functions();
+  if (g_real.malloc == nullptr || g_real.free == nullptr || g_real.calloc == nullptr ||
+      g_real.realloc == nullptr) {
+    static const char kMessage[] =
+        "memtrack: fatal: cannot find the real malloc/free with dlsym(RTLD_NEXT); is "
+        "libmemtrack.so loaded with LD_PRELOAD?\n";
+    core::sys::write_all(2, kMessage, sizeof(kMessage) - 1);
+    _exit(125);
+  }
+  set_halt_report(report_and_halt);
+  read_options();
+  init_peak_tracking();
+  // The first unwind initialises the unwinder's own state (it may allocate); do it now,
+  // inside the runtime, rather than in the middle of the program's first malloc.
+  init_unwinder();
+}
+
+// The forking thread is inside the runtime from prepare to parent/child, so a leak scan on
+// memtrack's thread never parks it while it holds the tables' locks. The report lock comes
+// first, as in every report.
+void fork_prepare() {
+  ++t_thread.in_runtime;
+  g_report_lock.lock();
+  g_stacks.lock_all();
+  g_allocs.lock_all();
+  misuse_lock_all();
+}
+
+void fork_parent() {
+  misuse_unlock_all();
+  g_allocs.unlock_all();
+  g_stacks.unlock_all();
+  g_report_lock.unlock();
+  --t_thread.in_runtime;
+}
+
+void fork_child() {
+  misuse_reset_after_fork();
+  g_allocs.reset_after_fork();
+  g_stacks.reset_after_fork();
+  g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
+  runtime_thread_fork_child();
+  write_start_marker();
+  --t_thread.in_runtime;
+}
+
+}  // namespace
+
+bool ensure_initialized() {
+  if (initialized()) return true;
+  if (t_thread.initializing) return false;  // dlsym re-entered malloc on the initialising thread
+  int expected = 0;
+  if (g_init_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    t_thread.initializing = true;
+    {
+      RuntimeScope scope;
+      initialize_locked();
+    }
+    t_thread.initializing = false;
+    g_init_state.store(2, std::memory_order_release);
+    return true;
+  }
+  while (!initialized()) core::sys::yield_cpu();
+  return true;
+}
+
+// Runs after the libraries the program links (libc, libstdc++) are initialised and before
+// the program's own constructors. Allocations made earlier were already recorded lazily.
+__attribute__((constructor)) static void memtrack_constructor() {
+  int saved_errno = core::sys::get_errno();
+  ensure_initialized();
+  {
+    RuntimeScope scope;
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    capture_process_info();
+    capture_exec_environment();
+    write_start_marker();
+    if (!g_flags.follow_exec) stop_following_exec();
+    if (g_flags.report_on_signal) install_signal_report();
+    start_runtime_thread();
+  }
+  core::sys::set_errno(saved_errno);
+}
+
+}  // namespace memtrack::rt

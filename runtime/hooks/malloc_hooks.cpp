@@ -1,0 +1,216 @@
+// The C allocation entry points, interposed with LD_PRELOAD. Each keeps glibc's exact
+// semantics (return values, errno, realloc(p, 0) frees) and forwards to the real allocator.
+// Runtime-safe: nothing here allocates itself (an allocation from inside the runtime scope is
+// forwarded untouched, and aborts in an allocation-guard build: runtime/alloc_guard.h).
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "core/text_buffer.h"
+#include "runtime/alloc_guard.h"
+#include "runtime/fd/fd_tracking.h"
+#include "runtime/hooks/bootstrap_arena.h"
+#include "runtime/hooks/entry.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/real_functions.h"
+#include "runtime/output/trace_log.h"
+#include "runtime/record/misuse.h"
+#include "runtime/record/record.h"
+#include "runtime/runtime.h"
+
+using memtrack::core::AllocFamily;
+using memtrack::core::AllocRecord;
+using memtrack::core::result::FreeCall;
+namespace rt = memtrack::rt;
+
+namespace {
+
+// Inside the real fopen/fclose (StdioScope) glibc's own FILE objects are not the program's
+// memory (fd_tracking.h).
+void track(void* p, size_t size) {
+  if (p == nullptr) return;
+  if (rt::in_stdio_scope()) {
+    rt::note_stdio_block(p, size);
+    return;
+  }
+  rt::record_allocation(p, size, AllocFamily::kMalloc, false);
+}
+
+// An allocation call of the program for the event log (not one glibc makes inside fopen).
+bool logged() {
+  return rt::tracing() && !rt::in_stdio_scope();
+}
+
+void* malloc_impl(size_t size) {
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
+  rt::check_allocation("malloc");
+  void* p = rt::g_real.malloc(size);
+  if (!rt::in_runtime()) track(p, size);
+  return p;
+}
+
+// realloc of a bootstrap block: copy into a real block; the arena block is simply abandoned.
+void* realloc_from_bootstrap(void* old, size_t size) {
+  if (size == 0) return nullptr;  // glibc frees and returns NULL for realloc(p, 0)
+  void* fresh = malloc(size);
+  if (fresh != nullptr) {
+    size_t old_size = rt::bootstrap_size(old);
+    memtrack::core::copy_bytes(fresh, old, old_size < size ? old_size : size);
+  }
+  return fresh;
+}
+
+}  // namespace
+
+MEMTRACK_EXPORT_C void* malloc(size_t size) {
+  void* p = malloc_impl(size);
+  if (logged()) rt::trace_alloc("malloc", size, p);
+  return p;
+}
+
+MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
+  if (rt::must_bootstrap()) {
+    size_t total = 0;
+    if (__builtin_mul_overflow(count, size, &total)) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    return rt::bootstrap_alloc(total, 16);  // arena memory is zeroed
+  }
+  rt::check_allocation("calloc");
+  void* p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
+  if (!rt::in_runtime()) track(p, count * size);
+  if (logged()) rt::trace_alloc2("calloc", count, size, p);
+  return p;
+}
+
+// The event is logged before the real free: once the block is freed, another thread may be
+// given the address, and its line must come after ours.
+MEMTRACK_EXPORT_C void free(void* ptr) {
+  if (ptr == nullptr) {
+    if (logged()) rt::trace_free("free", nullptr);
+    return;
+  }
+  if (rt::bootstrap_owns(ptr)) return;
+  if (rt::g_real.free == nullptr && rt::must_bootstrap()) return;  // cannot happen after start-up
+  if (!rt::in_runtime()) {
+    AllocRecord rec;
+    rt::Release release = rt::release_block(ptr, FreeCall::kFree, false, &rec);
+    // Inside fclose only the blocks the program's calls made (the stdio buffer) are events.
+    if (rt::tracing() && (!rt::in_stdio_scope() || release == rt::Release::kTracked)) {
+      rt::trace_free("free", ptr);
+    }
+    if (release == rt::Release::kRejected) return;
+  }
+  rt::g_real.free(ptr);
+}
+
+// The record is removed before the real realloc runs: once it returns, another thread may
+// receive the old address from malloc, and its record must not be erased by us afterwards.
+// With several threads, the line of a realloc that moved the block may follow a line of
+// another thread that was already given the old address: the real realloc frees it before
+// the result is known.
+MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
+  if (ptr == nullptr) {
+    void* p = malloc_impl(size);
+    if (logged()) rt::trace_realloc(nullptr, size, p);
+    return p;
+  }
+  if (rt::bootstrap_owns(ptr)) return realloc_from_bootstrap(ptr, size);
+  if (rt::must_bootstrap()) {  // a non-arena pointer cannot exist before the real malloc is known
+    errno = ENOMEM;
+    return nullptr;
+  }
+  if (rt::in_runtime()) {
+    rt::check_allocation("realloc");
+    return rt::g_real.realloc(ptr, size);
+  }
+  AllocRecord old;
+  rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, &old);
+  if (release == rt::Release::kRejected) {  // realloc of a freed or foreign pointer
+    if (logged()) rt::trace_realloc(ptr, size, nullptr);
+    errno = ENOMEM;
+    return nullptr;
+  }
+  bool known = release == rt::Release::kTracked;
+  void* p = rt::g_real.realloc(ptr, size);
+  if (p != nullptr) {
+    track(p, size);
+  } else if (size != 0 && known) {
+    int saved_errno = errno;
+    rt::restore_record(old);  // failed: the old block is untouched and still live
+    errno = saved_errno;
+  }
+  if (logged()) rt::trace_realloc(ptr, size, p);
+  return p;
+}
+
+MEMTRACK_EXPORT_C void* reallocarray(void* ptr, size_t count, size_t size) {
+  size_t total = 0;
+  if (__builtin_mul_overflow(count, size, &total)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(ptr, total);
+}
+
+MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) {
+  if (rt::must_bootstrap()) {
+    void* p = rt::bootstrap_alloc(size, alignment);
+    if (p == nullptr) return ENOMEM;
+    *out = p;
+    return 0;
+  }
+  rt::check_allocation("posix_memalign");
+  int rc = rt::g_real.posix_memalign(out, alignment, size);
+  if (rc == 0 && !rt::in_runtime()) track(*out, size);
+  if (logged()) rt::trace_posix_memalign(alignment, size, rc == 0 ? *out : nullptr, rc);
+  return rc;
+}
+
+MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
+  rt::check_allocation("aligned_alloc");
+  void* p = rt::g_real.aligned_alloc(alignment, size);
+  if (!rt::in_runtime()) track(p, size);
+  if (logged()) rt::trace_alloc2("aligned_alloc", alignment, size, p);
+  return p;
+}
+
+MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
+  rt::check_allocation("memalign");
+  void* p = rt::g_real.memalign(alignment, size);
+  if (!rt::in_runtime()) track(p, size);
+  if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
+  return p;
+}
+
+MEMTRACK_EXPORT_C void* valloc(size_t size) {
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
+  rt::check_allocation("valloc");
+  void* p = rt::g_real.valloc(size);
+  if (!rt::in_runtime()) track(p, size);
+  if (logged()) rt::trace_alloc("valloc", size, p);
+  return p;
+}
+
+// pvalloc hands out whole pages; the block is recorded with the rounded size, which is what
+// the program may use (LeakSanitizer counts it the same way).
+MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
+  size_t page = static_cast<size_t>(getpagesize());
+  size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
+  if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
+  rt::check_allocation("pvalloc");
+  void* p = rt::g_real.pvalloc(size);
+  if (!rt::in_runtime()) track(p, rounded);
+  if (logged()) rt::trace_alloc("pvalloc", size, p);
+  return p;
+}
+
+MEMTRACK_EXPORT_C size_t malloc_usable_size(void* ptr) {
+  if (ptr == nullptr) return 0;
+  if (rt::bootstrap_owns(ptr)) return rt::bootstrap_size(ptr);
+  if (rt::must_bootstrap()) return 0;
+  return rt::g_real.malloc_usable_size(ptr);
+}

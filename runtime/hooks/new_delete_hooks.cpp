@@ -1,0 +1,207 @@
+// Every form of C++ operator new and delete, interposed so each block remembers whether it
+// came from malloc, new or new[]. Runtime-safe: built without exceptions; a bad_alloc is
+// thrown by calling libstdc++'s own std::__throw_bad_alloc, which unwinds through these
+// frames (they hold no locks and need no cleanup while the exception passes).
+#include <stdlib.h>
+
+#include <new>
+
+#include "runtime/alloc_guard.h"
+#include "runtime/diag.h"
+#include "runtime/hooks/bootstrap_arena.h"
+#include "runtime/hooks/entry.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/real_functions.h"
+#include "runtime/output/trace_log.h"
+#include "runtime/record/misuse.h"
+#include "runtime/record/record.h"
+#include "runtime/runtime.h"
+
+using memtrack::core::AllocFamily;
+using memtrack::core::AllocRecord;
+using memtrack::core::result::FreeCall;
+namespace rt = memtrack::rt;
+
+namespace {
+
+using NewHandlerGetter = std::new_handler (*)();
+using Thrower = void (*)();
+using NothrowNew = void* (*)(size_t, const std::nothrow_t&);
+using AlignedNothrowNew = void* (*)(size_t, std::align_val_t, const std::nothrow_t&);
+
+// Looks a symbol up once and caches it. Lookups happen on first use because a C program may
+// load the C++ runtime later with dlopen.
+template <typename Fn>
+Fn lookup(std::atomic<Fn>& cache, bool next, const char* name) {
+  Fn fn = cache.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<Fn>(next ? rt::resolve_next(name) : rt::resolve_default(name));
+    cache.store(fn, std::memory_order_release);
+  }
+  return fn;
+}
+
+std::new_handler current_new_handler() {
+  static std::atomic<NewHandlerGetter> getter{nullptr};
+  NewHandlerGetter fn = lookup(getter, false, "_ZSt15get_new_handlerv");
+  return fn != nullptr ? fn() : nullptr;
+}
+
+[[noreturn]] void throw_bad_alloc() {
+  static std::atomic<Thrower> thrower{nullptr};
+  Thrower fn = lookup(thrower, false, "_ZSt17__throw_bad_allocv");
+  if (fn != nullptr) fn();
+  rt::diag("fatal: operator new failed and std::bad_alloc cannot be thrown (no libstdc++)");
+  abort();
+}
+
+void* allocate(size_t size, size_t alignment) {
+  if (alignment == 0) return rt::g_real.malloc(size);
+  // As libstdc++ does: aligned_alloc wants a size that is a multiple of the alignment.
+  size_t rounded = (size + alignment - 1) & ~(alignment - 1);
+  return rt::g_real.aligned_alloc(alignment, rounded);
+}
+
+const char* new_name(AllocFamily family) {
+  return family == AllocFamily::kNewArray ? "new[]" : "new";
+}
+
+// The alignment argument of an aligned nothrow new, for the event log.
+inline size_t alignment_of(std::align_val_t alignment, const std::nothrow_t&) {
+  return static_cast<size_t>(alignment);
+}
+inline size_t alignment_of(const std::nothrow_t&) {
+  return 0;
+}
+
+// The throwing forms, with the loop the standard prescribes: retry after each new_handler
+// call, throw std::bad_alloc when there is none.
+void* new_impl(size_t size, AllocFamily family, size_t alignment) {
+  rt::enter();  // finishes start-up if needed
+  if (alignment != 0 && (alignment & (alignment - 1)) != 0) throw_bad_alloc();
+  if (alignment != 0 && alignment < sizeof(void*)) alignment = sizeof(void*);
+  size_t request = size == 0 ? 1 : size;
+  rt::check_allocation(new_name(family));
+  for (;;) {
+    void* p = allocate(request, alignment);
+    if (p != nullptr) {
+      if (!rt::in_runtime()) rt::record_allocation(p, size, family, alignment != 0);
+      if (rt::tracing()) rt::trace_new(new_name(family), size, alignment, false, p);
+      return p;
+    }
+    std::new_handler handler = current_new_handler();
+    if (handler == nullptr) throw_bad_alloc();
+    handler();
+  }
+}
+
+// The nothrow forms call libstdc++'s own nothrow operator (which catches whatever a
+// new_handler throws) with the runtime scope set, so the blocks it allocates through our
+// hooks are not recorded twice; the result is recorded here with the right family.
+template <typename Fn, typename... Args>
+void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, AllocFamily family,
+                       bool aligned, Args... args) {
+  rt::enter();  // finishes start-up if needed
+  rt::check_allocation(new_name(family));
+  Fn real = lookup(cache, true, name);
+  if (real == nullptr) return nullptr;
+  void* p = nullptr;
+  {
+    rt::RuntimeScope scope;
+    rt::AllowAllocation allowed("the real nothrow operator new");
+    p = real(size, args...);
+  }
+  if (p != nullptr && !rt::in_runtime()) rt::record_allocation(p, size, family, aligned);
+  if (rt::tracing())
+    rt::trace_new(new_name(family), size, aligned ? alignment_of(args...) : 0, true, p);
+  return p;
+}
+
+// Logged before the real free, as free is (malloc_hooks.cpp).
+void delete_impl(void* ptr, FreeCall call, bool aligned) {
+  if (rt::tracing() && !rt::bootstrap_owns(ptr)) {
+    rt::trace_free(call == FreeCall::kDeleteArray ? "delete[]" : "delete", ptr);
+  }
+  if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
+  if (!rt::in_runtime()) {
+    AllocRecord rec;
+    if (rt::release_block(ptr, call, aligned, &rec) == rt::Release::kRejected) return;
+  }
+  rt::g_real.free(ptr);  // libstdc++'s operator delete is free() for every form
+}
+
+std::atomic<NothrowNew> g_nothrow_new{nullptr};
+std::atomic<NothrowNew> g_nothrow_new_array{nullptr};
+std::atomic<AlignedNothrowNew> g_aligned_nothrow_new{nullptr};
+std::atomic<AlignedNothrowNew> g_aligned_nothrow_new_array{nullptr};
+
+}  // namespace
+
+MEMTRACK_EXPORT void* operator new(size_t size) {
+  return new_impl(size, AllocFamily::kNew, 0);
+}
+MEMTRACK_EXPORT void* operator new[](size_t size) {
+  return new_impl(size, AllocFamily::kNewArray, 0);
+}
+MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al) {
+  return new_impl(size, AllocFamily::kNew, static_cast<size_t>(al));
+}
+MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al) {
+  return new_impl(size, AllocFamily::kNewArray, static_cast<size_t>(al));
+}
+
+MEMTRACK_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
+  return nothrow_new_impl(g_nothrow_new, "_ZnwmRKSt9nothrow_t", size, AllocFamily::kNew, false,
+                          tag);
+}
+MEMTRACK_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
+  return nothrow_new_impl(g_nothrow_new_array, "_ZnamRKSt9nothrow_t", size, AllocFamily::kNewArray,
+                          false, tag);
+}
+MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al,
+                                   const std::nothrow_t& tag) noexcept {
+  return nothrow_new_impl(g_aligned_nothrow_new, "_ZnwmSt11align_val_tRKSt9nothrow_t", size,
+                          AllocFamily::kNew, true, al, tag);
+}
+MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
+                                     const std::nothrow_t& tag) noexcept {
+  return nothrow_new_impl(g_aligned_nothrow_new_array, "_ZnamSt11align_val_tRKSt9nothrow_t", size,
+                          AllocFamily::kNewArray, true, al, tag);
+}
+
+MEMTRACK_EXPORT void operator delete(void* p) noexcept {
+  delete_impl(p, FreeCall::kDelete, false);
+}
+MEMTRACK_EXPORT void operator delete[](void* p) noexcept {
+  delete_impl(p, FreeCall::kDeleteArray, false);
+}
+MEMTRACK_EXPORT void operator delete(void* p, size_t) noexcept {
+  delete_impl(p, FreeCall::kDelete, false);
+}
+MEMTRACK_EXPORT void operator delete[](void* p, size_t) noexcept {
+  delete_impl(p, FreeCall::kDeleteArray, false);
+}
+MEMTRACK_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
+  delete_impl(p, FreeCall::kDelete, false);
+}
+MEMTRACK_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  delete_impl(p, FreeCall::kDeleteArray, false);
+}
+MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t) noexcept {
+  delete_impl(p, FreeCall::kDelete, true);
+}
+MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t) noexcept {
+  delete_impl(p, FreeCall::kDeleteArray, true);
+}
+MEMTRACK_EXPORT void operator delete(void* p, size_t, std::align_val_t) noexcept {
+  delete_impl(p, FreeCall::kDelete, true);
+}
+MEMTRACK_EXPORT void operator delete[](void* p, size_t, std::align_val_t) noexcept {
+  delete_impl(p, FreeCall::kDeleteArray, true);
+}
+MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  delete_impl(p, FreeCall::kDelete, true);
+}
+MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  delete_impl(p, FreeCall::kDeleteArray, true);
+}

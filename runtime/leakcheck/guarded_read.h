@@ -1,0 +1,64 @@
+// Reading memory the program may have made unreadable (unmapped, PROT_NONE, a truncated
+// file's pages, guard pages) without faulting, and a quiet thread for the leak scan.
+// Runtime-safe: no malloc; the fault handler is async-signal-safe.
+#pragma once
+
+#include <setjmp.h>
+
+#include <cstdint>
+
+#include "runtime/thread_state.h"
+
+namespace memtrack::rt {
+
+// While one lives on a thread (the one running a leak scan):
+// - a SIGSEGV or SIGBUS raised by a guarded read on this thread is caught (read_words,
+//   try_read_word); a fault on any other thread goes to the program's own handler or
+//   default action, as before;
+// - every other signal is blocked on this thread, so no handler of the program (a timer's)
+//   runs in the middle of the scan and changes what it reads; signals that arrive meanwhile
+//   stay pending and are delivered when the guard ends.
+// One per thread at a time; not nestable across threads (the handler is process-wide,
+// installed and restored by whichever guard is outermost). Not thread safe: the leak scan
+// holds the report lock.
+class ScanGuard {
+ public:
+  ScanGuard();
+  ~ScanGuard();
+  ScanGuard(const ScanGuard&) = delete;
+  ScanGuard& operator=(const ScanGuard&) = delete;
+
+ private:
+  bool outermost_ = false;
+};
+
+// The first address after the page holding `address`.
+uintptr_t next_page_after(uintptr_t address);
+
+// Calls visit(word) for every aligned 8-byte word of [begin, end), in order. Under a
+// ScanGuard, a fault (in the read or inside `visit`) is caught: a word that cannot be read
+// makes the walk go on at the next page, a fault inside `visit` skips that one word.
+// Without a ScanGuard it reads directly (the memory must then be readable).
+template <typename Visit>
+__attribute__((noinline)) void read_words(uintptr_t begin, uintptr_t end, Visit&& visit) {
+  sigjmp_buf jump;
+  volatile uintptr_t cursor = (begin + 7) & ~uintptr_t{7};  // volatile: survives the jump
+  sigjmp_buf* outer = t_thread.fault_jump;
+  if (sigsetjmp(jump, 0) != 0) {
+    uintptr_t fault = t_thread.fault_address;
+    uintptr_t at = cursor;
+    cursor = fault >= at && fault < at + 8 ? (next_page_after(fault) + 7) & ~uintptr_t{7} : at + 8;
+  }
+  t_thread.fault_jump = &jump;
+  for (uintptr_t p = cursor; p + 8 <= end && p >= begin; p += 8) {
+    cursor = p;
+    visit(*reinterpret_cast<const volatile uint64_t*>(p));
+  }
+  t_thread.fault_jump = outer;
+}
+
+// Reads one word; false if it cannot be read (under a ScanGuard; without one, it must be
+// readable).
+[[nodiscard]] bool try_read_word(uintptr_t address, uint64_t* /*out*/ value);
+
+}  // namespace memtrack::rt

@@ -1,0 +1,67 @@
+// The leak model at exit: unfreed blocks grouped by allocation stack, largest first.
+// Runtime-safe: built from the allocation table with mmap-backed arrays only. The same model
+// feeds the text report today and the result file for the CLI later.
+#pragma once
+
+#include <cstdint>
+
+#include "core/alloc_table.h"
+#include "core/mmap_array.h"
+#include "core/stack_depot.h"
+#include "runtime/leakcheck/reachability.h"
+
+namespace memtrack::rt {
+
+// As in the result file and report::LeakKind.
+enum class LeakKind : uint8_t {
+  kDefinite = 0,
+  kIndirect = 1,
+  kPossible = 2,
+  kReachable = 3,
+  kUnclassified = 4
+};
+
+struct LeakGroup {
+  uint32_t stack_id = 0;
+  LeakKind kind = LeakKind::kUnclassified;
+  bool runtime_internal = false;  // kept by ld.so/stdio/libstdc++ for their own use
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  uint64_t indirect_bytes = 0;  // definite groups: what hangs off their blocks
+  uint64_t indirect_blocks = 0;
+};
+
+struct LeakTotals {
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  uint64_t groups = 0;
+};
+
+// Not thread safe; one per report.
+class LeakReport {
+ public:
+  // Groups every live block of `table` by stack id. Returns false if memory for the working
+  // set cannot be mapped.
+  [[nodiscard]] bool try_collect(core::AllocTable& table, uint32_t stack_count);
+
+  // Groups classified blocks by (stack id, kind); definite groups sum the indirect totals of
+  // their blocks' cliques.
+  [[nodiscard]] bool try_collect_classified(const core::MmapArray<ScanBlock>& blocks,
+                                            uint32_t stack_count);
+
+  // Sorts groups by bytes, then blocks (both descending), then stack id, so the order is
+  // deterministic for identical runs.
+  void sort();
+
+  // Sums over the groups with the given runtime_internal value, over every kind or one.
+  LeakTotals totals(bool runtime_internal) const;
+  LeakTotals totals(bool runtime_internal, LeakKind kind) const;
+
+  core::MmapArray<LeakGroup>& groups() { return groups_; }
+  const core::MmapArray<LeakGroup>& groups() const { return groups_; }
+
+ private:
+  core::MmapArray<LeakGroup> groups_;
+};
+
+}  // namespace memtrack::rt

@@ -1,0 +1,80 @@
+// Unit tests of the exit report model: grouping by stack and ordering.
+#include "runtime/leakcheck/leak_report.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace memtrack::rt {
+namespace {
+
+class LeakReportTest : public ::testing::Test {
+ protected:
+  void TearDown() override { table_->test_only_reset(); }
+
+  void add(uintptr_t ptr, uint64_t size, uint32_t stack_id) {
+    core::AllocRecord rec;
+    rec.ptr = ptr;
+    rec.size = size;
+    rec.stack_id = stack_id;
+    ASSERT_TRUE(table_->try_insert(rec));
+  }
+
+  std::unique_ptr<core::AllocTable> table_ = std::make_unique<core::AllocTable>();
+};
+
+TEST_F(LeakReportTest, EmptyTableGivesNoGroups) {
+  LeakReport report;
+  ASSERT_TRUE(report.try_collect(*table_, 5));
+  EXPECT_EQ(report.groups().size(), 0u);
+  EXPECT_EQ(report.totals(false).bytes, 0u);
+}
+
+TEST_F(LeakReportTest, GroupsByStackAndSortsByBytesThenBlocks) {
+  for (uintptr_t i = 0; i < 10; ++i) add(0x1000 + i * 16, 100, 2);  // 1000 bytes, 10 blocks
+  add(0x9000, 1234, 1);                                             // 1234 bytes, 1 block
+  add(0xa000, 500, 3);
+  add(0xa100, 500, 3);  // 1000 bytes in 2 blocks: ties with stack 2 on bytes
+  add(0xb000, 7, 0);    // unknown stack id 0 still forms a group
+  LeakReport report;
+  ASSERT_TRUE(report.try_collect(*table_, 3));
+  report.sort();
+  auto& groups = report.groups();
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].stack_id, 1u);
+  EXPECT_EQ(groups[0].bytes, 1234u);
+  EXPECT_EQ(groups[0].blocks, 1u);
+  EXPECT_EQ(groups[1].stack_id, 2u);  // same bytes as stack 3, more blocks
+  EXPECT_EQ(groups[1].blocks, 10u);
+  EXPECT_EQ(groups[2].stack_id, 3u);
+  EXPECT_EQ(groups[2].bytes, 1000u);
+  EXPECT_EQ(groups[3].stack_id, 0u);
+  EXPECT_EQ(groups[3].bytes, 7u);
+  LeakTotals totals = report.totals(false);
+  EXPECT_EQ(totals.bytes, 3241u);
+  EXPECT_EQ(totals.blocks, 14u);
+  EXPECT_EQ(totals.groups, 4u);
+}
+
+TEST_F(LeakReportTest, IgnoresStacksNewerThanTheSnapshot) {
+  add(0x1000, 10, 1);
+  add(0x2000, 20, 9);  // interned after the report read the depot size
+  LeakReport report;
+  ASSERT_TRUE(report.try_collect(*table_, 1));
+  ASSERT_EQ(report.groups().size(), 1u);
+  EXPECT_EQ(report.groups()[0].bytes, 10u);
+}
+
+TEST_F(LeakReportTest, TotalsSeparateRuntimeInternalGroups) {
+  add(0x1000, 10, 1);
+  add(0x2000, 20, 2);
+  LeakReport report;
+  ASSERT_TRUE(report.try_collect(*table_, 2));
+  report.groups()[1].runtime_internal = true;
+  EXPECT_EQ(report.totals(false).bytes, 10u);
+  EXPECT_EQ(report.totals(true).bytes, 20u);
+  EXPECT_EQ(report.totals(true).groups, 1u);
+}
+
+}  // namespace
+}  // namespace memtrack::rt

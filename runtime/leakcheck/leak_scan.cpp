@@ -1,0 +1,297 @@
+// Orchestration of the leak scan. Calls libc (through proc_maps and stop_threads) but never
+// malloc; while other threads are stopped it takes no lock they could hold, because the
+// stopper only parks threads that are outside the runtime.
+#include "runtime/leakcheck/leak_scan.h"
+
+#include <sys/mman.h>
+
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/diag.h"
+#include "runtime/fd/fd_tracking.h"
+#include "runtime/leakcheck/guarded_read.h"
+#include "runtime/leakcheck/proc_maps.h"
+#include "runtime/leakcheck/stop_threads.h"
+#include "runtime/runtime.h"
+#include "runtime/unwind/fast_unwind.h"
+
+namespace memtrack::rt {
+namespace {
+
+ThreadStopper g_stopper;  // large; lives in .bss, never on a stack
+constexpr size_t kMaxInterruptedRegisters = 32;
+uintptr_t g_interrupted_registers[kMaxInterruptedRegisters];
+size_t g_interrupted_count = 0;
+
+bool snapshot_blocks(core::MmapArray<ScanBlock>& blocks) {
+  bool ok = true;
+  g_allocs.for_each([&](const core::AllocRecord& rec) {
+    ScanBlock b{};
+    b.start = rec.ptr;
+    b.size = rec.size;
+    b.stack_id = rec.stack_id;
+    b.ignored = rec.ignored;
+    if (!blocks.try_push_back(b)) ok = false;
+  });
+  core::heap_sort(blocks.data(), blocks.size(),
+                  [](const ScanBlock& a, const ScanBlock& b) { return a.start < b.start; });
+  return ok;
+}
+
+// Index of the first block starting at or after `begin`.
+size_t first_block_at(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin) {
+  size_t lo = 0;
+  size_t hi = blocks.size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (blocks[mid].start < begin) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+bool contains_block_start(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin,
+                          uintptr_t end) {
+  size_t first = first_block_at(blocks, begin);
+  return first < blocks.size() && blocks[first].start < end;
+}
+
+// The mapping glibc made for a block it mmapped on its own (above the mmap threshold), or
+// false if `block` does not look like one: its chunk header says IS_MMAPPED, and the mapping
+// (chunk start minus the alignment gap kept in prev_size, plus the chunk size) is
+// page-aligned and inside [begin, end). Any other allocator's blocks fail these checks.
+bool mmapped_chunk_of(const ScanBlock& block, uintptr_t begin, uintptr_t end,
+                      core::sys::MemoryRange* /*out*/ range) {
+  constexpr uint64_t kIsMmapped = 2;
+  const uintptr_t page = core::sys::page_size();
+  uintptr_t chunk = block.start - 16;
+  if (block.start < begin + 16 || chunk >= end) return false;
+  uint64_t gap = 0;
+  uint64_t size_field = 0;
+  if (!try_read_word(chunk, &gap) || !try_read_word(chunk + 8, &size_field)) return false;
+  uint64_t size = size_field & ~uint64_t{7};
+  if ((size_field & kIsMmapped) == 0 || gap > chunk - begin) return false;
+  uintptr_t map_start = chunk - gap;
+  if ((map_start & (page - 1)) != 0 || ((gap + size) & (page - 1)) != 0) return false;
+  if (size > end - chunk || block.start + block.size > chunk + size) return false;
+  *range = core::sys::MemoryRange{map_start, chunk + size};
+  return true;
+}
+
+// Scans [begin, end) as roots, leaving out memtrack's own mappings (sorted by start).
+// Large reservations (runtimes and allocators reserve gigabytes they never touch) are scanned
+// page by page where mincore says a page is resident: a page never touched holds only zeros,
+// and reading it would make the kernel back it with memory. Anonymous pages that are swapped
+// out are skipped too, which can only make a block look less reachable than it is.
+void scan_resident(ReachabilityScan& scan, uintptr_t begin, uintptr_t end) {
+  constexpr uintptr_t kSmall = uintptr_t{64} << 20;
+  if (end - begin <= kSmall) {
+    scan.scan_root_range(begin, end);
+    return;
+  }
+  const uintptr_t page = core::sys::page_size();
+  unsigned char resident[256];
+  uintptr_t first_page = begin & ~(page - 1);
+  for (uintptr_t chunk = first_page; chunk < end; chunk += page * sizeof(resident)) {
+    uintptr_t chunk_end = chunk + page * sizeof(resident);
+    if (chunk_end > end) chunk_end = end;
+    if (mincore(reinterpret_cast<void*>(chunk), chunk_end - chunk, resident) != 0) {
+      scan.scan_root_range(chunk < begin ? begin : chunk, chunk_end);
+      continue;
+    }
+    for (uintptr_t p = chunk; p < chunk_end; p += page) {
+      if ((resident[(p - chunk) / page] & 1) == 0) continue;
+      uintptr_t from = p < begin ? begin : p;
+      uintptr_t to = p + page < chunk_end ? p + page : chunk_end;
+      scan.scan_root_range(from, to);
+    }
+  }
+}
+
+void scan_without_own(ReachabilityScan& scan, uintptr_t begin, uintptr_t end,
+                      const core::MmapArray<core::sys::MemoryRange>& own) {
+  uintptr_t cursor = begin;
+  for (const core::sys::MemoryRange& r : own) {
+    if (r.end <= cursor || r.start >= end) continue;
+    if (r.start > cursor) scan_resident(scan, cursor, r.start);
+    cursor = r.end;
+  }
+  if (cursor < end) scan_resident(scan, cursor, end);
+}
+
+// A stopped thread's stack pointer, if it lies in [begin, end); the red zone below it
+// (128 bytes on x86-64) may hold live values too.
+uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp) {
+  if (self_sp >= begin && self_sp < end) return self_sp;
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    const StoppedThread& t = g_stopper.thread(i);
+    if (!t.captured || t.sp < begin || t.sp >= end) continue;
+    return t.sp - 128 < begin ? begin : t.sp - 128;
+  }
+  return 0;
+}
+
+// Copies the registry of memtrack's own mappings; resizing the array may itself add one.
+bool is_live_thread_pointer(uintptr_t tcb) {
+  if (tcb == reinterpret_cast<uintptr_t>(__builtin_thread_pointer())) return true;
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    if (g_stopper.thread(i).captured && g_stopper.thread(i).thread_pointer == tcb) return true;
+  }
+  return false;
+}
+
+// glibc puts a thread's descriptor (TCB) at the top of its stack mapping; the TCB starts with
+// tcbhead_t {tcb, dtv, self} where tcb and self point at the TCB itself. A region with that
+// signature near its end whose TCB belongs to no live thread is the stack of a thread that
+// has exited (glibc caches them). The main thread's TCB lives in a mapping ld.so made, and
+// is live, so that mapping is scanned.
+bool is_dead_thread_stack(const MapRegion& m) {
+  uintptr_t from = m.end - m.start > 65536 ? m.end - 65536 : m.start;
+  from = (from + 63) & ~uintptr_t{63};
+  for (uintptr_t a = from; a + 24 <= m.end; a += 64) {
+    uint64_t tcb = 0;
+    uint64_t self = 0;
+    if (try_read_word(a, &tcb) && tcb == a && try_read_word(a + 16, &self) && self == a) {
+      return !is_live_thread_pointer(a);
+    }
+  }
+  return false;
+}
+
+bool collect_own_mappings(core::MmapArray<core::sys::MemoryRange>& own) {
+  for (;;) {
+    size_t wanted = core::sys::own_mappings(nullptr, 0) + 16;
+    if (!own.try_resize(wanted)) return false;
+    size_t n = core::sys::own_mappings(own.data(), own.size());
+    if (n <= own.size()) return own.try_resize(n);
+  }
+}
+
+// A writable mapping that holds blocks is a malloc arena (skipped: its blocks are scanned as
+// blocks, and its free chunks hold stale links) unless every block in it is a chunk glibc
+// mmapped on its own. The kernel merges such a chunk with the program's neighbouring
+// anonymous mappings (cc1plus's GC pages), so the rest of the mapping is scanned as roots.
+void scan_around_mmapped_chunks(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
+                                const MapRegion& m,
+                                const core::MmapArray<core::sys::MemoryRange>& own) {
+  constexpr size_t kMaxChunks = 64;
+  core::sys::MemoryRange chunks[kMaxChunks];
+  size_t count = 0;
+  for (size_t i = first_block_at(blocks, m.start); i < blocks.size() && blocks[i].start < m.end;
+       ++i) {
+    if (count == kMaxChunks || !mmapped_chunk_of(blocks[i], m.start, m.end, &chunks[count])) {
+      return;  // an arena, or more than we can track: leave it all to the block scan
+    }
+    ++count;
+  }
+  uintptr_t cursor = m.start;
+  for (size_t i = 0; i < count; ++i) {  // in address order, as the blocks are
+    if (chunks[i].start > cursor) scan_without_own(scan, cursor, chunks[i].start, own);
+    if (chunks[i].end > cursor) cursor = chunks[i].end;
+  }
+  if (cursor < m.end) scan_without_own(scan, cursor, m.end, own);
+}
+
+void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
+                const core::MmapArray<MapRegion>& maps,
+                const core::MmapArray<core::sys::MemoryRange>& own, uintptr_t self_sp) {
+  uintptr_t self_start = 0;
+  uintptr_t self_end = 0;
+  skipped_code_range(&self_start, &self_end);
+  auto scan_region = [&](const MapRegion& m) {
+    if (contains_block_start(blocks, m.start, m.end)) {
+      scan_around_mmapped_chunks(scan, blocks, m, own);
+      return;
+    }
+    uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
+    // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
+    if (sp == 0 && is_dead_thread_stack(m)) return;
+    scan_without_own(scan, sp != 0 ? sp : m.start, m.end, own);
+  };
+  for (const MapRegion& m : maps) {
+    if (!m.readable || !m.writable || m.special || m.device || m.heap) continue;
+    if (m.end <= self_start || m.start >= self_end) {
+      scan_region(m);
+      continue;
+    }
+    // memtrack's own image (its globals) is no root; but the kernel merges its .bss with an
+    // anonymous mapping of the program right after it, and that part is.
+    MapRegion before = m;
+    MapRegion after = m;
+    before.end = self_start;
+    after.start = self_end;
+    if (before.start < before.end) scan_region(before);
+    if (after.start < after.end) scan_region(after);
+  }
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    const StoppedThread& t = g_stopper.thread(i);
+    if (!t.captured) continue;
+    for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
+  }
+  for (size_t i = 0; i < g_interrupted_count; ++i) {
+    scan.scan_root_word(g_interrupted_registers[i]);
+  }
+  // FILE objects of open streams are no blocks (fd_tracking.h) but glibc's list of open
+  // streams points to them: roots, like the list. Only inside a readable mapping, in case a
+  // stream was freed behind the hooks' back.
+  for_each_open_stream([&](uintptr_t begin, uintptr_t end) {
+    for (const MapRegion& m : maps) {
+      if (m.readable && begin >= m.start && end <= m.end) scan.scan_root_range(begin, end);
+    }
+  });
+}
+
+}  // namespace
+
+void note_interrupted_registers(const uintptr_t* registers, size_t count) {
+  if (count > kMaxInterruptedRegisters) count = kMaxInterruptedRegisters;
+  for (size_t i = 0; i < count; ++i) g_interrupted_registers[i] = registers[i];
+  g_interrupted_count = count;
+}
+
+bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
+  // First: no handler of the program may run on this thread from here on (a timer's would
+  // change what the scan reads), and no read of the scan may fault.
+  ScanGuard guard;
+  g_stopper.stop_all();
+  if (g_stopper.waited_out() > 0) {
+    core::FixedText<160> message;
+    message.str("warning: ").u64(g_stopper.waited_out());
+    message.str(
+        " thread(s) did not stop for the leak scan within a second; their stacks are "
+        "read while they run");
+    diag(message.data());
+  }
+  core::MmapArray<MapRegion> maps;
+  core::MmapArray<core::sys::MemoryRange> own;
+  core::MmapArray<core::sys::MemoryRange> readonly;
+  ReachabilityScan scan;
+  bool ok = snapshot_blocks(blocks) && read_proc_maps(maps);
+  for (size_t i = 0; ok && i < maps.size(); ++i) {
+    const MapRegion& m = maps[i];
+    if (m.file_backed && m.readable && !m.writable) {
+      ok = readonly.try_push_back(core::sys::MemoryRange{m.start, m.end});
+    }
+  }
+  ok = ok && collect_own_mappings(own);
+  if (ok) {
+    core::heap_sort(own.data(), own.size(),
+                    [](const core::sys::MemoryRange& a, const core::sys::MemoryRange& b) {
+                      return a.start < b.start;
+                    });
+    ok = scan.try_init(blocks, readonly);
+  }
+  if (ok) {
+    scan.mark_ignored();
+    scan_roots(scan, blocks, maps, own, stack_top);
+    ok = scan.propagate();
+    scan.classify_unreached();
+  }
+  g_stopper.resume_all();
+  return ok;
+}
+
+}  // namespace memtrack::rt

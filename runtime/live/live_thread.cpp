@@ -1,0 +1,281 @@
+// The runtime's own thread, for work done while the program runs: live reports of the
+// allocation sites holding blocks older than expire_ms, every report_interval_ms, and
+// snapshots (a full leak report) when `memtrack snapshot` sends kSnapshotSignal. The signal
+// handler only records the request and wakes this thread.
+// Calls libc (pthread, sigaction, futex) but never malloc; the thread's stack is memtrack's
+// own mapping, so leak scans never take its contents for the program's pointers, and it is
+// never stopped by them (stop_threads skips it).
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/mmap_array.h"
+#include "core/result_format.h"
+#include "core/spin_lock.h"
+#include "core/sys_linux.h"
+#include "runtime/alloc_guard.h"
+#include "runtime/diag.h"
+#include "runtime/live/live_thread.h"
+#include "runtime/output/report.h"
+#include "runtime/output/report_text.h"
+#include "runtime/output/result_file.h"
+#include "runtime/record/record.h"
+#include "runtime/runtime.h"
+#include "runtime/signal_table.h"
+#include "runtime/thread_state.h"
+
+namespace memtrack::rt {
+
+core::SpinLock g_report_lock;
+
+namespace {
+
+constexpr size_t kThreadStackBytes = size_t{1} << 20;
+constexpr uint64_t kNsPerMs = 1000000;
+// Ages are kept in ticks of 1/64 of the longer of expire_ms and report_interval_ms, so an
+// age is exact to within that tick and 14-bit epochs wrap only after 256 such periods.
+constexpr uint64_t kTicksPerPeriod = 64;
+namespace result = core::result;
+
+std::atomic<uint32_t> g_wake{0};              // futex word: changed to wake the thread
+std::atomic<uint32_t> g_snapshot_request{0};  // latest request id; 0 = none yet
+std::atomic<bool> g_stopping{false};          // the process is ending: no new report
+bool g_thread_wanted = false;
+uint32_t g_handled_request = 0;
+uint32_t g_live_sequence = 0;
+uint64_t g_start_ns = 0;
+uint64_t g_tick_ns = 0;
+uint32_t g_threshold_ticks = 0;
+
+void wake_thread() {
+  g_wake.fetch_add(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&g_wake), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr,
+          0);
+}
+
+void sleep_until_woken(uint32_t seen, uint64_t timeout_ns) {
+  timespec timeout{static_cast<time_t>(timeout_ns / 1000000000),
+                   static_cast<long>(timeout_ns % 1000000000)};
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&g_wake), FUTEX_WAIT_PRIVATE, seen,
+          timeout_ns == 0 ? nullptr : &timeout, nullptr, 0);
+}
+
+// Async-signal-safe: records the request (sigqueue's value, or 1 for a plain kill).
+void on_snapshot_signal(int, siginfo_t* info, void*) {
+  int saved_errno = core::sys::get_errno();
+  uint32_t request = 1;
+  if (info != nullptr && info->si_code == SI_QUEUE) {
+    request = static_cast<uint32_t>(info->si_value.sival_int);
+  }
+  g_snapshot_request.store(request == 0 ? 1 : request, std::memory_order_release);
+  wake_thread();
+  core::sys::set_errno(saved_errno);
+}
+
+// Where a snapshot goes without the CLI's result directory: $TMPDIR or /tmp, where
+// `memtrack snapshot` looks (it reads the target's environment).
+const char* snapshot_dir() {
+  if (g_flags.result_dir[0] != '\0') return g_flags.result_dir;
+  const char* tmp = getenv("TMPDIR");
+  return tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp";
+}
+
+void take_snapshot(uint32_t request) {
+  core::SpinLockGuard guard(g_report_lock);
+  if (g_stopping.load(std::memory_order_acquire)) return;
+  LeakReport report;
+  if (!build_leak_report(report, 0)) return;
+  write_snapshot_file(snapshot_dir(), report, request);
+}
+
+struct SiteCounts {
+  uint64_t blocks;
+  uint64_t bytes;
+};
+
+// One pass over the allocation table, one shard lock at a time: the program's allocation
+// calls wait at most for the walk of one shard.
+void live_report(uint64_t now_ns) {
+  core::SpinLockGuard guard(g_report_lock);
+  if (g_stopping.load(std::memory_order_acquire)) return;
+  uint32_t now_epoch = g_epoch.load(std::memory_order_relaxed);
+  uint32_t stack_count = g_stacks.size();
+  core::MmapArray<SiteCounts> counts;
+  LiveReport live;
+  if (!counts.try_resize(size_t{stack_count} + 1)) {
+    diag("warning: cannot map memory for a live report; skipped");
+    return;
+  }
+  g_allocs.for_each_marking_reported([&](const core::AllocRecord& rec) {
+    ++live.live_blocks;
+    live.live_bytes += rec.size;
+    if (rec.ignored) return false;
+    uint32_t age = (now_epoch - rec.epoch) % core::kEpochModulus;
+    bool old = rec.reported != 0 || age >= g_threshold_ticks;
+    if (!old || rec.stack_id > stack_count) return false;
+    ++counts[rec.stack_id].blocks;
+    counts[rec.stack_id].bytes += rec.size;
+    return rec.reported == 0;
+  });
+  bool ok = true;
+  for (uint32_t id = 1; id <= stack_count && ok; ++id) {
+    uint64_t freed = g_freed_after_report[id].load(std::memory_order_relaxed);
+    if (counts[id].blocks == 0 && freed == 0) continue;
+    uint32_t flags = is_runtime_internal(g_stacks.get(id)) ? result::kLiveSiteRuntimeInternal : 0;
+    ok = live.sites.try_push_back(LiveSite{id, flags, counts[id].blocks, counts[id].bytes, freed});
+  }
+  if (!ok) {
+    diag("warning: cannot map memory for a live report; skipped");
+    return;
+  }
+  core::heap_sort(live.sites.data(), live.sites.size(), [](const LiveSite& a, const LiveSite& b) {
+    return a.old_bytes != b.old_bytes ? a.old_bytes > b.old_bytes : a.stack_id < b.stack_id;
+  });
+  live.sequence = ++g_live_sequence;
+  live.uptime_ms = (now_ns - g_start_ns) / kNsPerMs;
+  live.expire_ms = static_cast<uint64_t>(g_flags.expire_ms);
+  live.interval_ms = static_cast<uint64_t>(report_interval_ms());
+  if (g_flags.result_dir[0] != '\0') {
+    write_live_file(g_flags.result_dir, live);
+  } else {
+    write_live_text(live);
+  }
+}
+
+void* thread_main(void*) {
+  ++t_thread.in_runtime;  // nothing this thread allocates is the program's
+  int tid = core::sys::current_tid();
+  g_runtime_thread_tid.store(tid, std::memory_order_release);
+  // The lowest priority: on a busy machine the program's threads are not made to wait for
+  // a report (Linux applies the nice value of a thread id to that thread alone).
+  setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
+  bool live = g_flags.expire_ms > 0;
+  uint64_t now = core::sys::monotonic_ns();
+  uint64_t next_tick = now + g_tick_ns;
+  uint64_t interval_ns = static_cast<uint64_t>(report_interval_ms()) * kNsPerMs;
+  uint64_t next_report = now + interval_ns;
+  for (;;) {
+    uint32_t seen = g_wake.load(std::memory_order_acquire);
+    if (g_stopping.load(std::memory_order_acquire)) return nullptr;
+    uint32_t request = g_snapshot_request.load(std::memory_order_acquire);
+    if (request != 0 && request != g_handled_request) {
+      g_handled_request = request;
+      take_snapshot(request);
+      continue;
+    }
+    now = core::sys::monotonic_ns();
+    if (live) {
+      while (now >= next_tick) {
+        g_epoch.fetch_add(1, std::memory_order_relaxed);
+        next_tick += g_tick_ns;
+      }
+      if (now >= next_report) {
+        live_report(now);
+        next_report += interval_ns;
+        if (next_report <= now) next_report = now + interval_ns;  // the process was stopped
+        continue;
+      }
+    }
+    uint64_t wait = 0;  // 0: until woken
+    if (live) wait = (next_tick < next_report ? next_tick : next_report) - now;
+    sleep_until_woken(seen, wait);
+  }
+}
+
+bool start_thread() {
+  RuntimeScope scope;
+  // Guard pages at both ends: they catch an overflow, and they keep the kernel from merging
+  // the stack with a neighbouring mapping of the program (a thread stack of the program
+  // would then look like part of memtrack's memory to the leak scan).
+  const size_t page = core::sys::page_size();
+  const size_t mapped = kThreadStackBytes + 2 * page;
+  auto* base = static_cast<char*>(core::sys::map_pages(mapped));
+  if (base == nullptr) return false;
+  mprotect(base, page, PROT_NONE);
+  mprotect(base + page + kThreadStackBytes, page, PROT_NONE);
+  void* stack = base + page;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, stack, kThreadStackBytes);
+  // The program's signals must never be delivered to this thread: it blocks them all, and
+  // so does its start (pthread_create copies the creator's mask).
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t thread;
+  int error = 0;
+  {
+    AllowAllocation allowed("pthread_create of memtrack's thread");  // glibc callocs its DTV
+    error = pthread_create(&thread, &attr, thread_main, nullptr);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  pthread_attr_destroy(&attr);
+  if (error != 0) {
+    core::sys::unmap_pages(base, mapped);
+    return false;
+  }
+  pthread_setname_np(thread, "memtrack");
+  pthread_detach(thread);
+  return true;
+}
+
+// Only where the program left the default action, and hidden from it (signal_table.h).
+void install_snapshot_handler() {
+  install_hidden_handler(kSnapshotSignal, on_snapshot_signal);
+}
+
+}  // namespace
+
+int report_interval_ms() {
+  return g_flags.report_interval_ms > 0 ? g_flags.report_interval_ms : g_flags.expire_ms;
+}
+
+void start_runtime_thread() {
+  if (g_flags.expire_ms <= 0 && !g_flags.snapshot_signal) return;
+  g_start_ns = core::sys::monotonic_ns();
+  if (g_flags.expire_ms > 0) {
+    uint64_t expire_ns = static_cast<uint64_t>(g_flags.expire_ms) * kNsPerMs;
+    uint64_t period = static_cast<uint64_t>(report_interval_ms()) * kNsPerMs;
+    if (period < expire_ns) period = expire_ns;
+    g_tick_ns = period / kTicksPerPeriod;
+    if (g_tick_ns < kNsPerMs) g_tick_ns = kNsPerMs;
+    g_threshold_ticks = static_cast<uint32_t>((expire_ns + g_tick_ns - 1) / g_tick_ns);
+    size_t counters = size_t{core::StackDepot::kMaxStacks} + 1;
+    g_freed_after_report = static_cast<std::atomic<uint32_t>*>(
+        core::sys::map_pages(counters * sizeof(std::atomic<uint32_t>)));
+    if (g_freed_after_report == nullptr) {
+      diag("warning: cannot map memory for live reports; they are off");
+      g_flags.expire_ms = 0;
+    }
+  }
+  if (g_flags.snapshot_signal) install_snapshot_handler();
+  g_thread_wanted = true;
+  if (!start_thread()) {
+    diag("warning: cannot start memtrack's thread; no live reports or snapshots");
+    g_thread_wanted = false;
+  }
+}
+
+void stop_runtime_thread() {
+  g_stopping.store(true, std::memory_order_release);
+  if (g_thread_wanted) wake_thread();
+}
+
+void runtime_thread_fork_child() {
+  g_report_lock.reset_after_fork();
+  g_runtime_thread_tid.store(0, std::memory_order_relaxed);
+  g_live_sequence = 0;
+  // The child has only the forking thread: start a new runtime thread for it (fork's child
+  // handlers run with libc's locks reset, where creating a thread is safe).
+  if (g_thread_wanted && !g_stopping.load(std::memory_order_relaxed) && !start_thread()) {
+    diag("warning: cannot start memtrack's thread in the child; no live reports there");
+  }
+}
+
+}  // namespace memtrack::rt

@@ -1,0 +1,219 @@
+// ELF symbol-table lookup for the in-process report (see elf_symbols.h). Calls libc (open,
+// fstat, mmap, _dl_find_object) but never malloc; every offset read from a file is bounds-checked,
+// since a module file may be truncated or replaced on disk while the program runs.
+#include "runtime/output/elf_symbols.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/mmap_array.h"
+#include "core/text_buffer.h"
+#include "runtime/runtime.h"
+
+// libsupc++'s demangler (the one behind __cxa_demangle), in its form that hands the name to
+// a callback piece by piece and keeps its work on the stack instead of in malloc'ed memory.
+// Linked statically from libsupc++.a and kept local to libmemtrack.so (runtime/CMakeLists.txt).
+// Returns 0 on success.
+extern "C" int __gcclibcxx_demangle_callback(const char* mangled,
+                                             void (*callback)(const char*, size_t, void*),
+                                             void* opaque);
+
+namespace memtrack::rt {
+namespace {
+
+struct FunctionSymbol {
+  uint64_t start;
+  uint64_t size;
+  uint32_t name;  // offset into the string table
+};
+
+struct ModuleSymbols {
+  const link_map* map = nullptr;
+  const char* file = nullptr;  // the mapping of the whole ELF file
+  size_t file_size = 0;
+  const char* strings = nullptr;
+  size_t strings_size = 0;
+  core::MmapArray<FunctionSymbol>* functions = nullptr;
+};
+
+constexpr int kMaxModules = 256;
+ModuleSymbols g_modules[kMaxModules];
+core::MmapArray<FunctionSymbol> g_function_arrays[kMaxModules];
+int g_module_count = 0;
+
+bool in_bounds(size_t offset, size_t size, size_t total) {
+  return offset <= total && size <= total - offset;
+}
+
+bool terminated_within(const char* s, size_t limit) {
+  for (size_t i = 0; i < limit; ++i) {
+    if (s[i] == '\0') return true;
+  }
+  return false;
+}
+
+const Elf64_Shdr* section(const char* file, size_t file_size, const Elf64_Ehdr* ehdr, size_t i) {
+  size_t offset = ehdr->e_shoff + i * sizeof(Elf64_Shdr);
+  if (i >= ehdr->e_shnum || !in_bounds(offset, sizeof(Elf64_Shdr), file_size)) return nullptr;
+  return reinterpret_cast<const Elf64_Shdr*>(file + offset);
+}
+
+// Picks .symtab if present (it has static functions), else .dynsym.
+const Elf64_Shdr* find_symbol_table(const char* file, size_t file_size, const Elf64_Ehdr* ehdr) {
+  const Elf64_Shdr* dynsym = nullptr;
+  for (size_t i = 0; i < ehdr->e_shnum; ++i) {
+    const Elf64_Shdr* sh = section(file, file_size, ehdr, i);
+    if (sh == nullptr) return nullptr;
+    if (sh->sh_type == SHT_SYMTAB) return sh;
+    if (sh->sh_type == SHT_DYNSYM) dynsym = sh;
+  }
+  return dynsym;
+}
+
+void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
+  if (mod.file_size < sizeof(Elf64_Ehdr)) return;
+  const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(mod.file);
+  if (ehdr->e_ident[EI_MAG0] != ELFMAG0 || ehdr->e_ident[EI_MAG1] != ELFMAG1 ||
+      ehdr->e_ident[EI_MAG2] != ELFMAG2 || ehdr->e_ident[EI_MAG3] != ELFMAG3 ||
+      ehdr->e_ident[EI_CLASS] != ELFCLASS64 || ehdr->e_shentsize != sizeof(Elf64_Shdr)) {
+    return;
+  }
+  const Elf64_Shdr* symtab = find_symbol_table(mod.file, mod.file_size, ehdr);
+  if (symtab == nullptr || !in_bounds(symtab->sh_offset, symtab->sh_size, mod.file_size)) return;
+  const Elf64_Shdr* strtab = section(mod.file, mod.file_size, ehdr, symtab->sh_link);
+  if (strtab == nullptr || !in_bounds(strtab->sh_offset, strtab->sh_size, mod.file_size)) return;
+  mod.strings = mod.file + strtab->sh_offset;
+  mod.strings_size = strtab->sh_size;
+  const auto* syms = reinterpret_cast<const Elf64_Sym*>(mod.file + symtab->sh_offset);
+  size_t count = symtab->sh_size / sizeof(Elf64_Sym);
+  for (size_t i = 0; i < count; ++i) {
+    const Elf64_Sym& sym = syms[i];
+    unsigned type = ELF64_ST_TYPE(sym.st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+        sym.st_size == 0 || sym.st_name >= mod.strings_size) {
+      continue;
+    }
+    if (!terminated_within(mod.strings + sym.st_name, mod.strings_size - sym.st_name)) continue;
+    if (!out.try_push_back(FunctionSymbol{sym.st_value, sym.st_size, sym.st_name})) return;
+  }
+  core::heap_sort(out.data(), out.size(), [](const FunctionSymbol& a, const FunctionSymbol& b) {
+    return a.start < b.start;
+  });
+  mod.functions = &out;
+}
+
+// The main program's link_map has an empty name; /proc/self/exe gives its absolute path.
+const char* main_program_path() {
+  static char path[4096];
+  if (path[0] == '\0') {
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    if (n <= 0) return program_invocation_name;
+    path[n] = '\0';
+  }
+  return path;
+}
+
+void map_module_file(ModuleSymbols& mod) {
+  const char* path = mod.map->l_name;
+  if (path == nullptr || path[0] == '\0') path = main_program_path();
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    void* file = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (file != MAP_FAILED) {
+      mod.file = static_cast<const char*>(file);
+      mod.file_size = static_cast<size_t>(st.st_size);
+    }
+  }
+  close(fd);
+}
+
+ModuleSymbols* module_for(const link_map* map) {
+  for (int i = 0; i < g_module_count; ++i) {
+    if (g_modules[i].map == map) return &g_modules[i];
+  }
+  if (g_module_count == kMaxModules) return nullptr;
+  int index = g_module_count++;
+  ModuleSymbols& mod = g_modules[index];
+  mod.map = map;
+  map_module_file(mod);
+  if (mod.file != nullptr) load_functions(mod, g_function_arrays[index]);
+  return &mod;
+}
+
+const FunctionSymbol* find_function(const ModuleSymbols& mod, uint64_t vaddr) {
+  if (mod.functions == nullptr || mod.functions->size() == 0) return nullptr;
+  const core::MmapArray<FunctionSymbol>& fns = *mod.functions;
+  size_t lo = core::first_after(fns.data(), fns.size(), vaddr,
+                                [](const FunctionSymbol& fn) { return fn.start; });
+  // Several symbols can share a start (aliases); any one that covers vaddr will do.
+  for (size_t i = lo; i-- > 0 && lo - i <= 8;) {
+    if (vaddr >= fns[i].start && vaddr - fns[i].start < fns[i].size) return &fns[i];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// _dl_find_object is lock-free and O(log modules); dladdr would scan every dynamic symbol of
+// the module on each call (31,000 in cc1plus), which made large reports take many seconds.
+SymbolInfo describe_address(uintptr_t pc, bool is_return_address) {
+  SymbolInfo info;
+  uintptr_t lookup = is_return_address && pc > 0 ? pc - 1 : pc;
+  dl_find_object object{};
+  if (_dl_find_object(reinterpret_cast<void*>(lookup), &object) != 0 ||
+      object.dlfo_link_map == nullptr) {
+    return info;
+  }
+  const link_map* map = object.dlfo_link_map;
+  info.module =
+      map->l_name == nullptr || map->l_name[0] == '\0' ? main_program_path() : map->l_name;
+  info.module_offset = pc - map->l_addr;
+  ModuleSymbols* mod = module_for(map);
+  if (mod == nullptr) return info;
+  const FunctionSymbol* fn = find_function(*mod, lookup - map->l_addr);
+  if (fn != nullptr) {
+    info.function = mod->strings + fn->name;
+    info.function_offset = pc - map->l_addr - fn->start;
+  }
+  return info;
+}
+
+uintptr_t find_main_program_function(const char* name) {
+  // The main program heads the list of link maps; walk back to it from our own entry.
+  dl_find_object self{};
+  if (_dl_find_object(reinterpret_cast<void*>(&find_main_program_function), &self) != 0 ||
+      self.dlfo_link_map == nullptr) {
+    return 0;
+  }
+  const link_map* map = self.dlfo_link_map;
+  while (map->l_prev != nullptr) map = map->l_prev;
+  ModuleSymbols* mod = module_for(map);
+  if (mod == nullptr || mod->functions == nullptr) return 0;
+  for (const FunctionSymbol& fn : *mod->functions) {
+    const char* candidate = mod->strings + fn.name;
+    if (core::strings_equal(candidate, core::string_length(candidate), name)) {
+      return map->l_addr + fn.start;
+    }
+  }
+  return 0;
+}
+
+bool try_demangle(const char* name, char* out, uint64_t size) {
+  if (name == nullptr || name[0] != '_' || name[1] != 'Z' || size == 0) return false;
+  core::TextBuffer text(out, size);
+  auto append = [](const char* piece, size_t length, void* opaque) {
+    static_cast<core::TextBuffer*>(opaque)->str(piece, length);
+  };
+  if (__gcclibcxx_demangle_callback(name, append, &text) == 0) return true;
+  out[0] = '\0';  // a failure while printing may have left part of a name
+  return false;
+}
+
+}  // namespace memtrack::rt

@@ -1,0 +1,82 @@
+// One leak report, built and sent where it goes: the result directory under memtrack run,
+// the log otherwise (report.h). Calls libc (open) but never malloc.
+#include "runtime/output/report.h"
+
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/diag.h"
+#include "runtime/leakcheck/leak_scan.h"
+#include "runtime/output/log_file.h"
+#include "runtime/output/process_info.h"
+#include "runtime/output/report_text.h"
+#include "runtime/output/result_file.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+
+namespace {
+
+// Classified if the scan can run (and classify_leaks is on), unclassified otherwise.
+bool collect(LeakReport& report, uintptr_t stack_top) {
+  uint32_t stack_count = g_stacks.size();
+  if (g_flags.classify_leaks) {
+    core::MmapArray<ScanBlock> blocks;
+    if (scan_live_blocks(blocks, stack_top)) {
+      return report.try_collect_classified(blocks, stack_count);
+    }
+    diag("warning: the leak scan could not run; leaks are reported unclassified");
+  }
+  return report.try_collect(g_allocs, stack_count);
+}
+
+void mark_runtime_internal(LeakReport& report) {
+  for (LeakGroup& group : report.groups()) {
+    group.runtime_internal = is_runtime_internal(g_stacks.get(group.stack_id));
+  }
+}
+
+}  // namespace
+
+bool build_leak_report(LeakReport& report, uintptr_t stack_top) {
+  if (!collect(report, stack_top)) return false;
+  mark_runtime_internal(report);
+  report.sort();
+  return true;
+}
+
+long produce_report(const char* how, int status, bool have_status, bool final,
+                    uintptr_t stack_top) {
+  LeakReport report;
+  uintptr_t exit_frame = final ? exit_stack(core::sys::current_tid()) : 0;
+  if (exit_frame > stack_top) stack_top = exit_frame;
+  if (!build_leak_report(report, stack_top)) {
+    diag("error: cannot map memory to build the leak report; no report");
+    return -1;
+  }
+  long lost = 0;
+  for (const LeakGroup& g : report.groups()) {
+    if (!g.runtime_internal && g.kind != LeakKind::kReachable) lost += static_cast<long>(g.bytes);
+  }
+  // Under memtrack run every report goes to the CLI, which renders it where the user asked.
+  if (g_flags.result_dir[0] != '\0') {
+    static uint32_t checks = 0;  // under the report lock
+    if (final) {
+      write_result_file(g_flags.result_dir, report);
+    } else {
+      write_check_file(g_flags.result_dir, report, ++checks);
+    }
+    return lost;
+  }
+  core::FixedText<64> ending;
+  ending.str(how);
+  if (have_status) ending.str(" with status ").i64(status);
+  int fd = open_log_fd();
+  {
+    core::FdWriter out(fd);
+    write_text_report(out, report, ending.data());
+  }
+  if (fd != 2) core::sys::close_fd(fd);
+  return lost;
+}
+
+}  // namespace memtrack::rt

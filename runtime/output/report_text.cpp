@@ -1,0 +1,452 @@
+// The exit report as text: summary, then leak groups with frames named by dladdr (module and
+// function+offset; file:line needs the out-of-process symbolizer). Calls libc (dladdr) but
+// never malloc; runs inside the runtime scope.
+#include "runtime/output/report_text.h"
+
+#include "core/fd_names.h"
+#include "core/signal_names.h"
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/diag.h"
+#include "runtime/fd/fd_report.h"
+#include "runtime/fd/fd_tracking.h"
+#include "runtime/output/elf_symbols.h"
+#include "runtime/output/log_file.h"
+#include "runtime/record/crash.h"
+#include "runtime/record/misuse.h"
+#include "runtime/record/peak.h"
+#include "runtime/runtime.h"
+
+#ifndef MEMTRACK_VERSION
+#define MEMTRACK_VERSION "0.0.0"
+#endif
+
+namespace memtrack::rt {
+namespace {
+
+const char* base_name(const char* path) {
+  const char* base = path;
+  for (const char* p = path; *p != '\0'; ++p) {
+    if (*p == '/') base = p + 1;
+  }
+  return base;
+}
+
+bool starts_with(const char* s, const char* prefix) {
+  while (*prefix != '\0') {
+    if (*s++ != *prefix++) return false;
+  }
+  return true;
+}
+
+bool is_dynamic_linker(const char* module) {
+  return module != nullptr && starts_with(base_name(module), "ld-linux");
+}
+
+// The C and C++ runtime libraries whose start-up code allocates memory it keeps for the
+// life of the process.
+bool is_system_runtime(const char* module) {
+  if (module == nullptr) return false;
+  const char* base = base_name(module);
+  return starts_with(base, "libc.so") || starts_with(base, "ld-linux") ||
+         starts_with(base, "libstdc++.so") || starts_with(base, "libgcc_s.so") ||
+         starts_with(base, "libm.so");
+}
+
+bool same_string(const char* a, const char* b) {
+  return a != nullptr && core::strings_equal(a, core::string_length(a), b);
+}
+
+// main itself or a part gcc split off it (main.cold holds catch blocks).
+bool is_main(const char* function) {
+  return function != nullptr && starts_with(function, "main") &&
+         (function[4] == '\0' || function[4] == '.');
+}
+
+void line_start(core::TextBuffer& line) {
+  line.clear();
+  line.str("==").i64(g_pid.load(std::memory_order_relaxed)).str("== ");
+}
+
+void emit(core::FdWriter& out, core::TextBuffer& line) {
+  line.chr('\n');
+  out.write(line);
+}
+
+void write_frames(core::FdWriter& out, core::StackView stack) {
+  core::FixedText<1024> line;
+  if (stack.frames == nullptr) {
+    line_start(line);
+    emit(out, line.str("   (no stack: memtrack ran out of memory for stacks)"));
+    return;
+  }
+  if (stack.size == 0) {
+    line_start(line);
+    emit(out, line.str("   (no frames could be unwound)"));
+    return;
+  }
+  for (uint32_t i = 0; i < stack.size; ++i) {
+    uintptr_t pc = stack.frames[i];
+    SymbolInfo info = describe_address(pc, true);  // every frame is a return address
+    line_start(line);
+    line.str("   #").u64(i).chr(' ').hex(pc, 16).chr(' ');
+    if (info.function != nullptr) {
+      char demangled[512];
+      bool ok = try_demangle(info.function, demangled, sizeof(demangled));
+      line.str(ok ? demangled : info.function).str("+").hex(info.function_offset);
+    } else {
+      line.str("??");
+    }
+    if (info.module != nullptr) {
+      line.str(" (").str(info.module).str("+").hex(info.module_offset).chr(')');
+    } else {
+      line.str(" (<unknown module>)");
+    }
+    emit(out, line);
+    // As valgrind does by default: the C start-up frames below main say nothing useful.
+    if (is_main(info.function)) break;
+  }
+}
+
+const char* kind_phrase(LeakKind kind) {
+  switch (kind) {
+    case LeakKind::kDefinite:
+      return " definitely lost";
+    case LeakKind::kIndirect:
+      return " indirectly lost";
+    case LeakKind::kPossible:
+      return " possibly lost";
+    case LeakKind::kReachable:
+      return " still reachable";
+    case LeakKind::kUnclassified:
+      break;
+  }
+  return " unfreed at exit";
+}
+
+bool is_shown(const LeakGroup& group) {
+  return (!group.runtime_internal || g_flags.show_runtime_internal) &&
+         (group.kind != LeakKind::kReachable || g_flags.show_reachable);
+}
+
+// "80 (16 direct, 64 indirect) bytes in 1 block is definitely lost", as memcheck words it.
+void write_group(core::FdWriter& out, const LeakGroup& group, size_t index, size_t shown) {
+  core::FixedText<256> line;
+  line_start(line);
+  emit(out, line);
+  line_start(line);
+  if (group.indirect_bytes > 0) {
+    line.grouped(group.bytes + group.indirect_bytes).str(" (").grouped(group.bytes);
+    line.str(" direct, ").grouped(group.indirect_bytes).str(" indirect)");
+  } else {
+    line.grouped(group.bytes);
+  }
+  line.str(" bytes in ").grouped(group.blocks).chr(' ');
+  line.plural(group.blocks, "block").str(group.blocks == 1 ? " is" : " are");
+  line.str(kind_phrase(group.kind)).str(" (group ").u64(index + 1).str(" of ").u64(shown);
+  line.chr(')');
+  if (group.runtime_internal) line.str(" [kept by the C/C++ runtime]");
+  line.str(", allocated at:");
+  emit(out, line);
+  write_frames(out, g_stacks.get(group.stack_id));
+}
+
+void write_heap_summary(core::FdWriter& out, const char* how) {
+  core::FixedText<512> line;
+  line_start(line);
+  line.str("memtrack ").str(MEMTRACK_VERSION).str(" leak report: ").str(program_invocation_name);
+  line.str(" (pid ").i64(g_pid.load(std::memory_order_relaxed)).str(", ").str(how).chr(')');
+  emit(out, line);
+  line_start(line);
+  StatsSnapshot stats = snapshot_stats();
+  line.str("HEAP SUMMARY: ").grouped(stats.allocations).chr(' ');
+  line.plural(stats.allocations, "allocation");
+  line.str(", ").grouped(stats.frees).chr(' ').plural(stats.frees, "free").str(", ");
+  line.grouped(stats.bytes_allocated).str(" bytes allocated, ");
+  line.grouped(stats.peak_live_bytes).str(" bytes peak live");
+  emit(out, line);
+}
+
+void write_kind_line(core::FdWriter& out, const char* label, LeakTotals totals,
+                     const char* suffix) {
+  core::FixedText<256> line;
+  line_start(line);
+  line.str("  ").str(label).str(": ").grouped(totals.bytes).str(" bytes in ");
+  line.grouped(totals.blocks).chr(' ').plural(totals.blocks, "block").str(suffix);
+  emit(out, line);
+}
+
+void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
+  LeakTotals leaks;
+  bool classified = false;
+  for (const LeakGroup& group : report.groups()) {
+    if (group.kind != LeakKind::kUnclassified) classified = true;
+    if (group.runtime_internal || group.kind == LeakKind::kReachable) continue;
+    leaks.bytes += group.bytes;
+    leaks.blocks += group.blocks;
+    leaks.groups += 1;
+  }
+  LeakTotals internal = report.totals(true);
+  core::FixedText<512> line;
+  line_start(line);
+  emit(out, line);
+  line_start(line);
+  line.str("LEAK SUMMARY: ").grouped(leaks.bytes).str(" bytes in ").grouped(leaks.blocks);
+  line.chr(' ').plural(leaks.blocks, "block").str(classified ? " lost" : " unfreed at exit");
+  line.str(", from ").grouped(leaks.groups);
+  line.str(leaks.groups == 1 ? " allocation site" : " allocation sites");
+  emit(out, line);
+  if (classified) {
+    write_kind_line(out, "definitely lost", report.totals(false, LeakKind::kDefinite), "");
+    write_kind_line(out, "indirectly lost", report.totals(false, LeakKind::kIndirect), "");
+    write_kind_line(out, "possibly lost", report.totals(false, LeakKind::kPossible), "");
+    write_kind_line(out, "still reachable", report.totals(false, LeakKind::kReachable),
+                    g_flags.show_reachable ? "" : " (show_reachable=1 lists them)");
+  }
+  if (internal.blocks > 0) {
+    line_start(line);
+    line.str("  ").str(g_flags.show_runtime_internal ? "included above: " : "not shown: ");
+    line.grouped(internal.bytes).str(" bytes in ").grouped(internal.blocks).chr(' ');
+    line.plural(internal.blocks, "block");
+    line.str(" kept by ld.so, stdio and libstdc++ for their own use");
+    if (!g_flags.show_runtime_internal) line.str(" (show_runtime_internal=1 lists them)");
+    emit(out, line);
+  }
+  uint64_t untracked = g_stats.untracked_allocations.load(std::memory_order_relaxed);
+  if (untracked > 0) {
+    line_start(line);
+    line.str("  untracked: ").grouped(untracked).chr(' ').plural(untracked, "allocation");
+    line.str(" (").grouped(g_stats.untracked_bytes.load(std::memory_order_relaxed));
+    line.str(
+        " bytes) not tracked: the allocation table was full (max_metadata_mb) or mmap "
+        "failed; their leaks cannot be reported");
+    emit(out, line);
+  }
+}
+
+}  // namespace
+
+bool is_runtime_internal(core::StackView stack) {
+  if (stack.frames == nullptr || stack.size == 0) return false;
+  SymbolInfo top = describe_address(stack.frames[0], true);
+  if (is_dynamic_linker(top.module)) return true;                     // TLS, DTV, dlopen state
+  if (same_string(top.function, "_IO_file_doallocate")) return true;  // stdio buffers
+  for (uint32_t i = 0; i < stack.size; ++i) {
+    if (!is_system_runtime(describe_address(stack.frames[i], true).module)) return false;
+  }
+  return true;  // allocated by runtime start-up code with no program frame on the stack
+}
+
+const char* error_title(const ErrorEntry& e) {
+  switch (e.kind) {
+    case core::result::ErrorKind::kDoubleFree:
+      return "double free";
+    case core::result::ErrorKind::kReallocAfterFree:
+      return "realloc of a freed pointer";
+    case core::result::ErrorKind::kMismatchedFree:
+      return "mismatched free (the block came from another allocation family)";
+    case core::result::ErrorKind::kInvalidFree:
+      break;
+  }
+  switch (e.where) {
+    case core::result::ErrorWhere::kHeap:
+      return "invalid free of a pointer inside a heap block";
+    case core::result::ErrorWhere::kStack:
+      return "invalid free of a stack address";
+    case core::result::ErrorWhere::kGlobal:
+      return "invalid free of a global's address";
+    case core::result::ErrorWhere::kUnknown:
+      break;
+  }
+  return "invalid free";
+}
+
+void write_stack_part(core::FdWriter& out, const char* label, uint32_t stack_id) {
+  if (stack_id == 0) return;
+  core::FixedText<128> line;
+  line_start(line);
+  emit(out, line.str(" ").str(label));
+  write_frames(out, g_stacks.get(stack_id));
+}
+
+// The crash that ended the process, first: the signal, its cause, the crashing thread's
+// stack (frame 0 is the faulting instruction, stored as pc + 1 like a return address).
+void write_crash(core::FdWriter& out) {
+  const CrashRecord& crash = crash_record();
+  if (!crash.valid) return;
+  core::FixedText<256> line;
+  line_start(line);
+  const char* name = core::signal_name(crash.signal);
+  line.str("CRASH: ").str(name != nullptr ? name : "signal").str(" (signal ").i64(crash.signal);
+  line.str(") in thread ").u64(crash.tid);
+  const char* cause = core::signal_cause(crash.signal, crash.code);
+  if (cause != nullptr) line.str(": ").str(cause);
+  if (crash.has_address) line.str(" at address ").hex(crash.address);
+  emit(out, line);
+  write_frames(out, g_stacks.get(crash.stack_id));
+}
+
+// Allocator misuse, before the leaks, with the three stacks memcheck shows.
+size_t write_errors(core::FdWriter& out) {
+  core::MmapArray<ErrorEntry> errors;
+  if (!copy_errors(errors)) return 0;
+  for (const ErrorEntry& e : errors) {
+    core::FixedText<256> line;
+    line_start(line);
+    emit(out, line);
+    line_start(line);
+    line.str("ERROR: ").str(error_title(e)).str(" at ").hex(e.address);
+    if (e.block_size > 0) line.str(" (block of ").grouped(e.block_size).str(" bytes)");
+    line.str(", ").grouped(e.occurrences).chr(' ').plural(e.occurrences, "time").str(", at:");
+    emit(out, line);
+    write_frames(out, g_stacks.get(e.bad_stack));
+    write_stack_part(out, "first freed at:", e.free_stack);
+    write_stack_part(out, "allocated at:", e.alloc_stack);
+  }
+  return errors.size();
+}
+
+// "   fd 3: file /tmp/a.log, open(O_WRONLY|O_CREAT|O_APPEND)": what the descriptor refers to,
+// then the call that opened it with its flags, or a stream's mode: "fopen("w")".
+void write_open_fd(core::FdWriter& out, const OpenFdReport& fds, const OpenFd& fd) {
+  core::FixedText<4400> line;
+  line_start(line);
+  line.str("   fd ").i64(fd.fd).str(": ").str(core::resource_kind_name(fd.kind)).chr(' ');
+  const char* call = core::resource_call_name(fd.info.call);
+  line.str(fds.description(fd)).str(", ").str(call != nullptr ? call : "?").chr('(');
+  if (fd.info.stream()) {
+    line.chr('"').str(fd.info.mode).chr('"');
+  } else {
+    core::format_open_flags(fd.info.flags, line);
+  }
+  line.chr(')');
+  emit(out, line);
+}
+
+// After the leak groups: the descriptors still open, grouped by the stack that opened them,
+// sites in the order they were first seen.
+void write_open_fds(core::FdWriter& out, const OpenFdReport& fds) {
+  if (fds.fds().size() == 0 && fds.untracked() == 0) return;
+  size_t sites = fds.site_count();
+  core::FixedText<256> line;
+  line_start(line);
+  emit(out, line);
+  line_start(line);
+  line.str("FILE DESCRIPTORS: ").grouped(fds.fds().size()).str(" open at exit, from ");
+  line.grouped(sites).str(sites == 1 ? " site" : " sites");
+  if (fds.untracked() > 0) {
+    line.str(" (").grouped(fds.untracked()).str(" more not tracked: fd beyond ");
+    line.grouped(FdTable::kCapacity - 1).str(" or no memory)");
+  }
+  emit(out, line);
+  size_t site = 0;
+  for (size_t i = 0; i < fds.fds().size();) {
+    size_t end = i;
+    while (end < fds.fds().size() && fds.fds()[end].info.stack_id == fds.fds()[i].info.stack_id) {
+      ++end;
+    }
+    line_start(line);
+    emit(out, line);
+    line_start(line);
+    line.grouped(end - i).chr(' ').plural(end - i, "descriptor").str(" open at exit (site ");
+    line.u64(++site).str(" of ").u64(sites).str("), opened at:");
+    emit(out, line);
+    write_frames(out, g_stacks.get(fds.fds()[i].info.stack_id));
+    for (; i < end; ++i) write_open_fd(out, fds, fds.fds()[i]);
+  }
+}
+
+void write_text_report(core::FdWriter& out, LeakReport& report, const char* how) {
+  OpenFdReport fds;  // first, before symbolizing frames opens files of our own
+  if (g_flags.track_fds && !fds.try_collect(g_fds)) {
+    diag("warning: cannot map memory for the list of open descriptors; not reported");
+  }
+  write_heap_summary(out, how);
+  write_crash(out);
+  size_t error_contexts = write_errors(out);
+  size_t shown_total = 0;
+  for (const LeakGroup& group : report.groups()) {
+    if (is_shown(group)) ++shown_total;
+  }
+  size_t limit = g_flags.max_groups > 0 ? static_cast<size_t>(g_flags.max_groups) : shown_total;
+  size_t index = 0;
+  LeakTotals hidden;
+  for (const LeakGroup& group : report.groups()) {
+    if (!is_shown(group)) continue;
+    if (index < limit) {
+      write_group(out, group, index, shown_total);
+    } else {
+      hidden.bytes += group.bytes;
+      hidden.blocks += group.blocks;
+      hidden.groups += 1;
+    }
+    ++index;
+  }
+  if (hidden.groups > 0) {
+    core::FixedText<256> line;
+    line_start(line);
+    emit(out, line);
+    line_start(line);
+    line.str("... ")
+        .grouped(hidden.groups)
+        .str(hidden.groups == 1 ? " more group (" : " more groups (");
+    line.grouped(hidden.bytes);
+    line.str(" bytes in ").grouped(hidden.blocks).chr(' ').plural(hidden.blocks, "block");
+    line.str(") not shown; max_groups=").i64(g_flags.max_groups);
+    emit(out, line);
+  }
+  write_open_fds(out, fds);
+  write_leak_summary(out, report);
+  if (error_contexts > 0) {
+    core::FixedText<128> line;
+    line_start(line);
+    line.str("ERROR SUMMARY: ")
+        .grouped(error_contexts)
+        .str(error_contexts == 1 ? " context" : " contexts");
+    line.str(" of allocator misuse (see ERROR above)");
+    emit(out, line);
+  }
+}
+
+void write_live_text(const LiveReport& live) {
+  int fd = open_log_fd();
+  {
+    core::FdWriter out(fd);
+    core::FixedText<512> line;
+    uint64_t blocks = 0;
+    uint64_t bytes = 0;
+    for (const LiveSite& site : live.sites) {
+      blocks += site.old_blocks;
+      bytes += site.old_bytes;
+    }
+    line_start(line);
+    line.str("live report #").u64(live.sequence).str(" after ").u64(live.uptime_ms / 1000);
+    line.chr('.').u64(live.uptime_ms % 1000 / 100).str(" s: ").grouped(bytes).str(" bytes in ");
+    line.grouped(blocks).chr(' ').plural(blocks, "block").str(" older than ");
+    line.u64(live.expire_ms).str(" ms (").grouped(live.live_bytes).str(" bytes live)");
+    emit(out, line);
+    int shown = 0;
+    for (const LiveSite& site : live.sites) {
+      if (site.old_blocks == 0) continue;
+      if ((site.flags & core::result::kLiveSiteRuntimeInternal) != 0 &&
+          !g_flags.show_runtime_internal) {
+        continue;
+      }
+      if (g_flags.max_groups > 0 && shown == g_flags.max_groups) break;
+      ++shown;
+      line_start(line);
+      line.grouped(site.old_bytes).str(" bytes in ").grouped(site.old_blocks).chr(' ');
+      line.plural(site.old_blocks, "block").str(" older than ").u64(live.expire_ms);
+      line.str(" ms");
+      if (site.freed_after_report > 0) {
+        line.str(" (").grouped(site.freed_after_report).str(" reported before were freed)");
+      }
+      line.str(", allocated at:");
+      emit(out, line);
+      write_frames(out, g_stacks.get(site.stack_id));
+    }
+  }
+  if (fd != 2) core::sys::close_fd(fd);
+}
+
+}  // namespace memtrack::rt

@@ -1,0 +1,341 @@
+// The result file: process, stats, modules, stacks and leak groups. Calls libc (open,
+// rename, getppid) but never malloc.
+#include "runtime/output/result_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/result_writer.h"
+#include "core/sys_linux.h"
+#include "runtime/diag.h"
+#include "runtime/fd/fd_report.h"
+#include "runtime/fd/fd_tracking.h"
+#include "runtime/output/modules.h"
+#include "runtime/output/process_info.h"
+#include "runtime/record/crash.h"
+#include "runtime/record/misuse.h"
+#include "runtime/record/peak.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+namespace {
+
+namespace result = core::result;
+
+// `running`: a live report or snapshot of a process that has not ended.
+void write_process(core::ResultWriter& w, bool running) {
+  size_t command_size = 0;
+  const char* command = command_line(&command_size);
+  const char* exe = executable_path();
+  size_t exe_size = core::string_length(exe);
+  w.begin_section(result::Section::kProcess, 4 * 6 + command_size + exe_size);
+  ExitRecord exit = exit_record();
+  if (running) exit = ExitRecord{result::ExitHow::kRunning, 0};
+  w.put_u32(static_cast<uint32_t>(core::sys::current_pid()));
+  w.put_u32(static_cast<uint32_t>(getppid()));
+  w.put_u32(static_cast<uint32_t>(exit.how));
+  w.put_i32(exit.status);
+  w.put_u32(static_cast<uint32_t>(command_size));
+  w.put_bytes(command, command_size);
+  w.put_u32(static_cast<uint32_t>(exe_size));
+  w.put_bytes(exe, exe_size);
+}
+
+void write_stats(core::ResultWriter& w) {
+  constexpr auto kCount = static_cast<uint32_t>(result::Counter::kCount);
+  uint64_t values[kCount] = {};
+  StatsSnapshot stats = snapshot_stats();
+  values[static_cast<int>(result::Counter::kAllocations)] = stats.allocations;
+  values[static_cast<int>(result::Counter::kFrees)] = stats.frees;
+  values[static_cast<int>(result::Counter::kBytesAllocated)] = stats.bytes_allocated;
+  values[static_cast<int>(result::Counter::kPeakLiveBytes)] = stats.peak_live_bytes;
+  values[static_cast<int>(result::Counter::kLiveBytes)] = stats.live_bytes;
+  values[static_cast<int>(result::Counter::kUntrackedAllocations)] = stats.untracked_allocations;
+  values[static_cast<int>(result::Counter::kUntrackedBytes)] = stats.untracked_bytes;
+  w.begin_section(result::Section::kStats, 4 + 8 * kCount);
+  w.put_u32(kCount);
+  for (uint64_t v : values) w.put_u64(v);
+}
+
+void write_modules(core::ResultWriter& w, core::MmapArray<ModuleRecord>& modules) {
+  uint64_t size = 4;
+  for (const ModuleRecord& m : modules)
+    size += 8 * 3 + 2 + 2 + 4 + m.build_id_size + core::string_length(m.path);
+  w.begin_section(result::Section::kModules, size);
+  w.put_u32(static_cast<uint32_t>(modules.size()));
+  for (const ModuleRecord& m : modules) {
+    size_t path_size = core::string_length(m.path);
+    w.put_u64(m.load_bias);
+    w.put_u64(m.start);
+    w.put_u64(m.end);
+    w.put_u16(m.build_id_size);
+    w.put_u16(m.flags);
+    w.put_u32(static_cast<uint32_t>(path_size));
+    w.put_bytes(m.build_id, m.build_id_size);
+    w.put_bytes(m.path, path_size);
+  }
+}
+
+// The stacks that leak groups, errors and open descriptors refer to, each once. Id 0 ("not
+// known", for an error's allocation or first free) is written only if a group or a
+// descriptor uses it.
+bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& errors,
+                       const OpenFdReport& fds, core::MmapArray<uint32_t>& ids) {
+  uint32_t max_id = 0;
+  auto consider = [&](uint32_t id) { max_id = id > max_id ? id : max_id; };
+  for (const LeakGroup& g : report.groups()) consider(g.stack_id);
+  for (const OpenFd& fd : fds.fds()) consider(fd.info.stack_id);
+  if (crash_record().valid) consider(crash_record().stack_id);
+  for (const ErrorEntry& e : errors) {
+    consider(e.bad_stack);
+    consider(e.alloc_stack);
+    consider(e.free_stack);
+  }
+  core::MmapArray<uint8_t> seen;
+  if (!seen.try_resize(size_t{max_id} + 1)) return false;
+  bool ok = true;
+  auto add = [&](uint32_t id) {
+    if (seen[id] != 0) return;
+    seen[id] = 1;
+    ok = ids.try_push_back(id) && ok;
+  };
+  for (const LeakGroup& g : report.groups()) add(g.stack_id);
+  if (crash_record().valid) add(crash_record().stack_id);
+  for (const ErrorEntry& e : errors) {
+    add(e.bad_stack);
+    if (e.alloc_stack != 0) add(e.alloc_stack);
+    if (e.free_stack != 0) add(e.free_stack);
+  }
+  for (const OpenFd& fd : fds.fds()) add(fd.info.stack_id);
+  return ok;
+}
+
+void write_stacks(core::ResultWriter& w, const core::MmapArray<uint32_t>& ids) {
+  uint64_t size = 4;
+  for (uint32_t id : ids) size += 8 + 8 * g_stacks.get(id).size;
+  w.begin_section(result::Section::kStacks, size);
+  w.put_u32(static_cast<uint32_t>(ids.size()));
+  for (uint32_t id : ids) {
+    core::StackView stack = g_stacks.get(id);
+    w.put_u32(id);
+    w.put_u32(stack.size);
+    for (uint32_t f = 0; f < stack.size; ++f) w.put_u64(stack.frames[f]);
+  }
+}
+
+void write_errors(core::ResultWriter& w, const core::MmapArray<ErrorEntry>& errors) {
+  w.begin_section(result::Section::kErrors, 4 + uint64_t{result::kErrorRecordSize} * errors.size());
+  w.put_u32(static_cast<uint32_t>(errors.size()));
+  for (const ErrorEntry& e : errors) {
+    w.put_u8(static_cast<uint8_t>(e.kind));
+    w.put_u8(static_cast<uint8_t>(e.where));
+    w.put_u8(static_cast<uint8_t>(e.alloc_call));
+    w.put_u8(static_cast<uint8_t>(e.free_call));
+    w.put_u8(e.alloc_aligned);
+    w.put_u8(e.free_aligned);
+    w.put_u16(0);
+    w.put_u32(e.occurrences);
+    w.put_u32(e.bad_stack);
+    w.put_u32(e.alloc_stack);
+    w.put_u32(e.free_stack);
+    w.put_u64(e.address);
+    w.put_u64(e.block_start);
+    w.put_u64(e.block_size);
+  }
+}
+
+void write_leaks(core::ResultWriter& w, LeakReport& report) {
+  w.begin_section(result::Section::kLeaks, 4 + 24 * report.groups().size());
+  w.put_u32(static_cast<uint32_t>(report.groups().size()));
+  for (const LeakGroup& g : report.groups()) {
+    w.put_u32(g.stack_id);
+    w.put_u8(static_cast<uint8_t>(g.kind));
+    w.put_u8(g.runtime_internal ? result::kLeakRuntimeInternal : 0);
+    w.put_u16(0);
+    w.put_u64(g.bytes);
+    w.put_u64(g.blocks);
+  }
+}
+
+void write_indirect(core::ResultWriter& w, LeakReport& report) {
+  uint32_t count = 0;
+  for (const LeakGroup& g : report.groups()) count += g.indirect_blocks > 0 ? 1 : 0;
+  w.begin_section(result::Section::kIndirect, 4 + 24 * uint64_t{count});
+  w.put_u32(count);
+  uint32_t index = 0;
+  for (const LeakGroup& g : report.groups()) {
+    if (g.indirect_blocks > 0) {
+      w.put_u32(index);
+      w.put_u32(0);
+      w.put_u64(g.indirect_bytes);
+      w.put_u64(g.indirect_blocks);
+    }
+    ++index;
+  }
+}
+
+// Section 8 (docs/format.md): the descriptors open at exit.
+void write_resources(core::ResultWriter& w, const OpenFdReport& fds) {
+  uint64_t size = 16;
+  for (const OpenFd& fd : fds.fds()) {
+    size += result::kResourceRecordMinSize + core::string_length(fd.info.mode) + fd.text_size;
+  }
+  w.begin_section(result::Section::kResources, size);
+  w.put_u32(static_cast<uint32_t>(fds.fds().size()));
+  w.put_u32(0);
+  w.put_u64(fds.untracked());
+  for (const OpenFd& fd : fds.fds()) {
+    size_t mode_size = core::string_length(fd.info.mode);
+    w.put_i32(fd.fd);
+    w.put_u8(static_cast<uint8_t>(fd.kind));
+    w.put_u8(static_cast<uint8_t>(fd.info.call));
+    w.put_u8(fd.info.stream() ? 1 : 0);
+    w.put_u8(static_cast<uint8_t>(mode_size));
+    w.put_u32(fd.info.flags);
+    w.put_u32(fd.info.stack_id);
+    w.put_u16(static_cast<uint16_t>(fd.text_size));
+    w.put_bytes(fd.info.mode, mode_size);
+    w.put_bytes(fds.description(fd), fd.text_size);
+  }
+}
+
+// Section 10: the crash that ended the process.
+void write_crash(core::ResultWriter& w, const CrashRecord& crash) {
+  w.begin_section(result::Section::kCrash, result::kCrashRecordSize);
+  w.put_u32(static_cast<uint32_t>(crash.signal));
+  w.put_i32(crash.code);
+  w.put_u64(crash.address);
+  w.put_u32(crash.tid);
+  w.put_u32(crash.has_address ? result::kCrashHasAddress : 0);
+  w.put_u32(crash.stack_id);
+  w.put_u32(0);
+}
+
+void fail(const char* what, const char* path) {
+  core::FixedText<640> message;
+  message.str("error: cannot ").str(what).str(" result file ").str(path).str(" (errno ");
+  message.i64(errno).str("); no report for this process");
+  diag(message.data());
+}
+
+// Writes <dir>/<name> through a temporary file and rename; `write_sections` writes
+// everything between the header and the end section.
+template <typename WriteSections>
+bool write_file(const char* dir, const core::TextBuffer& name, WriteSections&& write_sections) {
+  int pid = core::sys::current_pid();
+  core::FixedText<core::kMaxFlagStringLength + 96> temp;
+  core::FixedText<core::kMaxFlagStringLength + 96> final_path;
+  temp.str(dir).str("/.memtrack.").i64(pid).str(".").i64(core::sys::current_tid()).str(".tmp");
+  final_path.str(dir).chr('/').str(name.data());
+  int fd = open(temp.data(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    fail("create", temp.data());
+    return false;
+  }
+  bool ok;
+  {
+    core::ResultWriter w(fd);
+    w.write_header();
+    write_sections(w);
+    ok = w.finish();
+  }
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(temp.data(), final_path.data()) != 0) {
+    fail("write", final_path.data());
+    unlink(temp.data());
+    return false;
+  }
+  return true;
+}
+
+bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport& report,
+                       bool running) {
+  core::MmapArray<ModuleRecord> modules;
+  if (!collect_modules(modules)) diag("warning: module map incomplete (out of memory)");
+  core::MmapArray<ErrorEntry> errors;
+  core::MmapArray<uint32_t> stack_ids;
+  OpenFdReport fds;  // before this function opens its own file
+  bool fds_ok = !g_flags.track_fds || fds.try_collect(g_fds);
+  if (!fds_ok || !copy_errors(errors) || !collect_stack_ids(report, errors, fds, stack_ids)) {
+    diag("error: cannot map memory for the result file; no report for this process");
+    return false;
+  }
+  return write_file(dir, name, [&](core::ResultWriter& w) {
+    write_process(w, running);
+    write_stats(w);
+    write_modules(w, modules);
+    write_stacks(w, stack_ids);
+    write_leaks(w, report);
+    write_indirect(w, report);
+    if (errors.size() > 0) write_errors(w, errors);
+    if (g_flags.track_fds) write_resources(w, fds);
+    if (!running && crash_record().valid) write_crash(w, crash_record());
+  });
+}
+
+void write_live(core::ResultWriter& w, const LiveReport& live) {
+  w.begin_section(result::Section::kLive,
+                  result::kLiveHeaderSize + uint64_t{result::kLiveSiteSize} * live.sites.size());
+  w.put_u32(live.sequence);
+  w.put_u32(0);
+  w.put_u64(live.uptime_ms);
+  w.put_u64(live.expire_ms);
+  w.put_u64(live.interval_ms);
+  w.put_u64(live.live_blocks);
+  w.put_u64(live.live_bytes);
+  w.put_u32(static_cast<uint32_t>(live.sites.size()));
+  w.put_u32(0);
+  for (const LiveSite& site : live.sites) {
+    w.put_u32(site.stack_id);
+    w.put_u32(site.flags);
+    w.put_u64(site.old_blocks);
+    w.put_u64(site.old_bytes);
+    w.put_u64(site.freed_after_report);
+  }
+}
+
+}  // namespace
+
+bool write_result_file(const char* result_dir, LeakReport& report) {
+  core::FixedText<64> name;
+  name.str("memtrack.").i64(core::sys::current_pid()).str(".mtr");
+  return write_report_file(result_dir, name, report, false);
+}
+
+bool write_snapshot_file(const char* dir, LeakReport& report, uint32_t request) {
+  core::FixedText<64> name;
+  name.str("snapshot.").i64(core::sys::current_pid()).chr('.').u64(request).str(".mtr");
+  return write_report_file(dir, name, report, true);
+}
+
+bool write_check_file(const char* result_dir, LeakReport& report, uint32_t sequence) {
+  core::FixedText<64> name;
+  name.str("check.").i64(core::sys::current_pid()).chr('.').u64(sequence).str(".mtr");
+  return write_report_file(result_dir, name, report, true);
+}
+
+bool write_live_file(const char* result_dir, const LiveReport& live) {
+  core::MmapArray<ModuleRecord> modules;
+  core::MmapArray<uint32_t> stack_ids;
+  bool ok = collect_modules(modules);
+  for (size_t i = 0; ok && i < live.sites.size(); ++i) {
+    ok = stack_ids.try_push_back(live.sites[i].stack_id);
+  }
+  if (!ok) {
+    diag("warning: cannot map memory for a live report; skipped");
+    return false;
+  }
+  core::FixedText<64> name;
+  name.str("live.").i64(core::sys::current_pid()).chr('.').u64(live.sequence).str(".mtr");
+  return write_file(result_dir, name, [&](core::ResultWriter& w) {
+    write_process(w, true);
+    write_stats(w);
+    write_modules(w, modules);
+    write_stacks(w, stack_ids);
+    write_live(w, live);
+  });
+}
+
+}  // namespace memtrack::rt

@@ -1,0 +1,46 @@
+// Writes result files for the CLI (format: core/result_format.h, docs/format.md): at exit,
+// on demand (snapshot) and periodically (live reports). Runtime-safe: no malloc; each file is
+// written to a temporary name and renamed, so a reader never sees a half-written file.
+#pragma once
+
+#include <cstdint>
+
+#include "core/mmap_array.h"
+#include "runtime/leakcheck/leak_report.h"
+
+namespace memtrack::rt {
+
+// One allocation site of a live report: its blocks older than the age threshold, and how
+// many of its blocks were freed after a live report had counted them (since the start).
+struct LiveSite {
+  uint32_t stack_id;
+  uint32_t flags;  // core::result::kLiveSite*
+  uint64_t old_blocks;
+  uint64_t old_bytes;
+  uint64_t freed_after_report;
+};
+
+struct LiveReport {
+  uint32_t sequence = 0;  // 1, 2, ... per process
+  uint64_t uptime_ms = 0;
+  uint64_t expire_ms = 0;
+  uint64_t interval_ms = 0;
+  uint64_t live_blocks = 0;  // all live blocks, old or not
+  uint64_t live_bytes = 0;
+  core::MmapArray<LiveSite> sites;
+};
+
+// Writes <result_dir>/memtrack.<pid>.mtr. Returns false (after one diagnostic) on failure.
+bool write_result_file(const char* result_dir, LeakReport& report);
+
+// Writes <dir>/snapshot.<pid>.<request>.mtr: a full report of a running process.
+bool write_snapshot_file(const char* dir, LeakReport& report, uint32_t request);
+
+// Writes <result_dir>/check.<pid>.<sequence>.mtr: the report of an on-demand leak check
+// (memtrack_do_leak_check) of a running process, which the CLI shows with the exit reports.
+bool write_check_file(const char* result_dir, LeakReport& report, uint32_t sequence);
+
+// Writes <result_dir>/live.<pid>.<sequence>.mtr.
+bool write_live_file(const char* result_dir, const LiveReport& live);
+
+}  // namespace memtrack::rt

@@ -1,0 +1,54 @@
+// Allocator misuse: double free, invalid free, mismatched allocation/deallocation families,
+// realloc of a freed pointer. Freed blocks go into a bounded quarantine (sharded rings) so a
+// second free can name where the first one happened. Runtime-safe: mmap only, no malloc.
+#pragma once
+
+#include <cstdint>
+
+#include "core/alloc_table.h"
+#include "core/mmap_array.h"
+#include "core/result_format.h"
+
+namespace memtrack::rt {
+
+enum class Release {
+  kTracked,  // a tracked block: its record is in *out; the caller frees it
+  kUnknown,  // not ours to judge (e.g. allocated while memtrack could not track): pass it on
+  kRejected  // a misuse that must not reach the allocator (double or invalid free)
+};
+
+// The one path of every deallocation hook (outside the runtime scope). Removes the record,
+// checks the allocation family against `call`/`aligned`, quarantines the block, and for an
+// unknown pointer decides whether it is a misuse. Thread safe.
+Release release_block(void* ptr, core::result::FreeCall call, bool aligned,
+                      core::AllocRecord* /*out*/ out);
+
+struct ErrorEntry {
+  core::result::ErrorKind kind;
+  core::result::ErrorWhere where;
+  core::result::AllocCall alloc_call;
+  core::result::FreeCall free_call;
+  uint8_t alloc_aligned;
+  uint8_t free_aligned;
+  uint32_t occurrences;
+  uint32_t bad_stack;
+  uint32_t alloc_stack;
+  uint32_t free_stack;
+  uint64_t address;
+  uint64_t block_start;
+  uint64_t block_size;
+};
+
+// Copies the errors recorded so far into `out`. Returns false if memory runs out.
+[[nodiscard]] bool copy_errors(core::MmapArray<ErrorEntry>& out);
+
+// What halt_on_error runs before it aborts: the exit report (hooks/exit_hooks.h), which
+// lies above this folder and is therefore handed down at start-up. Called once.
+void set_halt_report(void (*report)(const char* how));
+
+// fork() support for the quarantine and error locks.
+void misuse_lock_all();
+void misuse_unlock_all();
+void misuse_reset_after_fork();
+
+}  // namespace memtrack::rt

@@ -1,0 +1,77 @@
+// Recording of allocations and frees: stack capture, stack depot, allocation table, counters.
+// Runtime-safe: no malloc; the unwinder runs with no runtime lock held.
+#include "runtime/record/record.h"
+
+#include "core/sys_linux.h"
+#include "runtime/diag.h"
+#include "runtime/record/peak.h"
+#include "runtime/runtime.h"
+#include "runtime/unwind/unwind.h"
+
+namespace memtrack::rt {
+
+std::atomic<uint32_t> g_epoch{0};
+std::atomic<uint32_t>* g_freed_after_report = nullptr;
+
+namespace {
+
+std::atomic<bool> g_warned_table_full{false};
+
+}  // namespace
+
+void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned) {
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
+  uintptr_t frames[core::kMaxFramesLimit];
+  uint64_t hash = 0;
+  int depth = capture_stack(frames, g_flags.max_frames, &hash);
+  uint32_t stack_id = g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+
+  core::AllocRecord rec;
+  rec.ptr = reinterpret_cast<uintptr_t>(ptr);
+  rec.size = size;
+  rec.stack_id = stack_id;
+  rec.family = family;
+  rec.aligned = aligned ? 1 : 0;
+  rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
+  if (g_allocs.try_insert(rec)) {
+    note_live_bytes(static_cast<int64_t>(size));
+  } else {
+    g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
+    g_stats.untracked_bytes.fetch_add(size, std::memory_order_relaxed);
+    warn_once(g_warned_table_full,
+              "warning: the allocation table cannot grow (max_metadata_mb reached or mmap "
+              "failed); allocations that do not fit are not tracked and the report counts them");
+  }
+  core::sys::set_errno(saved_errno);
+}
+
+// The runtime scope also covers signal handlers that interrupt us while a shard lock is held:
+// their allocation calls go straight to the real allocator instead of waiting on that lock.
+bool record_free(void* ptr, core::AllocRecord* out) {
+  RuntimeScope scope;
+  if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out)) return false;
+  note_live_bytes(-static_cast<int64_t>(out->size));
+  if (out->reported) note_freed_after_report(out->stack_id);
+  return true;
+}
+
+void restore_record(const core::AllocRecord& rec) {
+  RuntimeScope scope;
+  // Re-inserting a record that was just erased needs no new slot in practice; if the shard
+  // shrank its free space meanwhile and mmap fails, count the block as untracked.
+  if (g_allocs.try_restore(rec)) {
+    note_live_bytes(static_cast<int64_t>(rec.size));
+  } else {
+    g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
+    g_stats.untracked_bytes.fetch_add(rec.size, std::memory_order_relaxed);
+  }
+}
+
+void note_freed_after_report(uint32_t stack_id) {
+  if (g_freed_after_report != nullptr && stack_id <= core::StackDepot::kMaxStacks) {
+    g_freed_after_report[stack_id].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace memtrack::rt

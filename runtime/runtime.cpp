@@ -1,0 +1,14 @@
+// The shared state of the runtime (runtime.h). Runtime-safe: no malloc.
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+
+core::Flags g_flags;
+core::AllocTable g_allocs;
+core::StackDepot g_stacks;
+Stats g_stats;
+std::atomic<int> g_runtime_thread_tid{0};
+std::atomic<int> g_init_state{0};
+std::atomic<int> g_pid{0};
+
+}  // namespace memtrack::rt

@@ -1,0 +1,35 @@
+// All per-thread state of the runtime, in one initial-exec TLS block: no allocation, no
+// __tls_get_addr call, and constant-initialised, so it is valid from a thread's first
+// instruction (the first malloc of a thread may come before anything else runs on it).
+// Runtime-safe: no malloc, async-signal-safe.
+#pragma once
+
+#include <setjmp.h>
+
+#include <cstdint>
+
+namespace memtrack::rt {
+
+// One per thread (t_thread); only the owning thread touches it, signal handlers included.
+struct ThreadState {
+  int in_runtime = 0;         // RuntimeScope depth (runtime.h)
+  bool initializing = false;  // this thread runs ensure_initialized (hooks/init.cpp)
+  // fd/fd_tracking.h: StdioScope depth, and the first block allocated in it (the FILE).
+  int stdio_scope = 0;
+  uintptr_t stdio_first_block = 0;
+  uint32_t stdio_first_size = 0;
+  // leakcheck/guarded_read.h: where a fault in a guarded read jumps back to, and the address.
+  sigjmp_buf* volatile fault_jump = nullptr;
+  volatile uintptr_t fault_address = 0;
+  unsigned quarantine_shard = ~0u;  // record/misuse.cpp; ~0u until the thread's first free
+  // record/peak.cpp: the unpublished net change of live bytes and its highest value.
+  int64_t live_delta = 0;
+  int64_t live_high = 0;
+  bool exit_hook_set = false;   // the thread-exit publication is registered
+  int allowed_allocations = 0;  // AllowAllocation depth (alloc_guard.h)
+  int tid = 0;  // cached gettid() for the event log (output/trace_log.cpp); 0 = unknown
+};
+
+extern __thread ThreadState t_thread;
+
+}  // namespace memtrack::rt

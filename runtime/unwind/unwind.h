@@ -1,0 +1,18 @@
+// Stack capture for the hooks. Runtime-safe: no malloc, no runtime lock.
+#pragma once
+
+#include <cstdint>
+
+namespace memtrack::rt {
+
+// Captures the calling thread's stack, without the runtime's own frames, into `frames`.
+// Returns the number of frames stored (at most `max`) and sets *hash to
+// StackDepot::hash_frames of them. Never takes a runtime lock.
+int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
+void init_unwinder();
+// check_unwinder: prints how many fast stacks differed from libgcc's. Called once at exit.
+void report_unwinder_check();
+// True if `pc` lies in libmemtrack.so itself.
+bool is_runtime_address(uintptr_t pc);
+
+}  // namespace memtrack::rt
