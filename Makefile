@@ -1,6 +1,7 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install the Debian
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
-.PHONY: all deps bench-deps build demo test test-asan build-asan bench compare format clean
+.PHONY: all deps bench-deps build demo test test-asan build-asan test-tsan build-tsan bench compare \
+        format clean
 
 all: build
 
@@ -16,10 +17,12 @@ demo: build
 
 # The whole suite in the release build, then the unit tests again under ASan + UBSan (the
 # preload runtime and the e2e programs cannot run under ASan, so the asan preset runs only
-# the tests labelled "unit").
-test: build build-asan
+# the tests labelled "unit"), then the multi-threaded stress tests under ThreadSanitizer (the
+# tsan preset builds only their binary).
+test: build build-asan build-tsan
 	ctest --preset release
 	ctest --preset asan
+	ctest --preset tsan
 
 build-asan: deps
 	cmake --preset asan >/dev/null
@@ -27,6 +30,13 @@ build-asan: deps
 
 test-asan: build-asan
 	ctest --preset asan
+
+build-tsan: deps
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan
+
+test-tsan: build-tsan
+	ctest --preset tsan
 
 bench: build
 	bench/run_overhead.sh build/release 5
