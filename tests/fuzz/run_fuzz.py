@@ -7,6 +7,7 @@ time:
       directory; its result files (and truncated copies) are seeds. --live-seed-program runs
       one in live mode, so its live result files are seeds too.
   --seed-elf PATH: an ELF file of this machine (a library, a test binary), taken whole.
+  --seed-eh-frame PATH: an ELF file whose unwind tables make seeds (eh_frame_seeds.py).
 Inputs that once crashed the target are kept in tests/fuzz/regressions/TARGET/ and replayed
 first; a crash found now is copied there. Exit status: 0 if nothing crashed.
 
@@ -20,6 +21,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import eh_frame_seeds
 
 FUZZ_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -78,6 +81,8 @@ def main():
                         help='"PROG ARGS..." to run in live mode; repeatable')
     parser.add_argument("--seed-elf", action="append", default=[],
                         help="an ELF file to copy into the corpus; repeatable")
+    parser.add_argument("--seed-eh-frame", action="append", default=[],
+                        help="an ELF file whose unwind tables make seeds; repeatable")
     parser.add_argument("--seconds", type=int, default=30)
     args = parser.parse_args()
 
@@ -99,6 +104,9 @@ def main():
             make_result_seeds(corpus, scratch, args)
         for elf in args.seed_elf:
             shutil.copy(elf, os.path.join(corpus, os.path.basename(elf)))
+        for elf in args.seed_eh_frame:
+            if eh_frame_seeds.write_seeds(elf, corpus) == 0:
+                sys.exit(f"FAIL: no unwind tables in {elf}")
         if not os.listdir(corpus):
             sys.exit(f"FAIL: no seeds for {args.target}")
         run = subprocess.run([args.fuzzer, corpus, f"-max_total_time={args.seconds}",
