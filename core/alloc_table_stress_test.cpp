@@ -47,7 +47,7 @@ bool whole(const AllocRecord& rec) {
 // other block of it, and looks up the batch its neighbour is working on. Each thread keeps
 // a model of its own blocks; at the end the table must match all models exactly.
 TEST(AllocTableStressTest, ThreadsInsertEraseAndLookUpInSharedShards) {
-  const size_t rounds = stress::scaled(40);
+  const size_t rounds = stress::scaled(100);
   constexpr size_t kBatch = 1000;
   TablePtr table(new AllocTable());
   std::vector<std::vector<bool>> live(kThreads, std::vector<bool>(rounds * kBatch, false));
@@ -95,7 +95,7 @@ TEST(AllocTableStressTest, ThreadsInsertEraseAndLookUpInSharedShards) {
 // Every thread tries to erase every one of a set of shared blocks, each starting at a
 // different place: each block is erased exactly once, whole, and the table ends empty.
 TEST(AllocTableStressTest, RacingErasesOfSharedBlocksSucceedOnce) {
-  const size_t blocks = stress::scaled(80000);
+  const size_t blocks = stress::scaled(200000);
   TablePtr table(new AllocTable());
   for (size_t i = 0; i < blocks; ++i) ASSERT_TRUE(table->try_insert(record_of(i)));
   std::vector<size_t> erased(kThreads, 0);
@@ -124,7 +124,7 @@ TEST(AllocTableStressTest, RacingErasesOfSharedBlocksSucceedOnce) {
 // free. The walk is not a snapshot, but every record it sees must be whole, and marking
 // must not disturb the records of the other threads.
 TEST(AllocTableStressTest, MarkingWalkWhileThreadsAllocateAndFree) {
-  const size_t per_thread = stress::scaled(30000);
+  const size_t per_thread = stress::scaled(80000);
   TablePtr table(new AllocTable());
   std::atomic<size_t> writers_left{kThreads - 1};
   std::vector<size_t> failures(kThreads, 0);

@@ -32,7 +32,7 @@ bool holds(const StackDepot& depot, uint32_t id, size_t i) {
 // Half the threads intern stacks and publish each id; the other half read every published
 // id back through get(), which takes no lock, while the depot keeps growing.
 TEST(StackDepotStressTest, ReadersGetStacksWhileWritersPublishThem) {
-  const size_t stacks = stress::scaled(40000);
+  const size_t stacks = stress::scaled(100000);
   constexpr size_t kWriters = kThreads / 2;
   auto depot = std::make_unique<StackDepot>();
   std::vector<std::atomic<uint32_t>> ids(stacks);
@@ -64,7 +64,7 @@ TEST(StackDepotStressTest, ReadersGetStacksWhileWritersPublishThem) {
 // All threads intern the same stacks with only four distinct hashes (four long chains),
 // each thread in its own order: every stack gets one id, and every thread sees that id.
 TEST(StackDepotStressTest, ThreadsInterningIntoCrowdedChainsAgreeOnIds) {
-  const size_t stacks = stress::scaled(2000);
+  const size_t stacks = stress::scaled(5000);
   auto depot = std::make_unique<StackDepot>();
   std::vector<std::vector<uint32_t>> seen(kThreads, std::vector<uint32_t>(stacks));
   stress::run_threads(kThreads, [&](size_t t) {

@@ -18,7 +18,7 @@
 namespace memtrack::stress {
 
 #ifdef MEMTRACK_STRESS_SANITIZED
-inline constexpr size_t kWorkDivisor = 4;
+inline constexpr size_t kWorkDivisor = 2;
 #else
 inline constexpr size_t kWorkDivisor = 1;
 #endif

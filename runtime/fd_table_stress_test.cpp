@@ -50,7 +50,7 @@ using TablePtr = std::unique_ptr<FdTable, TableDeleter>;
 // closes every third, fails to close every fifth (erase, then restore), and closes the rest
 // of the block with one close_range. Thread 0 walks the table meanwhile.
 TEST(FdTableStressTest, OpenCloseBookkeepingWithAWalker) {
-  const size_t rounds = stress::scaled(400);
+  const size_t rounds = stress::scaled(1000);
   constexpr int kBlock = 100;
   TablePtr table(new FdTable());
   std::atomic<size_t> writers_left{kThreads - 1};
@@ -93,7 +93,7 @@ TEST(FdTableStressTest, OpenCloseBookkeepingWithAWalker) {
 // All threads start on an unmapped table (racing to map it) and then fight over a few shared
 // numbers: records, erases and restores of one number never mix two entries.
 TEST(FdTableStressTest, ThreadsRacingOnSharedNumbersNeverTearEntries) {
-  const size_t rounds = stress::scaled(20000);
+  const size_t rounds = stress::scaled(50000);
   constexpr int kShared = 4;
   TablePtr table(new FdTable());
   std::vector<size_t> failures(kThreads, 0);
