@@ -139,7 +139,7 @@ class ByteReader {
 
   // The address `length` bytes after the current position, if the range holds it.
   bool offset_in_range(uint64_t length, uintptr_t* /*out*/ out) {
-    if (length > range_.end - pos_) return false;
+    if (pos_ > range_.end || length > range_.end - pos_) return false;
     *out = pos_ + length;
     return true;
   }
