@@ -1,6 +1,7 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install the Debian
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
-.PHONY: all deps bench-deps build demo test test-asan build-asan build-allocguard bench compare format clean
+.PHONY: all deps bench-deps build demo test test-asan build-asan build-allocguard test-tsan build-tsan \
+        bench compare format clean
 
 all: build
 
@@ -17,11 +18,14 @@ demo: build
 # The whole suite in the release build, then the unit tests again under ASan + UBSan (the
 # preload runtime and the e2e programs cannot run under ASan, so the asan preset runs only
 # the tests labelled "unit"), then the e2e programs against a runtime built with the
-# allocation guard (docs/runtime.md, "Allocations of its own"; about a minute and a half).
-test: build build-asan build-allocguard
+# allocation guard (docs/runtime.md, "Allocations of its own"; about a minute and a half),
+# then the multi-threaded stress tests under ThreadSanitizer (the tsan preset builds only
+# their binary).
+test: build build-asan build-allocguard build-tsan
 	ctest --preset release
 	ctest --preset asan
 	ctest --preset allocguard
+	ctest --preset tsan
 
 build-asan: deps
 	cmake --preset asan >/dev/null
@@ -33,6 +37,13 @@ build-allocguard: deps
 
 test-asan: build-asan
 	ctest --preset asan
+
+build-tsan: deps
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan
+
+test-tsan: build-tsan
+	ctest --preset tsan
 
 bench: build
 	bench/run_overhead.sh build/release 5

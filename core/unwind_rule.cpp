@@ -18,18 +18,32 @@ constexpr uint8_t kPeDatarelSdata4 = 0x3b;
 constexpr int kMaxInstructions = 100000;
 constexpr int kMaxRememberDepth = 16;
 
+// Reads little-endian values from the readable bytes of the module's unwind tables. A read
+// that would leave them (a corrupt length, offset or pointer) reads zeros instead and marks
+// the reader failed, so a broken module gives kUnsupported, never a fault.
 class ByteReader {
  public:
-  explicit ByteReader(const uint8_t* pos) : pos_(pos) {}
+  ByteReader(uintptr_t pos, const ReadableRange& range) : pos_(pos), range_(range) {}
 
-  const uint8_t* pos() const { return pos_; }
-  void skip(uint64_t bytes) { pos_ += bytes; }
+  uintptr_t pos() const { return pos_; }
+  bool ok() const { return ok_; }
+  void fail() { ok_ = false; }
+  // Moves forward `bytes`; past the end of the range it fails.
+  void skip(uint64_t bytes) {
+    if (!readable(bytes)) return;
+    pos_ += bytes;
+  }
 
-  uint8_t u8() { return *pos_++; }
+  uint8_t u8() {
+    if (!readable(1)) return 0;
+    return *reinterpret_cast<const uint8_t*>(pos_++);
+  }
   uint64_t unsigned_bytes(int count) {
+    if (!readable(static_cast<uint64_t>(count))) return 0;
+    const auto* bytes = reinterpret_cast<const uint8_t*>(pos_);
     uint64_t value = 0;
-    for (int i = 0; i < count; ++i) value |= static_cast<uint64_t>(pos_[i]) << (8 * i);
-    pos_ += count;
+    for (int i = 0; i < count; ++i) value |= static_cast<uint64_t>(bytes[i]) << (8 * i);
+    pos_ += static_cast<uintptr_t>(count);
     return value;
   }
   int64_t signed_bytes(int count) {
@@ -44,7 +58,7 @@ class ByteReader {
       value |= static_cast<uint64_t>(byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) return value;
     }
-    while (u8() & 0x80) {
+    while ((u8() & 0x80) != 0 && ok_) {
     }
     return value;
   }
@@ -54,9 +68,11 @@ class ByteReader {
     uint8_t byte = 0;
     do {
       byte = u8();
-      if (shift < 64) value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      shift += 7;
-    } while (byte & 0x80);
+      if (shift < 64) {
+        value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        shift += 7;
+      }
+    } while ((byte & 0x80) != 0 && ok_);
     if (shift < 64 && (byte & 0x40)) value |= ~uint64_t{0} << shift;
     return static_cast<int64_t>(value);
   }
@@ -65,7 +81,7 @@ class ByteReader {
   // `apply` false only the value format is read (pc_range, or skipping a personality).
   bool encoded(uint8_t encoding, uintptr_t data_base, bool apply, uintptr_t* /*out*/ out) {
     if (encoding == kPeOmit) return false;
-    uintptr_t field = reinterpret_cast<uintptr_t>(pos_);
+    uintptr_t field = pos_;
     uint64_t value = 0;
     switch (encoding & 0x0f) {
       case 0x00:
@@ -111,22 +127,45 @@ class ByteReader {
         default:
           return false;  // textrel, funcrel, aligned: not emitted for x86-64 ELF
       }
-      if (encoding & 0x80) value = *reinterpret_cast<const uintptr_t*>(value);
+      if (encoding & 0x80) {  // indirect: the value is where the pointer is stored
+        ByteReader at(static_cast<uintptr_t>(value), range_);
+        value = at.unsigned_bytes(8);
+        if (!at.ok()) return false;
+      }
     }
     *out = static_cast<uintptr_t>(value);
+    return ok_;
+  }
+
+  // The address `length` bytes after the current position, if the range holds it.
+  bool offset_in_range(uint64_t length, uintptr_t* /*out*/ out) {
+    if (pos_ > range_.end || length > range_.end - pos_) return false;
+    *out = pos_ + length;
     return true;
   }
 
  private:
-  const uint8_t* pos_;
+  bool readable(uint64_t bytes) {
+    if (!ok_ || pos_ < range_.begin || pos_ > range_.end || bytes > range_.end - pos_) {
+      ok_ = false;
+      return false;
+    }
+    return true;
+  }
+
+  uintptr_t pos_;
+  const ReadableRange& range_;
+  bool ok_ = true;
 };
 
-// Reads a CIE/FDE length; returns the end of the entry (nullptr for the terminator).
-const uint8_t* read_entry_end(ByteReader& reader) {
+// Reads a CIE/FDE length and sets *end to the end of the entry. False for the terminator
+// (length 0) or a length past the end of the tables.
+bool read_entry_end(ByteReader& reader, uintptr_t* /*out*/ end) {
   uint64_t length = reader.unsigned_bytes(4);
   if (length == 0xffffffffu) length = reader.unsigned_bytes(8);
-  if (length == 0) return nullptr;
-  return reader.pos() + length;
+  if (length == 0 || !reader.ok()) return false;
+  if (!reader.offset_in_range(length, end)) reader.fail();
+  return reader.ok();
 }
 
 struct Cie {
@@ -135,27 +174,28 @@ struct Cie {
   uint8_t fde_encoding = 0;  // DW_EH_PE_absptr unless 'R' says otherwise
   bool has_augmentation_data = false;
   bool signal_frame = false;
-  const uint8_t* instructions = nullptr;
-  const uint8_t* end = nullptr;
+  uintptr_t instructions = 0;
+  uintptr_t end = 0;
 };
 
-bool parse_cie(const uint8_t* at, Cie* /*out*/ cie) {
-  ByteReader reader(at);
-  cie->end = read_entry_end(reader);
-  if (cie->end == nullptr) return false;
+constexpr size_t kMaxAugmentationLength = 16;
+
+bool parse_cie(uintptr_t at, const ReadableRange& range, Cie* /*out*/ cie) {
+  ByteReader reader(at, range);
+  if (!read_entry_end(reader, &cie->end)) return false;
   if (reader.unsigned_bytes(4) != 0) return false;  // a CIE's id is 0 in .eh_frame
   uint8_t version = reader.u8();
   if (version != 1 && version != 3) return false;
-  const char* augmentation = reinterpret_cast<const char*>(reader.pos());
+  char augmentation[kMaxAugmentationLength + 1] = {};
   size_t augmentation_length = 0;
-  while (augmentation[augmentation_length] != '\0') {
-    if (++augmentation_length > 16) return false;
+  for (char c = static_cast<char>(reader.u8()); c != '\0'; c = static_cast<char>(reader.u8())) {
+    if (augmentation_length == kMaxAugmentationLength || !reader.ok()) return false;
+    augmentation[augmentation_length++] = c;
   }
-  reader.skip(augmentation_length + 1);
   cie->code_align = reader.uleb();
   cie->data_align = reader.sleb();
   uint64_t return_register = version == 1 ? reader.u8() : reader.uleb();
-  if (return_register != kRegRa) return false;
+  if (return_register != kRegRa || !reader.ok()) return false;
   if (augmentation_length == 0) {
     cie->instructions = reader.pos();
     return true;
@@ -164,7 +204,8 @@ bool parse_cie(const uint8_t* at, Cie* /*out*/ cie) {
 
   cie->has_augmentation_data = true;
   uint64_t data_length = reader.uleb();
-  const uint8_t* data_end = reader.pos() + data_length;
+  uintptr_t data_end = 0;
+  if (!reader.ok() || !reader.offset_in_range(data_length, &data_end)) return false;
   for (size_t i = 1; i < augmentation_length; ++i) {
     switch (augmentation[i]) {
       case 'L':
@@ -188,7 +229,7 @@ bool parse_cie(const uint8_t* at, Cie* /*out*/ cie) {
     }
   }
   cie->instructions = data_end;
-  return true;
+  return reader.ok() && cie->instructions <= cie->end;
 }
 
 // How one register can be recovered. Only rbp and the return address are tracked.
@@ -209,14 +250,16 @@ struct Row {
 
 class CfaProgram {
  public:
-  CfaProgram(const Cie& cie, uintptr_t target) : cie_(cie), target_(target) {}
+  CfaProgram(const Cie& cie, uintptr_t target, const ReadableRange& range)
+      : cie_(cie), target_(target), range_(range) {}
 
   // Runs instructions [begin, end) starting at code address `loc`, stopping at the first
-  // advance past the target. Returns false on an instruction this unwinder cannot follow.
-  bool run(const uint8_t* begin, const uint8_t* end, uintptr_t loc) {
-    ByteReader reader(begin);
+  // advance past the target. Returns false on an instruction this unwinder cannot follow or
+  // one that runs past the end of the tables.
+  bool run(uintptr_t begin, uintptr_t end, uintptr_t loc) {
+    ByteReader reader(begin, range_);
     for (int count = 0; reader.pos() < end; ++count) {
-      if (count == kMaxInstructions) return false;
+      if (count == kMaxInstructions || !reader.ok()) return false;
       uint8_t op = reader.u8();
       uint8_t low = op & 0x3f;
       switch (op & 0xc0) {
@@ -225,7 +268,7 @@ class CfaProgram {
           if (loc > target_) return true;
           continue;
         case 0x80:
-          set(low, RegHow::kOffset, static_cast<int64_t>(reader.uleb()) * cie_.data_align);
+          set(low, RegHow::kOffset, factored(reader.uleb()));
           continue;
         case 0xc0:
           restore(low);
@@ -251,7 +294,7 @@ class CfaProgram {
         }
         case 0x05:  // offset_extended
           reg = reader.uleb();
-          set(reg, RegHow::kOffset, static_cast<int64_t>(reader.uleb()) * cie_.data_align);
+          set(reg, RegHow::kOffset, factored(reader.uleb()));
           break;
         case 0x06:
           restore(reader.uleb());
@@ -299,15 +342,15 @@ class CfaProgram {
           break;
         case 0x11:  // offset_extended_sf
           reg = reader.uleb();
-          set(reg, RegHow::kOffset, reader.sleb() * cie_.data_align);
+          set(reg, RegHow::kOffset, factored(static_cast<uint64_t>(reader.sleb())));
           break;
         case 0x12:  // def_cfa_sf
           row_.cfa_register = reader.uleb();
-          row_.cfa_offset = reader.sleb() * cie_.data_align;
+          row_.cfa_offset = factored(static_cast<uint64_t>(reader.sleb()));
           row_.cfa_expression = false;
           break;
         case 0x13:
-          row_.cfa_offset = reader.sleb() * cie_.data_align;
+          row_.cfa_offset = factored(static_cast<uint64_t>(reader.sleb()));
           break;
         case 0x14:  // val_offset: the value is an address, not a saved slot
           reg = reader.uleb();
@@ -324,13 +367,19 @@ class CfaProgram {
           break;    // GNU_args_size
         case 0x2f:  // GNU_negative_offset_extended
           reg = reader.uleb();
-          set(reg, RegHow::kOffset, -static_cast<int64_t>(reader.uleb()) * cie_.data_align);
+          set(reg, RegHow::kOffset, factored(0 - reader.uleb()));
           break;
         default:
           return false;
       }
     }
-    return true;
+    return reader.ok();
+  }
+
+  // An offset operand times the data alignment factor, wrapping as two's complement (corrupt
+  // tables may overflow; rule_from_row rejects offsets out of range).
+  int64_t factored(uint64_t operand) const {
+    return static_cast<int64_t>(operand * static_cast<uint64_t>(cie_.data_align));
   }
 
   // The CIE's rules, which DW_CFA_restore returns to.
@@ -349,6 +398,7 @@ class CfaProgram {
 
   const Cie& cie_;
   uintptr_t target_;
+  const ReadableRange& range_;
   Row row_;
   Row initial_;
   Row stack_[kMaxRememberDepth];
@@ -380,26 +430,29 @@ UnwindRule rule_from_row(const Row& row) {
 }
 
 // Binary search of the .eh_frame_hdr table for the FDE whose range may hold `pc`.
-// Returns nullptr when the table is missing or in an encoding other than the one every
-// x86-64 linker writes; *unsupported tells the two "no FDE" cases apart.
-const uint8_t* find_fde(const uint8_t* hdr, uintptr_t pc, bool* /*out*/ unsupported) {
+// Returns 0 when the table is missing, corrupt, or in an encoding other than the one every
+// x86-64 linker writes; *unsupported tells those apart from "no FDE covers pc".
+uintptr_t find_fde(uintptr_t hdr, uintptr_t pc, const ReadableRange& range,
+                   bool* /*out*/ unsupported) {
   *unsupported = true;
-  if (hdr[0] != 1) return nullptr;
-  uint8_t frame_pointer_encoding = hdr[1];
-  uint8_t count_encoding = hdr[2];
-  uint8_t table_encoding = hdr[3];
-  ByteReader reader(hdr + 4);
-  uintptr_t base = reinterpret_cast<uintptr_t>(hdr);
+  ByteReader reader(hdr, range);
+  uint8_t version = reader.u8();
+  uint8_t frame_pointer_encoding = reader.u8();
+  uint8_t count_encoding = reader.u8();
+  uint8_t table_encoding = reader.u8();
+  if (version != 1 || !reader.ok()) return 0;
   uintptr_t eh_frame = 0;
   uintptr_t count = 0;
-  if (!reader.encoded(frame_pointer_encoding, base, true, &eh_frame)) return nullptr;
-  if (!reader.encoded(count_encoding, base, true, &count)) return nullptr;
-  if (table_encoding != kPeDatarelSdata4) return nullptr;
+  if (!reader.encoded(frame_pointer_encoding, hdr, true, &eh_frame)) return 0;
+  if (!reader.encoded(count_encoding, hdr, true, &count)) return 0;
+  if (table_encoding != kPeDatarelSdata4) return 0;
+  uintptr_t table = reader.pos();
+  uintptr_t table_end = 0;
+  if (count > (range.end - table) / 8 || !reader.offset_in_range(count * 8, &table_end)) return 0;
   *unsupported = false;
-  const uint8_t* table = reader.pos();
   auto entry_at = [&](uintptr_t index, int field) {
-    ByteReader at(table + index * 8 + field * 4);
-    return base + static_cast<uintptr_t>(at.signed_bytes(4));
+    ByteReader at(table + index * 8 + static_cast<uintptr_t>(field) * 4, range);
+    return hdr + static_cast<uintptr_t>(at.signed_bytes(4));
   };
   uintptr_t low = 0;
   uintptr_t high = count;  // the answer is the last entry with start <= pc
@@ -411,13 +464,18 @@ const uint8_t* find_fde(const uint8_t* hdr, uintptr_t pc, bool* /*out*/ unsuppor
       high = mid;
     }
   }
-  if (low == 0) return nullptr;
-  return reinterpret_cast<const uint8_t*>(entry_at(low - 1, 1));
+  if (low == 0) return 0;
+  return entry_at(low - 1, 1);
 }
 
 }  // namespace
 
 UnwindRule compute_unwind_rule(const uint8_t* eh_frame_hdr, uintptr_t pc, bool is_return_address) {
+  return compute_unwind_rule(eh_frame_hdr, pc, is_return_address, ReadableRange{});
+}
+
+UnwindRule compute_unwind_rule(const uint8_t* eh_frame_hdr, uintptr_t pc, bool is_return_address,
+                               const ReadableRange& range) {
   UnwindRule unsupported;
   unsupported.kind = UnwindRuleKind::kUnsupported;
   UnwindRule outermost;
@@ -426,17 +484,18 @@ UnwindRule compute_unwind_rule(const uint8_t* eh_frame_hdr, uintptr_t pc, bool i
   uintptr_t target = is_return_address ? pc - 1 : pc;
 
   bool table_unsupported = false;
-  const uint8_t* fde = find_fde(eh_frame_hdr, target, &table_unsupported);
-  if (fde == nullptr) return table_unsupported ? unsupported : outermost;
+  uintptr_t fde =
+      find_fde(reinterpret_cast<uintptr_t>(eh_frame_hdr), target, range, &table_unsupported);
+  if (fde == 0) return table_unsupported ? unsupported : outermost;
 
-  ByteReader reader(fde);
-  const uint8_t* fde_end = read_entry_end(reader);
-  if (fde_end == nullptr) return outermost;
-  const uint8_t* cie_pointer_field = reader.pos();
+  ByteReader reader(fde, range);
+  uintptr_t fde_end = 0;
+  if (!read_entry_end(reader, &fde_end)) return reader.ok() ? outermost : unsupported;
+  uintptr_t cie_pointer_field = reader.pos();
   uint64_t cie_offset = reader.unsigned_bytes(4);
-  if (cie_offset == 0) return unsupported;  // a CIE where an FDE should be
+  if (cie_offset == 0 || cie_offset > cie_pointer_field) return unsupported;  // 0: a CIE
   Cie cie;
-  if (!parse_cie(cie_pointer_field - cie_offset, &cie)) return unsupported;
+  if (!parse_cie(cie_pointer_field - cie_offset, range, &cie)) return unsupported;
   if (cie.signal_frame) return unsupported;
   uintptr_t pc_begin = 0;
   uintptr_t pc_range = 0;
@@ -444,8 +503,9 @@ UnwindRule compute_unwind_rule(const uint8_t* eh_frame_hdr, uintptr_t pc, bool i
   if (!reader.encoded(cie.fde_encoding & 0x0f, 0, false, &pc_range)) return unsupported;
   if (target < pc_begin || target - pc_begin >= pc_range) return outermost;
   if (cie.has_augmentation_data) reader.skip(reader.uleb());
+  if (!reader.ok()) return unsupported;
 
-  CfaProgram program(cie, target);
+  CfaProgram program(cie, target, range);
   if (!program.run(cie.instructions, cie.end, pc_begin)) return unsupported;
   program.save_initial();
   if (!program.run(reader.pos(), fde_end, pc_begin)) return unsupported;

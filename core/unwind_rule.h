@@ -2,7 +2,8 @@
 // information): where the canonical frame address (CFA), the return address and the caller's
 // rbp are for one code address. A rule is computed once per return address and cached by the
 // runtime's fast unwinder, so each later step is a cache lookup and two loads.
-// Runtime-safe: no allocation, no libc calls; reads only the module's mapped unwind tables.
+// Runtime-safe: no allocation, no libc calls; reads only the module's mapped unwind tables,
+// and with a ReadableRange never outside it, however corrupt they are.
 //
 // Only what compilers emit for ordinary functions is modelled: CFA = rsp or rbp + offset,
 // return address and rbp saved at CFA-relative offsets or unchanged. Everything else (CFA
@@ -50,9 +51,22 @@ struct UnwindRule {
   }
 };
 
+// The addresses [begin, end) that the tables of one module occupy and that may be read.
+// Every offset, length and pointer read from the tables is checked against it, so corrupt
+// tables give kUnsupported instead of a read elsewhere. The default is all memory: the
+// tables are trusted.
+struct ReadableRange {
+  uintptr_t begin = 0;
+  uintptr_t end = UINTPTR_MAX;
+};
+
 // Computes the rule at `pc` in the module whose .eh_frame_hdr section is at `eh_frame_hdr`
 // (dl_find_object's dlfo_eh_frame). For a return address pass is_return_address = true: the
-// rule of the call instruction (pc - 1) is used, as every DWARF unwinder does.
+// rule of the call instruction (pc - 1) is used, as every DWARF unwinder does. Reads only
+// inside `range` (see ReadableRange).
+UnwindRule compute_unwind_rule(const uint8_t* eh_frame_hdr, uintptr_t pc, bool is_return_address,
+                               const ReadableRange& range);
+// The same with the tables trusted (all memory readable).
 UnwindRule compute_unwind_rule(const uint8_t* eh_frame_hdr, uintptr_t pc, bool is_return_address);
 
 }  // namespace memtrack::core

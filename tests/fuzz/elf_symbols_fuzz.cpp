@@ -1,0 +1,42 @@
+// libFuzzer target for the runtime's ELF symbol reader (the in-process report's function
+// names): a module file may be truncated or replaced on disk while the program runs, so any
+// bytes must give a symbol list or none, never a crash. The reader's source is compiled into
+// this file (its file loader is internal to it); the build passes its path as
+// MEMTRACK_ELF_SYMBOLS_SOURCE. The input is the whole file, as the reader maps it.
+#include <cstdlib>
+#include <cstring>
+
+#include MEMTRACK_ELF_SYMBOLS_SOURCE
+
+// The runtime links libsupc++'s demangler statically; try_demangle, its only user, is not
+// called here.
+extern "C" int __gcclibcxx_demangle_callback(const char*, void (*)(const char*, size_t, void*),
+                                             void*) {
+  return -1;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using memtrack::rt::FunctionSymbol;
+  // The reader sees files through mmap, page aligned; keep the input's exact size so any
+  // read past the end is an AddressSanitizer report.
+  void* file = nullptr;
+  if (size == 0 || posix_memalign(&file, 4096, size) != 0) return 0;
+  memcpy(file, data, size);
+  memtrack::rt::ModuleSymbols mod;
+  mod.file = static_cast<const char*>(file);
+  mod.file_size = size;
+  memtrack::core::MmapArray<FunctionSymbol> functions;
+  memtrack::rt::load_functions(mod, functions);
+  if (mod.functions != nullptr) {
+    size_t checked = 0;
+    for (const FunctionSymbol& fn : functions) {
+      if (++checked > 256) break;
+      const char* name = mod.strings + fn.name;
+      if (memtrack::core::string_length(name) >= mod.strings_size - fn.name) abort();
+      const FunctionSymbol* found = memtrack::rt::find_function(mod, fn.start);
+      if (found == nullptr) abort();  // a listed function must be found at its start
+    }
+  }
+  free(file);
+  return 0;
+}
