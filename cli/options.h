@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "report/gen_suppressions.h"
 #include "report/model.h"
 #include "top/view.h"
@@ -60,11 +61,6 @@ struct Config {
   uint32_t snapshot_pid = 0;
   double snapshot_timeout_s = 30;
 };
-
-// Exit codes of memtrack's own failures (see docs/cli.md).
-inline constexpr int kExitToolFailed = 125;
-inline constexpr int kExitNotExecutable = 126;
-inline constexpr int kExitNotFound = 127;
 
 // Parses argv. Returns false when the caller should exit with *exit_code right away (after
 // --help or --version, or a usage error that has already been printed).
