@@ -12,55 +12,23 @@
 
 #include "common/error.h"
 #include "common/frame.h"
+#include "core/result_format.h"
 
 namespace memtrack::report {
 
-// memcheck's categories (docs/format.md, section 5). kUnclassified: the runtime did no
-// reachability scan, so the block was merely still allocated at exit.
-enum class LeakKind { kDefinite, kIndirect, kPossible, kReachable, kUnclassified };
-
-// "definite", "indirect", "possible", "reachable", "unclassified" (the JSON spelling).
-const char* kind_name(LeakKind kind);
+// The result file's enumerations, used as they are stored (core/result_format.h); their
+// JSON spelling is in core/result_names.h and core/fd_names.h.
+using core::result::AllocCall;
+using core::result::ErrorKind;
+using core::result::ErrorWhere;
+using core::result::FreeCall;
+using core::result::LeakKind;
+using core::result::ResourceKind;
 
 // True for the kinds that count as leaked (Summary::leaked_*): all but kReachable.
 constexpr bool is_leak(LeakKind kind) {
   return kind != LeakKind::kReachable;
 }
-
-// Allocator misuse seen while the program ran (docs/format.md, section 7).
-enum class ErrorKind { kDoubleFree, kInvalidFree, kMismatchedFree, kReallocAfterFree };
-// For invalid frees: what the pointer points into.
-enum class ErrorWhere { kUnknown, kHeap, kStack, kGlobal };
-// How the block was allocated; kNone: not known (no block, or the runtime did not know it).
-enum class AllocCall { kMalloc, kNew, kNewArray, kNone };
-// The bad call.
-enum class FreeCall { kFree, kDelete, kDeleteArray, kRealloc };
-
-// "double_free", "invalid_free", "mismatched_free", "realloc_after_free" (the JSON spelling).
-const char* error_kind_name(ErrorKind kind);
-// "malloc", "new", "new[]", "none" (the JSON spelling; the aligned flags are not part of it).
-const char* alloc_call_name(AllocCall call);
-// "free", "delete", "delete[]", "realloc" (the JSON spelling).
-const char* free_call_name(FreeCall call);
-
-// What a descriptor open at exit refers to (docs/format.md, section 8).
-enum class ResourceKind {
-  kOther,
-  kFile,
-  kDirectory,
-  kSocket,
-  kPipe,
-  kEventfd,
-  kTimerfd,
-  kSignalfd,
-  kEpoll,
-  kInotify,
-  kMemfd
-};
-
-// "file", "directory", "socket", "pipe", "eventfd", "timerfd", "signalfd", "epoll",
-// "inotify", "memfd", "other" (the JSON spelling).
-const char* resource_kind_name(ResourceKind kind);
 
 // A descriptor the program opened and left open, apart from its stack: shared by the raw
 // record and the report.
@@ -128,7 +96,7 @@ struct RawCrash : CrashFacts {
 
 struct ExitInfo {
   // kRunning: the report was made while the process ran (live report, snapshot).
-  enum class How { kUnknown, kExit, kUnderscoreExit, kSignal, kRunning };
+  using How = core::result::ExitHow;
   How how = How::kUnknown;
   int code = 0;    // exit status for kExit and kUnderscoreExit
   int signal = 0;  // for kSignal
