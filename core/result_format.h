@@ -57,16 +57,12 @@ inline constexpr uint32_t kLiveHeaderSize = 56;
 inline constexpr uint32_t kLiveSiteSize = 32;
 inline constexpr uint32_t kLiveSiteRuntimeInternal = 1;  // live site flag
 
-// The counters of the stats section, in this order. Readers ignore extra counters and
-// treat missing ones as zero, so counters can be appended without a version change.
+// The counters of the stats section (declared in core/stats.inc), in this order; kCount:
+// how many this version writes.
 enum class Counter : uint32_t {
-  kAllocations,
-  kFrees,
-  kBytesAllocated,
-  kPeakLiveBytes,
-  kLiveBytes,
-  kUntrackedAllocations,
-  kUntrackedBytes,
+#define MEMTRACK_COUNTER(Enumerator, name, description) Enumerator,
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
   kCount
 };
 

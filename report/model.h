@@ -74,10 +74,11 @@ struct CrashReport : CrashFacts {
 };
 
 struct Summary {
-  uint64_t allocations = 0;
-  uint64_t frees = 0;
-  uint64_t bytes_allocated = 0;
-  uint64_t peak_bytes = 0;
+  // The process's counters as its stats section has them (core/stats.inc): allocations,
+  // frees, bytes_allocated, peak_bytes, untracked_allocations, ...
+#define MEMTRACK_COUNTER(Enumerator, name, description) uint64_t name = 0;
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
   // Unsuppressed groups, excluding runtime-internal ones, of every kind but kReachable:
   // definite + indirect + possible + unclassified.
   uint64_t leaked_bytes = 0;
@@ -91,8 +92,6 @@ struct Summary {
   uint64_t suppressed_blocks = 0;
   uint64_t runtime_internal_bytes = 0;
   uint64_t runtime_internal_blocks = 0;
-  uint64_t untracked_allocations = 0;
-  uint64_t untracked_bytes = 0;
   uint64_t errors = 0;                  // distinct allocator misuse errors (ProcessReport::errors)
   uint64_t error_occurrences = 0;       // the sum of their occurrences
   uint64_t open_descriptors = 0;        // in ProcessReport::resource_sites

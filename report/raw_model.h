@@ -102,14 +102,11 @@ struct ExitInfo {
   int signal = 0;  // for kSignal
 };
 
+// The stats section: one field per counter of core/stats.inc.
 struct Stats {
-  uint64_t allocations = 0;
-  uint64_t frees = 0;
-  uint64_t bytes_allocated = 0;
-  uint64_t peak_bytes = 0;
-  uint64_t live_bytes = 0;
-  uint64_t untracked_allocations = 0;
-  uint64_t untracked_bytes = 0;
+#define MEMTRACK_COUNTER(Enumerator, name, description) uint64_t name = 0;
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
 };
 
 // A live report's allocation site (result-file section 9): blocks older than the age

@@ -102,13 +102,10 @@ void read_stats(Cursor c, ResultFile& file) {
   }
   c.expect_end();
   auto at = [&](result::Counter counter) { return values[static_cast<int>(counter)]; };
-  file.stats.allocations = at(result::Counter::kAllocations);
-  file.stats.frees = at(result::Counter::kFrees);
-  file.stats.bytes_allocated = at(result::Counter::kBytesAllocated);
-  file.stats.peak_bytes = at(result::Counter::kPeakLiveBytes);
-  file.stats.live_bytes = at(result::Counter::kLiveBytes);
-  file.stats.untracked_allocations = at(result::Counter::kUntrackedAllocations);
-  file.stats.untracked_bytes = at(result::Counter::kUntrackedBytes);
+#define MEMTRACK_COUNTER(Enumerator, name, description) \
+  file.stats.name = at(result::Counter::Enumerator);
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
 }
 
 void read_modules(Cursor c, ResultFile& file) {
