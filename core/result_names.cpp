@@ -19,6 +19,22 @@ const char* leak_kind_name(result::LeakKind kind) {
   return nullptr;
 }
 
+const char* leak_kind_phrase(result::LeakKind kind) {
+  switch (kind) {
+    case result::LeakKind::kDefinite:
+      return "definitely lost";
+    case result::LeakKind::kIndirect:
+      return "indirectly lost";
+    case result::LeakKind::kPossible:
+      return "possibly lost";
+    case result::LeakKind::kReachable:
+      return "still reachable";
+    case result::LeakKind::kUnclassified:
+      break;
+  }
+  return "unfreed at exit";
+}
+
 const char* error_kind_name(result::ErrorKind kind) {
   switch (kind) {
     case result::ErrorKind::kDoubleFree:

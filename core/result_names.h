@@ -12,6 +12,11 @@ namespace memtrack::core {
 // outside the enum (what a reader rejects).
 const char* leak_kind_name(result::LeakKind kind);
 
+// What "N bytes in M blocks are ..." ends with: "definitely lost", "indirectly lost",
+// "possibly lost", "still reachable"; "unfreed at exit" for kUnclassified (and for a value
+// outside the enum). Also the labels of the per-kind totals.
+const char* leak_kind_phrase(result::LeakKind kind);
+
 // "double_free", "invalid_free", "mismatched_free", "realloc_after_free"; nullptr for a
 // value outside the enum.
 const char* error_kind_name(result::ErrorKind kind);
