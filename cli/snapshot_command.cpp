@@ -15,14 +15,10 @@
 
 #include "cli/commands.h"
 #include "cli/pipeline.h"
+#include "core/snapshot_signal.h"
 
 namespace memtrack::cli {
 namespace {
-
-// The runtime's snapshot signal (runtime/live.h).
-int snapshot_signal() {
-  return SIGRTMAX - 2;
-}
 
 std::string read_proc_file(uint32_t pid, const char* name) {
   std::string path = "/proc/" + std::to_string(pid) + "/" + name;
@@ -116,7 +112,7 @@ int snapshot_command(const Config& config) {
       dir + "/snapshot." + std::to_string(pid) + "." + std::to_string(request) + ".mtr";
   union sigval value {};
   value.sival_int = request;
-  if (sigqueue(static_cast<pid_t>(pid), snapshot_signal(), value) != 0) {
+  if (sigqueue(static_cast<pid_t>(pid), core::snapshot_signal(), value) != 0) {
     throw Error("cannot signal process " + std::to_string(pid) + ": " + std::strerror(errno));
   }
   auto deadline = std::chrono::steady_clock::now() +
