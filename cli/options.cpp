@@ -124,7 +124,7 @@ struct RuntimeFlagRow {
   // Called once per occurrence with the flag's table entry (for its range).
   std::function<void(Config&, const std::string&, const core::FlagInfo&)> apply;
   std::function<std::string(const Config&)> value;  // see OptionSpec::runtime_value
-  const char* note = "";              // what memtrack run adds to the flag's description
+  const char* note = "";              // what memtrack run adds to the description's first sentence
   const char* cli_default = nullptr;  // memtrack run's default where it is not the flag's
   // The whole help where memtrack run takes the value in other units (a duration, not ms).
   const char* help = nullptr;
@@ -138,13 +138,22 @@ std::string default_phrase(const core::FlagInfo& info) {
   return text;
 }
 
-// The help is the flag's description, then the row's note, then the default.
+// The first sentence of a flag's description: what the option does. Later sentences are
+// details for MEMTRACK_OPTIONS users ("Deeper stacks are cut.").
+std::string first_sentence(const char* description) {
+  std::string text = description;
+  size_t end = text.find(". ");
+  return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+// The help is the first sentence of the flag's description, then the row's note, then the
+// default.
 OptionSpec runtime_flag_option(RuntimeFlagRow row) {
   const core::FlagInfo* info = core::find_flag(row.flag);
   if (info == nullptr) throw Error(std::string("no runtime flag ") + row.flag);
   std::string help = row.help != nullptr
                          ? row.help
-                         : std::string(info->description) + row.note + " Default: " +
+                         : first_sentence(info->description) + row.note + " Default: " +
                                (row.cli_default ? row.cli_default : default_phrase(*info)) + ".";
   auto apply = [info, apply = std::move(row.apply)](Config& c, const std::string& v) {
     apply(c, v, *info);
