@@ -29,7 +29,7 @@ std::vector<uint64_t> spread(const LoadedModule& module, size_t count) {
   return addresses;
 }
 
-void run(benchmark::State& state, const std::vector<report::RawModule>& modules,
+void run(benchmark::State& state, const std::vector<RawModule>& modules,
          const std::vector<uint64_t>& addresses) {
   size_t frames = 0;
   for (auto _ : state) {
@@ -63,7 +63,7 @@ BENCHMARK(BM_Symbolize10kWithDebugInfo)->Unit(benchmark::kMillisecond);
 // symbol table; libc has DWARF too if libc6-dbg is installed (compressed, found by build-id
 // under /usr/lib/debug), which makes this case mostly the cost of reading that.
 void BM_Symbolize10kSystemLibraries(benchmark::State& state) {
-  std::vector<report::RawModule> modules;
+  std::vector<RawModule> modules;
   std::vector<uint64_t> addresses;
   for (const char* name : {"/libc.so.6", "/libstdc++.so.6"}) {
     std::optional<LoadedModule> lib = test_only_find_loaded(

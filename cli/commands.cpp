@@ -14,19 +14,10 @@
 #include "cli/pipeline.h"
 #include "cli/preflight.h"
 #include "cli/result_dir.h"
-#include "core/flags.h"
 #include "report/stack_depth.h"
 
 namespace memtrack::cli {
 namespace {
-
-// MEMTRACK_OPTIONS values are quoted so paths may contain ':' or spaces.
-std::string quoted(const std::string& value) {
-  if (value.find('"') != std::string::npos) {
-    throw Error("paths containing '\"' are not supported: " + value);
-  }
-  return "\"" + value + "\"";
-}
 
 // The runtime appends to the event log (an exec'd image continues its process's log); a
 // run starts it empty. A name with %p is one file per process: nothing to empty yet.
@@ -51,12 +42,6 @@ std::vector<report::ProcessReport> on_demand_checks(const ResultDir& dir,
   return std::move(checks.processes);
 }
 
-int default_max_frames() {
-  core::Flags defaults;
-  core::set_defaults(&defaults);
-  return defaults.max_frames;
-}
-
 int status_of(const report::ExitInfo& exit) {
   return exit.how == report::ExitInfo::How::kSignal ? 128 + exit.signal : exit.code;
 }
@@ -78,24 +63,9 @@ std::string check_trackable(const Config& config, const std::string& program) {
 }
 
 std::string runtime_options(const Config& config, const ResultDir& dir) {
-  std::string options = "result_dir=" + quoted(dir.path());
-  // The runtime records at least its default depth whatever --num-callers says, so its rule
-  // for blocks the C/C++ runtime keeps sees whole stacks; the report cuts them afterwards.
-  if (config.num_callers > 0) {
-    options += ":max_frames=" + std::to_string(std::max(config.num_callers, default_max_frames()));
-  }
-  if (!config.trace_children) options += ":follow_exec=0";
-  if (config.snapshots) options += ":snapshot_signal=1";
-  if (config.halt_on_error) options += ":halt_on_error=1";
-  if (!config.track_fds) options += ":track_fds=0";
-  if (!config.trace_log.empty()) options += ":trace_log=" + quoted(config.trace_log);
-  if (config.expire_ms > 0) {
-    options += ":expire_ms=" + std::to_string(config.expire_ms);
-    if (config.report_interval_ms > 0) {
-      options += ":report_interval_ms=" + std::to_string(config.report_interval_ms);
-    }
-  }
-  return options;
+  std::string options = "result_dir=" + quoted_option_value(dir.path());
+  std::string flags = runtime_flag_options(config);
+  return flags.empty() ? options : options + ":" + flags;
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ void LiveWatcher::handle(const std::string& path) {
   if (!symbolizer) symbolizer = std::make_unique<symbolize::Symbolizer>(file.modules);
   report::LiveReport live = history_.add(
       file,
-      [&](uint64_t address, bool is_return) -> const std::vector<report::Frame>& {
+      [&](uint64_t address, bool is_return) -> const std::vector<Frame>& {
         return symbolizer->symbolize(address, is_return);
       },
       suppressions_);

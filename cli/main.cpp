@@ -29,5 +29,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";
   }
-  return kExitToolFailed;
+  return memtrack::kExitToolFailed;
 }

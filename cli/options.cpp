@@ -2,10 +2,12 @@
 #include "cli/options.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <optional>
 
+#include "core/flags.h"
 #include "report/leak_kinds.h"
 #include "report/model.h"
 
@@ -108,7 +110,71 @@ struct OptionSpec {
   unsigned commands;
   bool repeatable;  // every occurrence applies; otherwise the last one wins
   std::function<void(Config&, const std::string&)> apply;  // called once per occurrence
+  // Rows for runtime flags only: the flag (core/flags.inc) and its MEMTRACK_OPTIONS value for
+  // a Config ("" leaves the runtime's default).
+  const char* flag = nullptr;
+  std::function<std::string(const Config&)> runtime_value = nullptr;
 };
+
+// A `memtrack run` option that sets a runtime flag, as declared in core/flags.inc.
+struct RuntimeFlagRow {
+  const char* name;
+  const char* metavar;
+  const char* flag;
+  // Called once per occurrence with the flag's table entry (for its range).
+  std::function<void(Config&, const std::string&, const core::FlagInfo&)> apply;
+  std::function<std::string(const Config&)> value;  // see OptionSpec::runtime_value
+  const char* note = "";              // what memtrack run adds to the description's first sentence
+  const char* cli_default = nullptr;  // memtrack run's default where it is not the flag's
+  // The whole help where memtrack run takes the value in other units (a duration, not ms).
+  const char* help = nullptr;
+};
+
+// The flag's default as memtrack run's help states it: "yes"/"no", a number, "none".
+std::string default_phrase(const core::FlagInfo& info) {
+  std::string text = info.default_text;
+  if (info.type == core::FlagType::kBool) return text == "true" ? "yes" : "no";
+  if (info.type == core::FlagType::kString && text == "\"\"") return "none";
+  return text;
+}
+
+// The first sentence of a flag's description: what the option does. Later sentences are
+// details for MEMTRACK_OPTIONS users ("Deeper stacks are cut.").
+std::string first_sentence(const char* description) {
+  std::string text = description;
+  size_t end = text.find(". ");
+  return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+// The help is the first sentence of the flag's description, then the row's note, then the
+// default.
+OptionSpec runtime_flag_option(RuntimeFlagRow row) {
+  const core::FlagInfo* info = core::find_flag(row.flag);
+  if (info == nullptr) throw Error(std::string("no runtime flag ") + row.flag);
+  std::string help = row.help != nullptr
+                         ? row.help
+                         : first_sentence(info->description) + row.note + " Default: " +
+                               (row.cli_default ? row.cli_default : default_phrase(*info)) + ".";
+  auto apply = [info, apply = std::move(row.apply)](Config& c, const std::string& v) {
+    apply(c, v, *info);
+  };
+  return {row.name, row.metavar,      help,     kRun,
+          false,    std::move(apply), row.flag, std::move(row.value)};
+}
+
+// MEMTRACK_OPTIONS values are quoted so paths may contain ':' or spaces.
+std::string quoted(const std::string& value) {
+  if (value.find('"') != std::string::npos) {
+    throw Error("paths containing '\"' are not supported: " + value);
+  }
+  return "\"" + value + "\"";
+}
+
+int default_max_frames() {
+  core::Flags defaults;
+  core::set_defaults(&defaults);
+  return defaults.max_frames;
+}
 
 // Option names follow valgrind's where valgrind has one.
 const std::vector<OptionSpec>& option_table() {
@@ -195,36 +261,104 @@ const std::vector<OptionSpec>& option_table() {
            throw Error("--color expects auto, always or never, not '" + v + "'");
          }
        }},
-      {"--num-callers", "N", "Stack frames recorded per allocation (1-256). Default: 32.", kRun,
-       false,
-       [](Config& c, const std::string& v) {
-         c.num_callers = parse_int("--num-callers", v, 1, 256);
-       }},
-      {"--trace-children", "yes|no",
-       "Also track programs the program executes (forked children are always tracked). "
-       "Default: yes.",
-       kRun, false,
-       [](Config& c, const std::string& v) {
-         c.trace_children = parse_yes_no("--trace-children", v);
-       }},
-      {"--halt-on-error", "yes|no",
-       "Write the report and abort the program at its first allocator misuse error instead "
-       "of letting it go on. Default: no.",
-       kRun, false,
-       [](Config& c, const std::string& v) {
-         c.halt_on_error = parse_yes_no("--halt-on-error", v);
-       }},
-      {"--expire", "DURATION",
-       "Live mode: while the program runs, report every allocation site that holds blocks "
-       "older than DURATION (500ms, 30s, 5m, 1h), with its growth since the previous report. "
-       "Default: off.",
-       kRun, false,
-       [](Config& c, const std::string& v) { c.expire_ms = parse_duration_ms("--expire", v); }},
-      {"--report-interval", "DURATION",
-       "Live mode: time between live reports. Default: the --expire value.", kRun, false,
-       [](Config& c, const std::string& v) {
-         c.report_interval_ms = parse_duration_ms("--report-interval", v);
-       }},
+      // The rows for runtime flags come in the order their MEMTRACK_OPTIONS entries are
+      // written (runtime_flag_options). The runtime records at least its default depth
+      // whatever --num-callers says, so its
+      // rule for blocks the C/C++ runtime keeps sees whole stacks; the report cuts them.
+      runtime_flag_option({.name = "--num-callers",
+                           .metavar = "N",
+                           .flag = "max_frames",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo& f) {
+                                 c.num_callers = parse_int("--num-callers", v, f.min, f.max);
+                               },
+                           .value =
+                               [](const Config& c) {
+                                 if (c.num_callers == 0) return std::string();
+                                 return std::to_string(
+                                     std::max(c.num_callers, default_max_frames()));
+                               }}),
+      runtime_flag_option({.name = "--trace-children",
+                           .metavar = "yes|no",
+                           .flag = "follow_exec",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                                 c.trace_children = parse_yes_no("--trace-children", v);
+                               },
+                           .value = [](const Config& c) {
+                             return std::string(c.trace_children ? "" : "0");
+                           }}),
+      runtime_flag_option({.name = "--snapshots",
+                           .metavar = "yes|no",
+                           .flag = "snapshot_signal",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                                 c.snapshots = parse_yes_no("--snapshots", v);
+                               },
+                           .value = [](const Config& c) { return std::string(c.snapshots ? "1" : ""); },
+                           .cli_default = "yes"}),
+      runtime_flag_option({.name = "--halt-on-error",
+                           .metavar = "yes|no",
+                           .flag = "halt_on_error",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                                 c.halt_on_error = parse_yes_no("--halt-on-error", v);
+                               },
+                           .value = [](const Config& c) {
+                             return std::string(c.halt_on_error ? "1" : "");
+                           }}),
+      runtime_flag_option({.name = "--track-fds",
+                           .metavar = "yes|no",
+                           .flag = "track_fds",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                                 c.track_fds = parse_yes_no("--track-fds", v);
+                               },
+                           .value = [](const Config& c) {
+                             return std::string(c.track_fds ? "" : "0");
+                           }}),
+      runtime_flag_option({.name = "--trace-log",
+                           .metavar = "FILE",
+                           .flag = "trace_log",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                                 if (v.empty()) throw Error("--trace-log expects a file name");
+                                 c.trace_log = v;
+                               },
+                           .value =
+                               [](const Config& c) {
+                                 return c.trace_log.empty() ? std::string() : quoted(c.trace_log);
+                               },
+                           .note = " memtrack run empties the file first unless its name has %p."}),
+      runtime_flag_option(
+          {.name = "--expire",
+           .metavar = "DURATION",
+           .flag = "expire_ms",
+           .apply =
+               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                 c.expire_ms = parse_duration_ms("--expire", v);
+               },
+           .value =
+               [](const Config& c) {
+                 return c.expire_ms > 0 ? std::to_string(c.expire_ms) : std::string();
+               },
+           .help = "Live mode: while the program runs, report every allocation site that holds "
+                   "blocks older than DURATION (500ms, 30s, 5m, 1h), with its growth since the "
+                   "previous report. Default: off."}),
+      runtime_flag_option(
+          {.name = "--report-interval",
+           .metavar = "DURATION",
+           .flag = "report_interval_ms",
+           .apply =
+               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                 c.report_interval_ms = parse_duration_ms("--report-interval", v);
+               },
+           .value =
+               [](const Config& c) {
+                 if (c.expire_ms == 0 || c.report_interval_ms == 0) return std::string();
+                 return std::to_string(c.report_interval_ms);
+               },
+           .help = "Live mode: time between live reports. Default: the --expire value."}),
       {"--live-json", "FILE",
        "Live mode: also write each live report to FILE as one JSON object per line.", kRun, false,
        [](Config& c, const std::string& v) { c.live_json = v; }},
@@ -236,29 +370,10 @@ const std::vector<OptionSpec>& option_table() {
        [](Config& c, const std::string& v) {
          c.wait_children_ms = v == "0" ? 0 : parse_duration_ms("--wait-children", v);
        }},
-      {"--snapshots", "yes|no",
-       "Let 'memtrack snapshot PID' ask the program for a full report while it runs (one "
-       "sleeping memtrack thread per process). Default: yes.",
-       kRun, false,
-       [](Config& c, const std::string& v) { c.snapshots = parse_yes_no("--snapshots", v); }},
       {"--timeout", "SECONDS", "How long to wait for the program's report. Default: 30.", kSnapshot,
        false,
        [](Config& c, const std::string& v) {
          c.snapshot_timeout_s = parse_seconds("--timeout", v);
-       }},
-      {"--track-fds", "yes|no",
-       "Report the file descriptors and FILE streams the program opened and left open at exit "
-       "(files, sockets, pipes, ...), with the stack that opened them. Default: yes.",
-       kRun, false,
-       [](Config& c, const std::string& v) { c.track_fds = parse_yes_no("--track-fds", v); }},
-      {"--trace-log", "FILE",
-       "Write one line per malloc, calloc, realloc, free, new, delete (and aligned forms), "
-       "fopen, fdopen, freopen and fclose to FILE: thread id, arguments, result (%p: pid; "
-       "FILE is emptied first unless it has %p). Default: none.",
-       kRun, false,
-       [](Config& c, const std::string& v) {
-         if (v.empty()) throw Error("--trace-log expects a file name");
-         c.trace_log = v;
        }},
       {"--keep-results", "DIR",
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
@@ -409,6 +524,22 @@ bool reject_program_as_command(int argc, char** argv) {
 }
 
 }  // namespace
+
+std::string runtime_flag_options(const Config& config) {
+  std::string options;
+  for (const OptionSpec& spec : option_table()) {
+    if (spec.flag == nullptr) continue;
+    std::string value = spec.runtime_value(config);
+    if (value.empty()) continue;
+    if (!options.empty()) options += ':';
+    options += std::string(spec.flag) + "=" + value;
+  }
+  return options;
+}
+
+std::string quoted_option_value(const std::string& value) {
+  return quoted(value);
+}
 
 bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   CLI::App app{"memtrack: finds memory leaks in native Linux programs without recompiling them",

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "report/gen_suppressions.h"
 #include "report/model.h"
 #include "top/view.h"
@@ -61,10 +62,14 @@ struct Config {
   double snapshot_timeout_s = 30;
 };
 
-// Exit codes of memtrack's own failures (see docs/cli.md).
-inline constexpr int kExitToolFailed = 125;
-inline constexpr int kExitNotExecutable = 126;
-inline constexpr int kExitNotFound = 127;
+// The MEMTRACK_OPTIONS entries for the runtime flags that `config`'s options set, e.g.
+// "max_frames=64:follow_exec=0" ("" for none), from the option table's rows for runtime flags.
+// Throws Error for a path the runtime could not read back (one with a '"').
+std::string runtime_flag_options(const Config& config);
+
+// `value` quoted for MEMTRACK_OPTIONS, so that it may contain ':' or spaces. Throws Error if
+// it contains a '"'.
+std::string quoted_option_value(const std::string& value);
 
 // Parses argv. Returns false when the caller should exit with *exit_code right away (after
 // --help or --version, or a usage error that has already been printed).

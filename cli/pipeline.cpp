@@ -194,9 +194,9 @@ bool use_color(const Config& config) {
 
 // Processes of one program (fork children) share their module map; they share a symbolizer
 // so each address is symbolized once.
-std::string module_key(const std::vector<report::RawModule>& modules) {
+std::string module_key(const std::vector<RawModule>& modules) {
   std::string key;
-  for (const report::RawModule& m : modules) {
+  for (const RawModule& m : modules) {
     key += m.path + "@" + std::to_string(m.load_bias) + (m.unloaded ? "u;" : ";");
   }
   return key;
@@ -237,7 +237,7 @@ report::Report build_report(const std::vector<std::string>& result_files,
     if (main && file.pid == main_pid) merge_exit(main->exit, file.exit);
     report.processes.push_back(report::build_process_report(
         file,
-        [&](uint64_t address, bool is_return) -> const std::vector<report::Frame>& {
+        [&](uint64_t address, bool is_return) -> const std::vector<Frame>& {
           return symbolizer->symbolize(address, is_return);
         },
         symbolizer->notes(), suppressions));

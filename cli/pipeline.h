@@ -68,7 +68,7 @@ bool use_color(const Config& config);
 std::string expand_pid(const std::string& pattern, uint32_t pid);
 
 // A key for a module map: processes with the same key can share a Symbolizer.
-std::string module_key(const std::vector<report::RawModule>& modules);
+std::string module_key(const std::vector<RawModule>& modules);
 
 // The exit status for `report`: --error-exitcode when an unsuppressed group of one of the
 // --errors-for-leak-kinds kinds exists (whether listed or not), any process has an

@@ -15,14 +15,11 @@
 
 #include "cli/commands.h"
 #include "cli/pipeline.h"
+#include "core/flags.h"
+#include "core/snapshot_signal.h"
 
 namespace memtrack::cli {
 namespace {
-
-// The runtime's snapshot signal (runtime/live/live_thread.h).
-int snapshot_signal() {
-  return SIGRTMAX - 2;
-}
 
 std::string read_proc_file(uint32_t pid, const char* name) {
   std::string path = "/proc/" + std::to_string(pid) + "/" + name;
@@ -35,38 +32,13 @@ std::string read_proc_file(uint32_t pid, const char* name) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// name -> value of the last "name=value" in MEMTRACK_OPTIONS ("a=1:b=\"x:y\""), as the
-// runtime reads it.
-std::string option_value(const std::string& options, const std::string& name) {
-  std::string found;
-  size_t i = 0;
-  while (i < options.size()) {
-    size_t start = i;
-    std::string value;
-    size_t eq = std::string::npos;
-    char quote = 0;
-    for (; i < options.size(); ++i) {
-      char c = options[i];
-      if (quote != 0) {
-        if (c == quote) {
-          quote = 0;
-        } else {
-          value += c;
-        }
-      } else if (c == '"' || c == '\'') {
-        quote = c;
-      } else if (c == ':' || c == ' ') {
-        break;
-      } else if (c == '=' && eq == std::string::npos) {
-        eq = i;
-      } else if (eq != std::string::npos) {
-        value += c;
-      }
-    }
-    if (eq != std::string::npos && options.substr(start, eq - start) == name) found = value;
-    ++i;
-  }
-  return found;
+// The runtime flags a process runs with, read from its MEMTRACK_OPTIONS with the runtime's own
+// parser (what it warned about then is not repeated here).
+core::Flags runtime_flags_of(const std::string& options) {
+  core::Flags flags;
+  core::set_defaults(&flags);
+  core::parse_flags(options.c_str(), &flags, [](const char*) {});
+  return flags;
 }
 
 std::string environment_value(const std::string& environ, const std::string& name) {
@@ -98,14 +70,13 @@ int snapshot_command(const Config& config) {
                 " does not run under memtrack (start it with 'memtrack run')");
   }
   std::string environ = read_proc_file(pid, "environ");
-  std::string options = environment_value(environ, "MEMTRACK_OPTIONS");
-  std::string enabled = option_value(options, "snapshot_signal");
-  if (enabled != "1" && enabled != "true" && enabled != "yes") {
+  core::Flags flags = runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS"));
+  if (!flags.snapshot_signal) {
     throw Error("process " + std::to_string(pid) +
                 " does not take snapshot requests (it was started with --snapshots=no, or "
                 "without memtrack run and MEMTRACK_OPTIONS=snapshot_signal=1)");
   }
-  std::string dir = option_value(options, "result_dir");
+  std::string dir = flags.result_dir;
   if (dir.empty()) dir = environment_value(environ, "TMPDIR");
   if (dir.empty()) dir = "/tmp";
 
@@ -116,7 +87,7 @@ int snapshot_command(const Config& config) {
       dir + "/snapshot." + std::to_string(pid) + "." + std::to_string(request) + ".mtr";
   union sigval value {};
   value.sival_int = request;
-  if (sigqueue(static_cast<pid_t>(pid), snapshot_signal(), value) != 0) {
+  if (sigqueue(static_cast<pid_t>(pid), core::snapshot_signal(), value) != 0) {
     throw Error("cannot signal process " + std::to_string(pid) + ": " + std::strerror(errno));
   }
   auto deadline = std::chrono::steady_clock::now() +

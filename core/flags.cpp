@@ -8,15 +8,61 @@
 namespace memtrack::core {
 namespace {
 
+struct FlagRange {
+  const char* name;
+  int min;
+  int max;
+};
+
+constexpr FlagRange kFlagRanges[] = {
+#define MEMTRACK_FLAG(Type, name, default_value, description)
+#define MEMTRACK_FLAG_RANGE(name, min, max) {#name, min, max},
+#include "core/flags.inc"
+#undef MEMTRACK_FLAG_RANGE
+#undef MEMTRACK_FLAG
+};
+
+constexpr bool same_name(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+// Compile time only: the range declared for `name`, {name, 0, 0} if none.
+constexpr FlagRange range_of(const char* name) {
+  for (const FlagRange& range : kFlagRanges) {
+    if (same_name(range.name, name)) return range;
+  }
+  return {name, 0, 0};
+}
+
 constexpr FlagInfo kFlagTable[] = {
 #define MEMTRACK_FLAG(Type, name, default_value, description) \
-  {#name, FlagType::k##Type##_, #default_value, description},
+  {#name,       FlagType::k##Type##_, #default_value,         \
+   description, range_of(#name).min,  range_of(#name).max},
 #define kbool_ kBool
 #define kint_ kInt
 #define kstring_ kString
 #include "core/flags.inc"
 #undef MEMTRACK_FLAG
 };
+
+// Every int flag declares its range, and only int flags do.
+constexpr bool ranges_match_types() {
+  size_t int_flags = 0;
+  for (const FlagInfo& info : kFlagTable) {
+    if (info.type != FlagType::kInt) continue;
+    ++int_flags;
+    bool declared = false;
+    for (const FlagRange& range : kFlagRanges)
+      declared = declared || same_name(range.name, info.name);
+    if (!declared || info.min > info.max) return false;
+  }
+  return int_flags == sizeof(kFlagRanges) / sizeof(kFlagRanges[0]);
+}
+static_assert(ranges_match_types(), "flags.inc: one MEMTRACK_FLAG_RANGE per int flag");
 
 void set_default(bool* dst, bool value) {
   *dst = value;
@@ -102,6 +148,13 @@ const FlagInfo* flag_table(size_t* count) {
   return kFlagTable;
 }
 
+const FlagInfo* find_flag(const char* name) {
+  for (const FlagInfo& info : kFlagTable) {
+    if (same_name(info.name, name)) return &info;
+  }
+  return nullptr;
+}
+
 void set_defaults(Flags* flags) {
 #define MEMTRACK_FLAG(Type, name, default_value, description) \
   set_default(&flags->name, default_value);
@@ -170,12 +223,12 @@ int validate_flags(Flags* flags, WarningSink warn) {
     *value = fallback;
     ++warnings;
   };
-  check_range(&flags->max_frames, 1, kMaxFramesLimit, "max_frames", defaults.max_frames);
-  check_range(&flags->max_groups, 0, INT32_MAX, "max_groups", defaults.max_groups);
-  check_range(&flags->max_metadata_mb, 0, INT32_MAX, "max_metadata_mb", defaults.max_metadata_mb);
-  check_range(&flags->expire_ms, 0, INT32_MAX, "expire_ms", defaults.expire_ms);
-  check_range(&flags->report_interval_ms, 0, INT32_MAX, "report_interval_ms",
-              defaults.report_interval_ms);
+#define MEMTRACK_FLAG(Type, name, default_value, description)
+#define MEMTRACK_FLAG_RANGE(name, min, max) \
+  check_range(&flags->name, min, max, #name, defaults.name);
+#include "core/flags.inc"
+#undef MEMTRACK_FLAG_RANGE
+#undef MEMTRACK_FLAG
   return warnings;
 }
 

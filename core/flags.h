@@ -30,10 +30,15 @@ struct FlagInfo {
   FlagType type;
   const char* default_text;  // the default as it would be written in MEMTRACK_OPTIONS
   const char* description;
+  int min;  // kInt: the values it accepts (MEMTRACK_FLAG_RANGE); 0 and 0 for other types
+  int max;
 };
 
 // The table of all flags, in declaration order.
 const FlagInfo* flag_table(size_t* /*out*/ count);
+
+// The flag called `name`, or nullptr. Never allocates.
+const FlagInfo* find_flag(const char* name);
 
 void set_defaults(Flags* flags);
 
@@ -45,7 +50,8 @@ using WarningSink = void (*)(const char* message);
 // flag unchanged. Returns the number of warnings. Never allocates.
 int parse_flags(const char* text, Flags* flags, WarningSink warn);
 
-// Checks ranges after parsing (max_frames within 1..kMaxFramesLimit and so on), resetting
+// Checks ranges after parsing (MEMTRACK_FLAG_RANGE: max_frames within 1..kMaxFramesLimit and
+// so on), resetting
 // out-of-range values to their defaults with a warning. Returns the number of warnings.
 int validate_flags(Flags* flags, WarningSink warn);
 

@@ -248,6 +248,23 @@ TEST_F(FlagsTest, ValidateResetsNegativeMaxGroups) {
   EXPECT_EQ(warnings()[1], "option max_groups=-1 is out of range 0..2147483647; using 0");
 }
 
+TEST(FlagTableTest, IntFlagsCarryTheirRange) {
+  const FlagInfo* max_frames = find_flag("max_frames");
+  ASSERT_NE(max_frames, nullptr);
+  EXPECT_EQ(max_frames->min, 1);
+  EXPECT_EQ(max_frames->max, kMaxFramesLimit);
+  const FlagInfo* expire = find_flag("expire_ms");
+  ASSERT_NE(expire, nullptr);
+  EXPECT_EQ(expire->min, 0);
+  EXPECT_EQ(expire->max, 2147483647);
+  const FlagInfo* help = find_flag("help");
+  ASSERT_NE(help, nullptr);
+  EXPECT_EQ(help->min, 0);
+  EXPECT_EQ(help->max, 0);
+  EXPECT_EQ(find_flag("max_frame"), nullptr);
+  EXPECT_EQ(find_flag(""), nullptr);
+}
+
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);

@@ -36,6 +36,17 @@ enum class ExitHow : uint32_t {
   kRunning = 4
 };
 
+// Leak records (section 5): memcheck's categories (docs/design.md, "Leak semantics").
+// kUnclassified: the runtime did no reachability scan (classify_leaks=0), so the block was
+// merely still allocated at exit. Names and wording: core/result_names.h.
+enum class LeakKind : uint8_t {
+  kDefinite = 0,
+  kIndirect = 1,
+  kPossible = 2,
+  kReachable = 3,
+  kUnclassified = 4
+};
+
 // Crash record (section 10): signal u32, si_code i32, address u64, tid u32, flags u32,
 // stack_id u32, reserved u32.
 inline constexpr uint32_t kCrashRecordSize = 32;
@@ -46,33 +57,33 @@ inline constexpr uint32_t kLiveHeaderSize = 56;
 inline constexpr uint32_t kLiveSiteSize = 32;
 inline constexpr uint32_t kLiveSiteRuntimeInternal = 1;  // live site flag
 
-// The counters of the stats section, in this order. Readers ignore extra counters and
-// treat missing ones as zero, so counters can be appended without a version change.
+// The counters of the stats section (declared in core/stats.inc), in this order; kCount:
+// how many this version writes.
 enum class Counter : uint32_t {
-  kAllocations,
-  kFrees,
-  kBytesAllocated,
-  kPeakLiveBytes,
-  kLiveBytes,
-  kUntrackedAllocations,
-  kUntrackedBytes,
+#define MEMTRACK_COUNTER(Enumerator, name, description) Enumerator,
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
   kCount
 };
 
-// Error records (section 7).
+// Error records (section 7). Names: core/result_names.h.
 enum class ErrorKind : uint8_t {
   kDoubleFree = 1,
   kInvalidFree = 2,
   kMismatchedFree = 3,
   kReallocAfterFree = 4
 };
+// For invalid frees: what the pointer points into.
 enum class ErrorWhere : uint8_t { kUnknown = 0, kHeap = 1, kStack = 2, kGlobal = 3 };
+// How the block was allocated; kNone: not known (no block, or the runtime did not know it).
 enum class AllocCall : uint8_t { kMalloc = 0, kNew = 1, kNewArray = 2, kNone = 255 };
+// The bad call.
 enum class FreeCall : uint8_t { kFree = 0, kDelete = 1, kDeleteArray = 2, kRealloc = 3 };
 inline constexpr uint32_t kErrorRecordSize = 48;
 
 // Resource records (section 8): the object a descriptor open at exit refers to, and the
-// function that opened it. Flags are open(2) flags with Linux x86-64 values.
+// function that opened it. Flags are open(2) flags with Linux x86-64 values. Names:
+// core/fd_names.h.
 enum class ResourceKind : uint8_t {
   kOther = 0,
   kFile = 1,

@@ -121,12 +121,9 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   report.exit = file.exit;
 
   Summary& summary = report.summary;
-  summary.allocations = file.stats.allocations;
-  summary.frees = file.stats.frees;
-  summary.bytes_allocated = file.stats.bytes_allocated;
-  summary.peak_bytes = file.stats.peak_bytes;
-  summary.untracked_allocations = file.stats.untracked_allocations;
-  summary.untracked_bytes = file.stats.untracked_bytes;
+#define MEMTRACK_COUNTER(Enumerator, name, description) summary.name = file.stats.name;
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
 
   for (const RawLeak& raw : file.leaks) {
     if (raw.runtime_internal) {

@@ -42,7 +42,7 @@ using SymbolizeFn =
 // suppression matches are only counted (summary.suppressed_descriptors), the others are
 // listed, most descriptors first, then by the first frame's address, and counted in
 // summary.open_descriptors. tracks_resources and summary.untracked_descriptors are copied.
-// allocations, frees, bytes_allocated, peak_bytes and untracked_* come from file.stats;
+// The counters (core/stats.inc: allocations, frees, ...) come from file.stats;
 // pid, ppid, command and exit are copied; notes = symbolizer_notes as they are after the
 // stacks were symbolized (pass the symbolizer's live list).
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,

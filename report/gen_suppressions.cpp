@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/result_names.h"
 #include "report/suppressions.h"
 #include "report/text_format.h"
 
@@ -87,7 +88,7 @@ std::string block_for(const std::vector<Owner>& owners, size_t self) {
   std::string kind_line = owner.group ? "Memcheck:Leak" : "memtrack:FdLeak";
   std::string kinds_line;
   if (owner.group && owner.group->kind != LeakKind::kUnclassified) {
-    kinds_line = fmt::format("match-leak-kinds: {}", kind_name(owner.group->kind));
+    kinds_line = fmt::format("match-leak-kinds: {}", core::leak_kind_name(owner.group->kind));
   }
   std::string block = make_block(*owner.stack, what, kind_line, kinds_line, false);
   if (other_matches(block, owners, self) == 0) return block;

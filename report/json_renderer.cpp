@@ -1,6 +1,8 @@
 // The JSON report (see json_renderer.h and docs/json-schema.md).
 #include "report/json_renderer.h"
 
+#include "core/fd_names.h"
+#include "core/result_names.h"
 #include "core/signal_names.h"
 #include "report/gen_suppressions.h"
 #include "report/text_format.h"
@@ -81,7 +83,7 @@ ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
   ordered_json out = ordered_json::array();
   for (const ErrorReport& error : errors) {
     ordered_json e = ordered_json::object();
-    e["kind"] = error_kind_name(error.kind);
+    e["kind"] = core::error_kind_name(error.kind);
     e["address"] = hex(error.address);
     e["occurrences"] = error.occurrences;
     e["description"] = error_description(error);
@@ -90,8 +92,8 @@ ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
     } else {
       e["block"] = nullptr;
     }
-    e["alloc_call"] = alloc_call_name(error.alloc_call);
-    e["free_call"] = free_call_name(error.free_call);
+    e["alloc_call"] = core::alloc_call_name(error.alloc_call);
+    e["free_call"] = core::free_call_name(error.free_call);
     e["stack"] = stack_to_json(error.stack);
     e["alloc_stack"] = stack_to_json(error.alloc_stack);
     e["free_stack"] = stack_to_json(error.free_stack);
@@ -109,7 +111,7 @@ ordered_json resources_to_json(const std::vector<ResourceSite>& sites,
     ordered_json stack = stack_to_json(site.stack);
     for (const ResourceFacts& r : site.resources) {
       ordered_json e = ordered_json::object();
-      e["kind"] = resource_kind_name(r.kind);
+      e["kind"] = core::resource_kind_name(r.kind);
       e["fd"] = r.fd;
       e["path"] = r.description;
       e["flags"] = resource_flags(r);
@@ -133,7 +135,7 @@ ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show
     const LeakGroup& group = groups[i];
     if (!show_kinds.contains(group.kind)) continue;
     ordered_json g = ordered_json::object();
-    g["kind"] = kind_name(group.kind);
+    g["kind"] = core::leak_kind_name(group.kind);
     g["bytes"] = group.bytes;
     g["blocks"] = group.blocks;
     // In every group, 0 where nothing hangs off it: one shape for all kinds.

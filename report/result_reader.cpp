@@ -10,6 +10,7 @@
 
 #include "core/fd_names.h"
 #include "core/result_format.h"
+#include "core/result_names.h"
 
 namespace memtrack::report {
 namespace {
@@ -78,25 +79,10 @@ void read_process(Cursor c, ResultFile& file) {
   file.ppid = c.get<uint32_t>();
   auto how = c.get<uint32_t>();
   auto status = c.get<int32_t>();
-  switch (static_cast<result::ExitHow>(how)) {
-    case result::ExitHow::kUnknown:
-      file.exit.how = ExitInfo::How::kUnknown;
-      break;
-    case result::ExitHow::kExit:
-      file.exit.how = ExitInfo::How::kExit;
-      break;
-    case result::ExitHow::kUnderscoreExit:
-      file.exit.how = ExitInfo::How::kUnderscoreExit;
-      break;
-    case result::ExitHow::kSignal:
-      file.exit.how = ExitInfo::How::kSignal;
-      break;
-    case result::ExitHow::kRunning:
-      file.exit.how = ExitInfo::How::kRunning;
-      break;
-    default:
-      c.fail("unknown exit kind " + std::to_string(how));
+  if (how > static_cast<uint32_t>(result::ExitHow::kRunning)) {
+    c.fail("unknown exit kind " + std::to_string(how));
   }
+  file.exit.how = static_cast<result::ExitHow>(how);
   if (file.exit.how == ExitInfo::How::kSignal) {
     file.exit.signal = status;
   } else {
@@ -116,13 +102,10 @@ void read_stats(Cursor c, ResultFile& file) {
   }
   c.expect_end();
   auto at = [&](result::Counter counter) { return values[static_cast<int>(counter)]; };
-  file.stats.allocations = at(result::Counter::kAllocations);
-  file.stats.frees = at(result::Counter::kFrees);
-  file.stats.bytes_allocated = at(result::Counter::kBytesAllocated);
-  file.stats.peak_bytes = at(result::Counter::kPeakLiveBytes);
-  file.stats.live_bytes = at(result::Counter::kLiveBytes);
-  file.stats.untracked_allocations = at(result::Counter::kUntrackedAllocations);
-  file.stats.untracked_bytes = at(result::Counter::kUntrackedBytes);
+#define MEMTRACK_COUNTER(Enumerator, name, description) \
+  file.stats.name = at(result::Counter::Enumerator);
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
 }
 
 void read_modules(Cursor c, ResultFile& file) {
@@ -170,10 +153,10 @@ void read_leaks(Cursor c, ResultFile& file) {
     c.get<uint16_t>();
     leak.bytes = c.get<uint64_t>();
     leak.blocks = c.get<uint64_t>();
-    if (kind > static_cast<uint8_t>(LeakKind::kUnclassified)) {
+    leak.kind = static_cast<LeakKind>(kind);
+    if (core::leak_kind_name(leak.kind) == nullptr) {
       c.fail("unknown leak kind " + std::to_string(kind));
     }
-    leak.kind = static_cast<LeakKind>(kind);
     leak.runtime_internal = (flags & result::kLeakRuntimeInternal) != 0;
     if (!file.stacks.contains(leak.stack_id)) {
       c.fail("leak refers to unknown stack " + std::to_string(leak.stack_id));
@@ -208,62 +191,14 @@ void read_indirect(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
-// The fields of an error record. A value outside the enum falls out of the switch (there is
-// no default, so -Wswitch still checks that every known value is mapped).
-ErrorKind error_kind(Cursor& c, uint8_t value) {
-  switch (static_cast<result::ErrorKind>(value)) {
-    case result::ErrorKind::kDoubleFree:
-      return ErrorKind::kDoubleFree;
-    case result::ErrorKind::kInvalidFree:
-      return ErrorKind::kInvalidFree;
-    case result::ErrorKind::kMismatchedFree:
-      return ErrorKind::kMismatchedFree;
-    case result::ErrorKind::kReallocAfterFree:
-      return ErrorKind::kReallocAfterFree;
+// A field of an error record: a value of `Enum` that `name_of` knows (core/result_names.h).
+template <typename Enum>
+Enum error_field(Cursor& c, const char* (*name_of)(Enum), const char* what) {
+  auto value = c.get<uint8_t>();
+  if (name_of(static_cast<Enum>(value)) == nullptr) {
+    c.fail(std::string("unknown ") + what + " " + std::to_string(value));
   }
-  c.fail("unknown error kind " + std::to_string(value));
-}
-
-ErrorWhere error_where(Cursor& c, uint8_t value) {
-  switch (static_cast<result::ErrorWhere>(value)) {
-    case result::ErrorWhere::kUnknown:
-      return ErrorWhere::kUnknown;
-    case result::ErrorWhere::kHeap:
-      return ErrorWhere::kHeap;
-    case result::ErrorWhere::kStack:
-      return ErrorWhere::kStack;
-    case result::ErrorWhere::kGlobal:
-      return ErrorWhere::kGlobal;
-  }
-  c.fail("unknown error location " + std::to_string(value));
-}
-
-AllocCall alloc_call(Cursor& c, uint8_t value) {
-  switch (static_cast<result::AllocCall>(value)) {
-    case result::AllocCall::kMalloc:
-      return AllocCall::kMalloc;
-    case result::AllocCall::kNew:
-      return AllocCall::kNew;
-    case result::AllocCall::kNewArray:
-      return AllocCall::kNewArray;
-    case result::AllocCall::kNone:
-      return AllocCall::kNone;
-  }
-  c.fail("unknown allocation call " + std::to_string(value));
-}
-
-FreeCall free_call(Cursor& c, uint8_t value) {
-  switch (static_cast<result::FreeCall>(value)) {
-    case result::FreeCall::kFree:
-      return FreeCall::kFree;
-    case result::FreeCall::kDelete:
-      return FreeCall::kDelete;
-    case result::FreeCall::kDeleteArray:
-      return FreeCall::kDeleteArray;
-    case result::FreeCall::kRealloc:
-      return FreeCall::kRealloc;
-  }
-  c.fail("unknown free call " + std::to_string(value));
+  return static_cast<Enum>(value);
 }
 
 bool aligned_flag(Cursor& c, uint8_t value, const char* field, uint32_t index) {
@@ -280,10 +215,10 @@ void read_errors(Cursor c, ResultFile& file) {
   uint32_t count = c.count(result::kErrorRecordSize);
   for (uint32_t i = 0; i < count; ++i) {
     RawError e;
-    e.kind = error_kind(c, c.get<uint8_t>());
-    e.where = error_where(c, c.get<uint8_t>());
-    e.alloc_call = alloc_call(c, c.get<uint8_t>());
-    e.free_call = free_call(c, c.get<uint8_t>());
+    e.kind = error_field(c, core::error_kind_name, "error kind");
+    e.where = error_field(c, core::error_where_name, "error location");
+    e.alloc_call = error_field(c, core::alloc_call_name, "allocation call");
+    e.free_call = error_field(c, core::free_call_name, "free call");
     e.alloc_aligned = aligned_flag(c, c.get<uint8_t>(), "alloc_aligned", i);
     e.free_aligned = aligned_flag(c, c.get<uint8_t>(), "free_aligned", i);
     if (c.get<uint16_t>() != 0) {
@@ -389,7 +324,7 @@ void read_resources(Cursor c, ResultFile& file) {
     if (kind > static_cast<uint8_t>(result::ResourceKind::kLast)) {
       c.fail(what + " has an unknown kind " + std::to_string(kind));
     }
-    r.kind = static_cast<ResourceKind>(kind);
+    r.kind = static_cast<result::ResourceKind>(kind);
     const char* name = core::resource_call_name(static_cast<result::ResourceCall>(call));
     if (name == nullptr) c.fail(what + " has an unknown call " + std::to_string(call));
     r.call = name;

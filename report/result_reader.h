@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "report/model.h"
+#include "report/raw_model.h"
 
 namespace memtrack::report {
 

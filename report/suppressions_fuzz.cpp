@@ -12,7 +12,7 @@
 
 namespace {
 
-using memtrack::report::Frame;
+using memtrack::Frame;
 
 std::vector<Frame> sample_stack() {
   std::vector<Frame> stack(3);

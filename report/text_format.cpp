@@ -249,7 +249,7 @@ std::string resource_flags(const ResourceFacts& resource) {
 
 std::string resource_line(const ResourceFacts& resource) {
   std::string how = resource.stream ? "\"" + resource.mode + "\"" : resource_flags(resource);
-  return fmt::format("{} {}, {}({})", resource_kind_name(resource.kind), resource.description,
+  return fmt::format("{} {}, {}({})", core::resource_kind_name(resource.kind), resource.description,
                      resource.call, how);
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/result_names.h"
 #include "core/signal_names.h"
 #include "report/text_format.h"
 
@@ -49,23 +50,6 @@ class LineWriter {
   bool color_;
 };
 
-// "are definitely lost" without its verb: the verb follows the block count.
-const char* kind_phrase(LeakKind kind) {
-  switch (kind) {
-    case LeakKind::kDefinite:
-      return "definitely lost";
-    case LeakKind::kIndirect:
-      return "indirectly lost";
-    case LeakKind::kPossible:
-      return "possibly lost";
-    case LeakKind::kReachable:
-      return "still reachable";
-    case LeakKind::kUnclassified:
-      break;
-  }
-  return "unfreed at exit";
-}
-
 std::string bytes_in_blocks(uint64_t bytes, uint64_t blocks) {
   return fmt::format("{} in {}", count_of(bytes, "byte", "bytes"),
                      count_of(blocks, "block", "blocks"));
@@ -81,7 +65,8 @@ std::string process_phrase(const ProcessReport& process) {
 std::string no_leaks_detail(const Summary& s) {
   std::string detail = count_of(s.allocations, "allocation", "allocations");
   if (s.reachable_blocks > 0) {
-    detail += fmt::format(", {} still reachable", count_of(s.reachable_bytes, "byte", "bytes"));
+    detail += fmt::format(", {} {}", count_of(s.reachable_bytes, "byte", "bytes"),
+                          core::leak_kind_phrase(LeakKind::kReachable));
   }
   if (s.suppressed_blocks > 0) {
     detail += fmt::format(", {} suppressed", count_of(s.suppressed_blocks, "block", "blocks"));
@@ -132,7 +117,7 @@ std::string group_title(const LeakGroup& group) {
     bytes = count_of(group.bytes, "byte", "bytes");
   }
   return fmt::format("{} in {} {} {}", bytes, count_of(group.blocks, "block", "blocks"),
-                     group.blocks == 1 ? "is" : "are", kind_phrase(group.kind));
+                     group.blocks == 1 ? "is" : "are", core::leak_kind_phrase(group.kind));
 }
 
 // Frames of one stack, "   #N ..." each, cut below main.
@@ -289,10 +274,10 @@ void write_kind_totals(const Summary& s, LineWriter& lines) {
   auto total = [&](std::string_view label, uint64_t bytes, uint64_t blocks) {
     lines.line(fmt::format("{:>18}: {}", label, bytes_in_blocks(bytes, blocks)));
   };
-  total("definitely lost", s.definite_bytes, s.definite_blocks);
-  total("indirectly lost", s.indirect_bytes, s.indirect_blocks);
-  total("possibly lost", s.possible_bytes, s.possible_blocks);
-  total("still reachable", s.reachable_bytes, s.reachable_blocks);
+  total(core::leak_kind_phrase(LeakKind::kDefinite), s.definite_bytes, s.definite_blocks);
+  total(core::leak_kind_phrase(LeakKind::kIndirect), s.indirect_bytes, s.indirect_blocks);
+  total(core::leak_kind_phrase(LeakKind::kPossible), s.possible_bytes, s.possible_blocks);
+  total(core::leak_kind_phrase(LeakKind::kReachable), s.reachable_bytes, s.reachable_blocks);
   // Only a mixed file has both (the runtime classifies all blocks or none). Saturating: a
   // hand-made Summary need not add up.
   auto rest = [](uint64_t all, uint64_t a, uint64_t b, uint64_t c) {
@@ -304,7 +289,7 @@ void write_kind_totals(const Summary& s, LineWriter& lines) {
   uint64_t unclassified_blocks =
       rest(s.leaked_blocks, s.definite_blocks, s.indirect_blocks, s.possible_blocks);
   if (unclassified_bytes > 0 || unclassified_blocks > 0) {
-    total("unfreed at exit", unclassified_bytes, unclassified_blocks);
+    total(core::leak_kind_phrase(LeakKind::kUnclassified), unclassified_bytes, unclassified_blocks);
   }
   total("suppressed", s.suppressed_bytes, s.suppressed_blocks);
 }

@@ -185,7 +185,7 @@ const std::vector<DwarfFrames::FunctionRange>& DwarfFrames::functions_of(Dwarf_D
   return ranges;
 }
 
-bool DwarfFrames::append_frames(Dwarf_Addr pc, std::vector<report::Frame>* out) {
+bool DwarfFrames::append_frames(Dwarf_Addr pc, std::vector<Frame>* out) {
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu_die = dwfl_module_addrdie(module_, pc, &bias);
   if (cu_die == nullptr) return false;
@@ -206,7 +206,7 @@ bool DwarfFrames::append_frames(Dwarf_Addr pc, std::vector<report::Frame>* out) 
   Location loc = line_table_location(module_, pc);
   for (auto scope = chain.rbegin(); scope != chain.rend(); ++scope) {
     bool inlined = dwarf_tag(&*scope) == DW_TAG_inlined_subroutine;
-    report::Frame& frame = out->emplace_back();
+    Frame& frame = out->emplace_back();
     frame.function = linkage_name(&*scope);
     if (frame.function.empty() && !inlined) {
       // A C++ symbol adds the qualification DW_AT_name lacks; a C clone's ("f.part.0") would
@@ -226,7 +226,7 @@ bool DwarfFrames::append_frames(Dwarf_Addr pc, std::vector<report::Frame>* out) 
   }
   // No function DIE covers pc, or only inlined calls without their function (corrupt): one
   // more frame, named by the caller from the symbol table.
-  report::Frame& frame = out->emplace_back();
+  Frame& frame = out->emplace_back();
   frame.file = std::move(loc.file);
   frame.line = loc.line;
   frame.column = loc.column;

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "report/model.h"
+#include "common/frame.h"
 #include "symbolize/symbol_table.h"
 
 namespace memtrack::symbolize {
@@ -44,7 +44,7 @@ class DwarfFrames {
   // address and module. The outermost frame's function is "" when no DW_TAG_subprogram
   // covers pc (assembly, partial DWARF): the caller takes it from the symbol table. Returns
   // false, appending nothing, when no compile unit covers pc.
-  bool append_frames(Dwarf_Addr pc, std::vector<report::Frame>* out);
+  bool append_frames(Dwarf_Addr pc, std::vector<Frame>* out);
 
  private:
   struct FunctionRange {

@@ -65,7 +65,7 @@ struct ModuleFile {
   std::unique_ptr<DwarfFrames> dwarf;  // null without (readable) debug info
   // Frames by file address (is_return_address already applied), without the fields that
   // depend on the mapping (address, module, module_offset).
-  std::unordered_map<uint64_t, std::vector<report::Frame>> frames;
+  std::unordered_map<uint64_t, std::vector<Frame>> frames;
 };
 
 // Every Symbolizer of the process shares the files: the CLI symbolizes many processes of
@@ -110,7 +110,7 @@ struct Symbolizer::Impl {
   // reused, and an address there is attributed to what was mapped at exit.
   std::vector<Mapping> loaded;
   std::vector<Mapping> unloaded;
-  std::unordered_map<uint64_t, std::vector<report::Frame>> cache[2];  // [is_return_address]
+  std::unordered_map<uint64_t, std::vector<Frame>> cache[2];  // [is_return_address]
   std::vector<std::string> notes;
   std::unordered_set<std::string> noted;
 
@@ -124,8 +124,8 @@ struct Symbolizer::Impl {
   void open_file(ModuleFile& file);
   void check_build_id(const Mapping& mapping);
   void check_dwarf(ModuleFile& file);
-  void module_frames(ModuleFile& file, Dwarf_Addr pc, std::vector<report::Frame>* out);
-  std::vector<report::Frame> lookup(uint64_t address, bool is_return_address);
+  void module_frames(ModuleFile& file, Dwarf_Addr pc, std::vector<Frame>* out);
+  std::vector<Frame> lookup(uint64_t address, bool is_return_address);
 };
 
 void Symbolizer::Impl::open_file(ModuleFile& file) {
@@ -194,13 +194,12 @@ void Symbolizer::Impl::check_dwarf(ModuleFile& file) {
   }
 }
 
-void Symbolizer::Impl::module_frames(ModuleFile& file, Dwarf_Addr pc,
-                                     std::vector<report::Frame>* out) {
+void Symbolizer::Impl::module_frames(ModuleFile& file, Dwarf_Addr pc, std::vector<Frame>* out) {
   if (!file.dwarf_checked) check_dwarf(file);
   if (!file.dwarf_note.empty()) note(file.dwarf_note);
   auto [it, inserted] = file.frames.try_emplace(pc);
   if (inserted) {
-    std::vector<report::Frame>& frames = it->second;
+    std::vector<Frame>& frames = it->second;
     if (file.dwarf == nullptr || !file.dwarf->append_frames(pc, &frames)) frames.emplace_back();
     if (frames.back().function.empty()) {
       const char* symbol = file.symbols->name_at(pc);
@@ -210,8 +209,8 @@ void Symbolizer::Impl::module_frames(ModuleFile& file, Dwarf_Addr pc,
   out->insert(out->end(), it->second.begin(), it->second.end());
 }
 
-std::vector<report::Frame> Symbolizer::Impl::lookup(uint64_t address, bool is_return_address) {
-  std::vector<report::Frame> frames;
+std::vector<Frame> Symbolizer::Impl::lookup(uint64_t address, bool is_return_address) {
+  std::vector<Frame> frames;
   Mapping* mapping = find_mapping(address);
   uint64_t offset = 0;
   if (mapping != nullptr) {
@@ -224,7 +223,7 @@ std::vector<report::Frame> Symbolizer::Impl::lookup(uint64_t address, bool is_re
     if (file.module != nullptr) module_frames(file, pc, &frames);
   }
   if (frames.empty()) frames.emplace_back();
-  for (report::Frame& frame : frames) {
+  for (Frame& frame : frames) {
     frame.address = address;
     if (mapping != nullptr) {
       frame.module = mapping->file->path;
@@ -234,10 +233,9 @@ std::vector<report::Frame> Symbolizer::Impl::lookup(uint64_t address, bool is_re
   return frames;
 }
 
-Symbolizer::Symbolizer(const std::vector<report::RawModule>& modules)
-    : impl_(std::make_unique<Impl>()) {
+Symbolizer::Symbolizer(const std::vector<RawModule>& modules) : impl_(std::make_unique<Impl>()) {
   std::unordered_map<std::string, ModuleFile*> by_path;
-  for (const report::RawModule& raw : modules) {
+  for (const RawModule& raw : modules) {
     ModuleFile*& file = by_path[raw.path];
     if (file == nullptr) file = impl_->files.emplace_back(shared_module_file(raw.path)).get();
     Mapping mapping{raw.start, raw.end, raw.load_bias, raw.build_id, file};
@@ -255,14 +253,14 @@ Symbolizer::Symbolizer(const std::vector<report::RawModule>& modules)
 
 Symbolizer::~Symbolizer() = default;
 
-const std::vector<report::Frame>& Symbolizer::symbolize(uint64_t address, bool is_return_address) {
+const std::vector<Frame>& Symbolizer::symbolize(uint64_t address, bool is_return_address) {
   auto [it, inserted] = impl_->cache[is_return_address ? 1 : 0].try_emplace(address);
   if (inserted) {
     try {
       it->second = impl_->lookup(address, is_return_address);
     } catch (const std::exception& e) {
       // Out of memory in the middle of a lookup, say: an unknown frame beats a lost report.
-      report::Frame unknown;
+      Frame unknown;
       unknown.address = address;
       it->second.assign(1, unknown);
       impl_->note(std::string("symbolizing failed: ") + e.what());

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "report/model.h"
+#include "common/frame.h"
 
 namespace memtrack::symbolize {
 
 // One per process (module map). Not thread safe.
 class Symbolizer {
  public:
-  explicit Symbolizer(const std::vector<report::RawModule>& modules);
+  explicit Symbolizer(const std::vector<RawModule>& modules);
   ~Symbolizer();
   Symbolizer(const Symbolizer&) = delete;
   Symbolizer& operator=(const Symbolizer&) = delete;
@@ -27,7 +27,7 @@ class Symbolizer {
   // as the Symbolizer. Always at least one frame, and nothing is thrown: an address in no
   // module gives module "" (module_offset 0), an unreadable file gives module+offset only,
   // a file without debug info gives the symbol-table name with file "" and line 0.
-  const std::vector<report::Frame>& symbolize(uint64_t address, bool is_return_address);
+  const std::vector<Frame>& symbolize(uint64_t address, bool is_return_address);
 
   // Things the user should know, once each: modules without debug info, files that are
   // missing or whose build-id differs from the one recorded at run time. Missing and changed

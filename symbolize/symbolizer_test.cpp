@@ -23,9 +23,6 @@
 namespace memtrack::symbolize {
 namespace {
 
-using report::Frame;
-using report::RawModule;
-
 uintptr_t g_return_address = 0;
 
 // The fixture's hook: remembers where in the library it was called from.

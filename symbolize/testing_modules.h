@@ -7,13 +7,13 @@
 #include <optional>
 #include <string>
 
-#include "report/model.h"
+#include "common/frame.h"
 
 namespace memtrack::symbolize {
 
 struct LoadedModule {
-  report::RawModule module;  // canonical path, l_addr, PT_LOAD span, GNU build-id
-  uint64_t text_start = 0;   // the executable PT_LOAD segment, runtime addresses
+  RawModule module;         // canonical path, l_addr, PT_LOAD span, GNU build-id
+  uint64_t text_start = 0;  // the executable PT_LOAD segment, runtime addresses
   uint64_t text_end = 0;
 };
 

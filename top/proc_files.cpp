@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "report/model.h"
+#include "common/error.h"
 
 namespace memtrack::top {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "report/model.h"
+#include "common/error.h"
 #include "top/proc_parse.h"
 
 namespace memtrack::top {

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/model.h"
+#include "common/error.h"
 #include "top/test_tree.h"
 
 namespace memtrack::top {

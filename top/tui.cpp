@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "report/model.h"
+#include "common/error.h"
 #include "top/table_format.h"
 
 // ncurses defines move(), erase(), timeout()... as macros unless told not to; std::move

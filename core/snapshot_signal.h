@@ -1,0 +1,17 @@
+// The signal `memtrack snapshot PID` sends and the runtime's thread answers with a full
+// report; defined once for both. Header-only, but calls libc (glibc's SIGRTMAX is a function):
+// use it from the runtime's *_libcdep.cpp files and the tools only.
+#pragma once
+
+#include <signal.h>
+
+namespace memtrack::core {
+
+// SIGRTMAX-2, sent with sigqueue(3), whose value is the request id. glibc keeps the lowest
+// real-time signals for itself and programs mostly take SIGRTMIN+n; the leak scan stops
+// threads with SIGRTMAX-3.
+inline int snapshot_signal() {
+  return SIGRTMAX - 2;
+}
+
+}  // namespace memtrack::core

@@ -1,0 +1,156 @@
+// The raw result-file model: one process's result file as the reader decodes it (raw
+// addresses, stack ids), and the facts about leaks, errors, descriptors and crashes that the
+// symbolized report (report/model.h) shares with it.
+// Ordinary C++ (may allocate, may throw memtrack::Error).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/frame.h"
+#include "core/result_format.h"
+
+namespace memtrack::report {
+
+// The result file's enumerations, used as they are stored (core/result_format.h); their
+// JSON spelling is in core/result_names.h and core/fd_names.h.
+using core::result::AllocCall;
+using core::result::ErrorKind;
+using core::result::ErrorWhere;
+using core::result::FreeCall;
+using core::result::LeakKind;
+using core::result::ResourceKind;
+
+// True for the kinds that count as leaked (Summary::leaked_*): all but kReachable.
+constexpr bool is_leak(LeakKind kind) {
+  return kind != LeakKind::kReachable;
+}
+
+// A descriptor the program opened and left open, apart from its stack: shared by the raw
+// record and the report.
+struct ResourceFacts {
+  int32_t fd = 0;
+  ResourceKind kind = ResourceKind::kOther;
+  std::string call;         // the function that opened it: "open", "fopen", "accept4", ...
+  bool stream = false;      // a FILE stream (fopen, fdopen, freopen)
+  uint32_t flags = 0;       // open(2) flags, Linux x86-64 values (core/fd_names.h)
+  std::string mode;         // a stream's fopen mode ("w+"); "" for other descriptors
+  std::string description;  // "/tmp/x", "pipe:[1234]", "TCP 127.0.0.1:40000 -> 127.0.0.1:80"
+};
+
+struct RawLeak {
+  uint32_t stack_id = 0;
+  LeakKind kind = LeakKind::kUnclassified;
+  bool runtime_internal = false;  // kept by ld.so/stdio/libstdc++ for their own use
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  // kDefinite only (indirect section): the indirectly lost blocks hanging off this group.
+  // They are also leak records of their own (kind kIndirect), so never add them to totals.
+  uint64_t indirect_bytes = 0, indirect_blocks = 0;
+};
+
+// One error record: one per distinct (kind, stack of the bad call). Stack ids are in
+// ResultFile::stacks: bad_stack always, alloc_stack and free_stack unless 0 (not known).
+// What an allocator misuse error is, apart from its stacks: shared by the raw record and the
+// symbolized report.
+struct ErrorFacts {
+  ErrorKind kind = ErrorKind::kInvalidFree;
+  ErrorWhere where = ErrorWhere::kUnknown;
+  AllocCall alloc_call = AllocCall::kNone;
+  FreeCall free_call = FreeCall::kFree;
+  bool alloc_aligned = false;  // the block came from an aligned operator new
+  bool free_aligned = false;   // the bad call was an aligned operator delete
+  uint64_t occurrences = 0;    // how many times it happened at this stack
+  uint64_t address = 0;        // the pointer passed to the bad call (first occurrence)
+  uint64_t block_start = 0;    // the block it belongs to, 0 if none
+  uint64_t block_size = 0;
+};
+
+struct RawError : ErrorFacts {
+  uint32_t bad_stack = 0;
+  uint32_t alloc_stack = 0;  // 0: not known
+  uint32_t free_stack = 0;   // the first free (double free, realloc after free); 0: not known
+};
+
+struct RawResource : ResourceFacts {
+  uint32_t stack_id = 0;  // where it was opened; in ResultFile::stacks
+};
+
+// The crash that ended the process (result-file section 10): the signal memtrack's handler
+// caught, and the crashing thread's stack.
+struct CrashFacts {
+  int signal = 0;
+  int code = 0;              // siginfo's si_code
+  bool has_address = false;  // `address` is the faulting address (si_addr)
+  uint64_t address = 0;
+  uint32_t tid = 0;
+};
+
+struct RawCrash : CrashFacts {
+  uint32_t stack_id = 0;  // in ResultFile::stacks; frame 0 is the faulting pc + 1
+};
+
+struct ExitInfo {
+  // kRunning: the report was made while the process ran (live report, snapshot).
+  using How = core::result::ExitHow;
+  How how = How::kUnknown;
+  int code = 0;    // exit status for kExit and kUnderscoreExit
+  int signal = 0;  // for kSignal
+};
+
+// The stats section: one field per counter of core/stats.inc.
+struct Stats {
+#define MEMTRACK_COUNTER(Enumerator, name, description) uint64_t name = 0;
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
+};
+
+// A live report's allocation site (result-file section 9): blocks older than the age
+// threshold, and the blocks of this site freed after a live report had counted them (a
+// running total since the process started).
+struct RawLiveSite {
+  uint32_t stack_id = 0;
+  bool runtime_internal = false;
+  uint64_t old_blocks = 0;
+  uint64_t old_bytes = 0;
+  uint64_t freed_after_report = 0;
+};
+
+struct RawLive {
+  uint32_t sequence = 0;  // 1, 2, ... per process
+  uint64_t uptime_ms = 0;
+  uint64_t expire_ms = 0;
+  uint64_t interval_ms = 0;
+  uint64_t live_blocks = 0;
+  uint64_t live_bytes = 0;
+  std::vector<RawLiveSite> sites;  // by old bytes, largest first
+};
+
+// One process's result file, decoded and validated.
+struct ResultFile {
+  std::string path;  // where it was read from, for messages
+  uint32_t version = 0;
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  std::vector<std::string> command;  // argv
+  std::string executable;            // /proc/self/exe at start
+  ExitInfo exit;
+  Stats stats;
+  std::vector<RawModule> modules;
+  std::map<uint32_t, std::vector<uint64_t>> stacks;  // stack id -> return addresses
+  std::vector<RawLeak> leaks;
+  std::vector<RawError> errors;  // in file order; empty without an errors section
+  std::optional<RawLive> live;   // a live report (its leaks section is absent)
+  // Descriptors open at exit. tracks_resources: the file has a resources section (the
+  // runtime tracked descriptors; false with track_fds=0 and for older files).
+  bool tracks_resources = false;
+  std::vector<RawResource> resources;  // in file order
+  uint64_t untracked_resources = 0;    // opened, but beyond what the runtime could record
+  std::optional<RawCrash> crash;       // the process crashed (SIGSEGV, SIGABRT, ...)
+};
+
+}  // namespace memtrack::report
