@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "core/result_format.h"
+
 #include "core/alloc_table.h"
 #include "core/mmap_array.h"
 #include "core/stack_depot.h"
@@ -12,14 +14,9 @@
 
 namespace memtrack::rt {
 
-// As in the result file and report::LeakKind.
-enum class LeakKind : uint8_t {
-  kDefinite = 0,
-  kIndirect = 1,
-  kPossible = 2,
-  kReachable = 3,
-  kUnclassified = 4
-};
+// As in the result file and core::result::LeakKind.
+// The result file's leak kinds (core/result_format.h), as stored.
+using core::result::LeakKind;
 
 struct LeakGroup {
   uint32_t stack_id = 0;

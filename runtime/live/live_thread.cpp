@@ -1,6 +1,6 @@
 // The runtime's own thread, for work done while the program runs: live reports of the
 // allocation sites holding blocks older than expire_ms, every report_interval_ms, and
-// snapshots (a full leak report) when `memtrack snapshot` sends kSnapshotSignal. The signal
+// snapshots (a full leak report) when `memtrack snapshot` sends core::snapshot_signal(). The signal
 // handler only records the request and wakes this thread.
 // Calls libc (pthread, sigaction, futex) but never malloc; the thread's stack is memtrack's
 // own mapping, so leak scans never take its contents for the program's pointers, and it is
@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/snapshot_signal.h"
 #include "core/mmap_array.h"
 #include "core/result_format.h"
 #include "core/spin_lock.h"
@@ -227,7 +228,7 @@ bool start_thread() {
 
 // Only where the program left the default action, and hidden from it (signal_table.h).
 void install_snapshot_handler() {
-  install_hidden_handler(kSnapshotSignal, on_snapshot_signal);
+  install_hidden_handler(core::snapshot_signal(), on_snapshot_signal);
 }
 
 }  // namespace

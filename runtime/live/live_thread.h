@@ -12,9 +12,6 @@
 
 namespace memtrack::rt {
 
-// `memtrack snapshot` sends this signal (with sigqueue's value as the request id).
-#define kSnapshotSignal (SIGRTMAX - 2)
-
 // Held while any report (live, snapshot, exit) is being built.
 extern core::SpinLock g_report_lock;
 

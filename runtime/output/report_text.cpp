@@ -4,6 +4,7 @@
 #include "runtime/output/report_text.h"
 
 #include "core/fd_names.h"
+#include "core/result_names.h"
 #include "core/signal_names.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
@@ -108,22 +109,6 @@ void write_frames(core::FdWriter& out, core::StackView stack) {
   }
 }
 
-const char* kind_phrase(LeakKind kind) {
-  switch (kind) {
-    case LeakKind::kDefinite:
-      return " definitely lost";
-    case LeakKind::kIndirect:
-      return " indirectly lost";
-    case LeakKind::kPossible:
-      return " possibly lost";
-    case LeakKind::kReachable:
-      return " still reachable";
-    case LeakKind::kUnclassified:
-      break;
-  }
-  return " unfreed at exit";
-}
-
 bool is_shown(const LeakGroup& group) {
   return (!group.runtime_internal || g_flags.show_runtime_internal) &&
          (group.kind != LeakKind::kReachable || g_flags.show_reachable);
@@ -143,7 +128,7 @@ void write_group(core::FdWriter& out, const LeakGroup& group, size_t index, size
   }
   line.str(" bytes in ").grouped(group.blocks).chr(' ');
   line.plural(group.blocks, "block").str(group.blocks == 1 ? " is" : " are");
-  line.str(kind_phrase(group.kind)).str(" (group ").u64(index + 1).str(" of ").u64(shown);
+  line.chr(' ').str(core::leak_kind_phrase(group.kind)).str(" (group ").u64(index + 1).str(" of ").u64(shown);
   line.chr(')');
   if (group.runtime_internal) line.str(" [kept by the C/C++ runtime]");
   line.str(", allocated at:");
@@ -163,7 +148,7 @@ void write_heap_summary(core::FdWriter& out, const char* how) {
   line.plural(stats.allocations, "allocation");
   line.str(", ").grouped(stats.frees).chr(' ').plural(stats.frees, "free").str(", ");
   line.grouped(stats.bytes_allocated).str(" bytes allocated, ");
-  line.grouped(stats.peak_live_bytes).str(" bytes peak live");
+  line.grouped(stats.peak_bytes).str(" bytes peak live");
   emit(out, line);
 }
 
@@ -197,10 +182,11 @@ void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
   line.str(leaks.groups == 1 ? " allocation site" : " allocation sites");
   emit(out, line);
   if (classified) {
-    write_kind_line(out, "definitely lost", report.totals(false, LeakKind::kDefinite), "");
-    write_kind_line(out, "indirectly lost", report.totals(false, LeakKind::kIndirect), "");
-    write_kind_line(out, "possibly lost", report.totals(false, LeakKind::kPossible), "");
-    write_kind_line(out, "still reachable", report.totals(false, LeakKind::kReachable),
+    for (LeakKind kind : {LeakKind::kDefinite, LeakKind::kIndirect, LeakKind::kPossible}) {
+      write_kind_line(out, core::leak_kind_phrase(kind), report.totals(false, kind), "");
+    }
+    write_kind_line(out, core::leak_kind_phrase(LeakKind::kReachable),
+                    report.totals(false, LeakKind::kReachable),
                     g_flags.show_reachable ? "" : " (show_reachable=1 lists them)");
   }
   if (internal.blocks > 0) {

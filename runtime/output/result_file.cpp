@@ -47,13 +47,10 @@ void write_stats(core::ResultWriter& w) {
   constexpr auto kCount = static_cast<uint32_t>(result::Counter::kCount);
   uint64_t values[kCount] = {};
   StatsSnapshot stats = snapshot_stats();
-  values[static_cast<int>(result::Counter::kAllocations)] = stats.allocations;
-  values[static_cast<int>(result::Counter::kFrees)] = stats.frees;
-  values[static_cast<int>(result::Counter::kBytesAllocated)] = stats.bytes_allocated;
-  values[static_cast<int>(result::Counter::kPeakLiveBytes)] = stats.peak_live_bytes;
-  values[static_cast<int>(result::Counter::kLiveBytes)] = stats.live_bytes;
-  values[static_cast<int>(result::Counter::kUntrackedAllocations)] = stats.untracked_allocations;
-  values[static_cast<int>(result::Counter::kUntrackedBytes)] = stats.untracked_bytes;
+#define MEMTRACK_COUNTER(Enumerator, name, description) \
+  values[static_cast<int>(result::Counter::Enumerator)] = stats.name;
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
   w.begin_section(result::Section::kStats, 4 + 8 * kCount);
   w.put_u32(kCount);
   for (uint64_t v : values) w.put_u64(v);

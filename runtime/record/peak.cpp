@@ -68,9 +68,9 @@ StatsSnapshot snapshot_stats() {
   s.frees = totals.erased;
   s.bytes_allocated = totals.inserted_bytes + s.untracked_bytes;
   s.live_bytes = totals.live_bytes;
-  s.peak_live_bytes = g_stats.peak_live_bytes.load(std::memory_order_relaxed);
+  s.peak_bytes = g_stats.peak_live_bytes.load(std::memory_order_relaxed);
   // Unpublished deltas of other threads can leave the peak below the live bytes.
-  if (s.peak_live_bytes < s.live_bytes) s.peak_live_bytes = s.live_bytes;
+  if (s.peak_bytes < s.live_bytes) s.peak_bytes = s.live_bytes;
   return s;
 }
 

@@ -6,15 +6,12 @@
 
 namespace memtrack::rt {
 
-// The counters as the reports show them.
+// The counters as the reports show them, one field per counter of core/stats.inc (the peak's
+// precision: see peak.cpp).
 struct StatsSnapshot {
-  uint64_t allocations;      // tracked and untracked
-  uint64_t frees;            // of tracked blocks
-  uint64_t bytes_allocated;  // tracked and untracked
-  uint64_t live_bytes;       // tracked blocks not freed
-  uint64_t peak_live_bytes;  // see peak.cpp for its precision
-  uint64_t untracked_allocations;
-  uint64_t untracked_bytes;
+#define MEMTRACK_COUNTER(Enumerator, name, description) uint64_t name;
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
 };
 StatsSnapshot snapshot_stats();
 
