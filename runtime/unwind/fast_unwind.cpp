@@ -8,6 +8,8 @@
 #include "runtime/unwind/fast_unwind.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <unwind.h>
 
 #include <atomic>
@@ -68,6 +70,34 @@ size_t cache_slot(uintptr_t pc) {
   return static_cast<size_t>(pc) & (kCacheSize - 1);
 }
 
+// Where the unwind tables of `object` may be read: the loaded segment that holds its
+// .eh_frame_hdr (the loader mapped it from the program headers, which it parsed itself; the
+// tables' own offsets and lengths may be anything in a broken module). The program headers are
+// found through the ELF header at the module's start; if that does not look like one, the
+// module's whole mapped range bounds the reads instead.
+core::ReadableRange eh_frame_segment(const dl_find_object& object) {
+  uintptr_t start = reinterpret_cast<uintptr_t>(object.dlfo_map_start);
+  core::ReadableRange module{start, reinterpret_cast<uintptr_t>(object.dlfo_map_end)};
+  const auto* elf = reinterpret_cast<const ElfW(Ehdr)*>(start);
+  if (object.dlfo_link_map == nullptr || elf->e_ident[EI_MAG0] != ELFMAG0 ||
+      elf->e_ident[EI_MAG1] != ELFMAG1 || elf->e_ident[EI_MAG2] != ELFMAG2 ||
+      elf->e_ident[EI_MAG3] != ELFMAG3 || elf->e_phentsize != sizeof(ElfW(Phdr)) ||
+      elf->e_phoff + uint64_t{elf->e_phnum} * sizeof(ElfW(Phdr)) > module.end - start) {
+    return module;
+  }
+  const auto* phdrs = reinterpret_cast<const ElfW(Phdr)*>(start + elf->e_phoff);
+  uintptr_t bias = object.dlfo_link_map->l_addr;
+  uintptr_t hdr = reinterpret_cast<uintptr_t>(object.dlfo_eh_frame);
+  for (int i = 0; i < elf->e_phnum; ++i) {
+    const ElfW(Phdr)& ph = phdrs[i];
+    if (ph.p_type != PT_LOAD) continue;
+    uintptr_t begin = bias + ph.p_vaddr;
+    if (hdr >= begin && hdr - begin < ph.p_filesz)
+      return core::ReadableRange{begin, begin + ph.p_filesz};
+  }
+  return module;
+}
+
 // Computes a rule; *cacheable is false when the answer may change as modules are loaded.
 core::UnwindRule compute_rule(uintptr_t pc, bool is_return_address, bool* /*out*/ cacheable) {
   core::UnwindRule rule;
@@ -86,7 +116,7 @@ core::UnwindRule compute_rule(uintptr_t pc, bool is_return_address, bool* /*out*
     return rule;
   }
   return core::compute_unwind_rule(static_cast<const uint8_t*>(object.dlfo_eh_frame), pc,
-                                   is_return_address);
+                                   is_return_address, eh_frame_segment(object));
 }
 
 core::UnwindRule find_rule(uintptr_t pc, bool is_return_address) {
