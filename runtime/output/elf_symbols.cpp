@@ -80,11 +80,15 @@ void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
   const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(mod.file);
   if (ehdr->e_ident[EI_MAG0] != ELFMAG0 || ehdr->e_ident[EI_MAG1] != ELFMAG1 ||
       ehdr->e_ident[EI_MAG2] != ELFMAG2 || ehdr->e_ident[EI_MAG3] != ELFMAG3 ||
-      ehdr->e_ident[EI_CLASS] != ELFCLASS64 || ehdr->e_shentsize != sizeof(Elf64_Shdr)) {
-    return;
+      ehdr->e_ident[EI_CLASS] != ELFCLASS64 || ehdr->e_shentsize != sizeof(Elf64_Shdr) ||
+      ehdr->e_shoff % alignof(Elf64_Shdr) != 0) {
+    return;  // not an ELF file this reader can read in place (the tables must be aligned)
   }
   const Elf64_Shdr* symtab = find_symbol_table(mod.file, mod.file_size, ehdr);
-  if (symtab == nullptr || !in_bounds(symtab->sh_offset, symtab->sh_size, mod.file_size)) return;
+  if (symtab == nullptr || !in_bounds(symtab->sh_offset, symtab->sh_size, mod.file_size) ||
+      symtab->sh_offset % alignof(Elf64_Sym) != 0) {
+    return;
+  }
   const Elf64_Shdr* strtab = section(mod.file, mod.file_size, ehdr, symtab->sh_link);
   if (strtab == nullptr || !in_bounds(strtab->sh_offset, strtab->sh_size, mod.file_size)) return;
   mod.strings = mod.file + strtab->sh_offset;
