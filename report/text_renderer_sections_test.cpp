@@ -1,34 +1,17 @@
 // Text report sections beyond the leak groups: --gen-suppressions blocks, the crash section
 // and the header of an on-demand check.
-#include <sstream>
-
 #include <gtest/gtest.h>
 
 #include "report/test_fixtures.h"
+#include "report/text_render_testing.h"
 #include "report/text_renderer.h"
 
 namespace memtrack::report {
 namespace {
 
+using testing::render;
 using testing::sample_report;
-
-std::string render(const Report& report, const TextOptions& options) {
-  std::ostringstream out;
-  render_text(report, out, options);
-  return out.str();
-}
-
-std::string render(const ProcessReport& process, const TextOptions& options = {}) {
-  std::ostringstream out;
-  render_process_text(process, out, options);
-  return out.str();
-}
-
-TextOptions with_version() {
-  TextOptions o;
-  o.version = "0.1.0";
-  return o;
-}
+using testing::with_version;
 
 // --gen-suppressions=yes: a block under each group, its lines without the "==PID==" prefix
 // so that they can be copied into a file as they are.

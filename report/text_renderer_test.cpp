@@ -2,37 +2,20 @@
 // colour, singular/plural, the no-leaks line, exit phrases and the cut below main.
 #include "report/text_renderer.h"
 
-#include <sstream>
-
 #include <gtest/gtest.h>
 
 #include "report/test_fixtures.h"
+#include "report/text_render_testing.h"
 
 namespace memtrack::report {
 namespace {
 
 using testing::debug_frame;
+using testing::render;
 using testing::sample_process;
 using testing::sample_report;
 using testing::symbol_frame;
-
-std::string render(const Report& report, const TextOptions& options) {
-  std::ostringstream out;
-  render_text(report, out, options);
-  return out.str();
-}
-
-std::string render(const ProcessReport& process, const TextOptions& options = {}) {
-  std::ostringstream out;
-  render_process_text(process, out, options);
-  return out.str();
-}
-
-TextOptions with_version() {
-  TextOptions o;
-  o.version = "0.1.0";
-  return o;
-}
+using testing::with_version;
 
 // A process with no leaks; callers add what they test.
 ProcessReport quiet_process() {
