@@ -1,12 +1,16 @@
 // The option table and its translation into a CLI11 parser.
 #include "cli/options.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <functional>
 #include <iostream>
 #include <optional>
 
+#include "cli/valgrind_options.h"
 #include "core/flags.h"
 #include "report/leak_kinds.h"
 #include "report/model.h"
@@ -101,6 +105,18 @@ void parse_pids(const std::string& value, std::vector<uint32_t>* pids) {
     pids->push_back(static_cast<uint32_t>(parse_int("--pid", pid, 1, 1 << 30)));
     start = comma == std::string::npos ? comma : comma + 1;
   } while (start != std::string::npos);
+}
+
+constexpr const char* kNoXml = "valgrind XML output is not supported yet; use --json=FILE";
+
+// --log-fd=N as a --log-file value: "-" for stdout, "" for stderr, else /dev/fd/N.
+std::string log_file_for_fd(const std::string& value) {
+  int fd = parse_int("--log-fd", value, 0, 1 << 20);
+  if (fcntl(fd, F_GETFD) < 0)
+    throw Error("--log-fd=" + value + ": descriptor " + value + " is not open");
+  if (fd == STDOUT_FILENO) return "-";
+  if (fd == STDERR_FILENO) return "";
+  return "/dev/fd/" + value;
 }
 
 struct OptionSpec {
@@ -246,6 +262,59 @@ const std::vector<OptionSpec>& option_table() {
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) {
          c.errors_for_leak_kinds = parse_leak_kinds("--errors-for-leak-kinds", v);
+       }},
+      {"--leak-check", "no|summary|full|yes",
+       "valgrind's: full or yes, the leak groups and the LEAK SUMMARY; summary or no, the LEAK "
+       "SUMMARY only, and leaks do not make --error-exitcode apply (allocator misuse errors "
+       "still do). Overrides --show-leak-kinds and --errors-for-leak-kinds. Default: full.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) {
+         if (v == "full" || v == "yes") {
+           c.leak_check = Config::LeakCheck::kFull;
+         } else if (v == "summary") {
+           c.leak_check = Config::LeakCheck::kSummary;
+         } else if (v == "no") {
+           c.leak_check = Config::LeakCheck::kNo;
+         } else {
+           throw Error("--leak-check expects no, summary, full or yes, not '" + v + "'");
+         }
+       }},
+      {"--show-reachable", "yes|no",
+       "valgrind's: yes is --show-leak-kinds=all, no --show-leak-kinds's default.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) {
+         c.show_leak_kinds = parse_yes_no("--show-reachable", v) ? report::LeakKinds::all()
+                                                                 : report::kDefaultShownKinds;
+       }},
+      {"--log-fd", "N",
+       "Write the text report to memtrack's descriptor N (1: stdout, 2: stderr), which must be "
+       "open. Default: 2.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.log_file = log_file_for_fd(v); }},
+      {"-q,--quiet", nullptr,
+       "Leave processes with nothing to report (no leaks listed, no errors, no descriptors "
+       "left open, no crash) out of the text report.",
+       kRun | kReport | kSnapshot, false, [](Config& c, const std::string&) { c.quiet = true; }},
+      {"-v,--verbose", nullptr,
+       "Accepted for valgrind command lines; the report is the same (it always has its notes).",
+       kRun | kReport | kSnapshot, false, [](Config&, const std::string&) {}},
+      {"--xml", "yes|no", "valgrind XML output is not supported yet: --xml=yes fails.", kRun,
+       false,
+       [](Config&, const std::string& v) {
+         if (parse_yes_no("--xml", v)) throw Error(kNoXml);
+       }},
+      {"--xml-file", "FILE", "valgrind XML output is not supported yet: fails.", kRun, false,
+       [](Config&, const std::string&) { throw Error(kNoXml); }},
+      {"--child-silent-after-fork", "yes|no",
+       "valgrind's; only no is supported: children that fork without exec are reported like "
+       "every traced process.",
+       kRun, false,
+       [](Config&, const std::string& v) {
+         if (parse_yes_no("--child-silent-after-fork", v)) {
+           throw Error(
+               "--child-silent-after-fork=yes is not supported: memtrack reports children that "
+               "fork without exec");
+         }
        }},
       {"--color", "auto|always|never",
        "Colour the text report. Default: auto (only on a terminal, never with NO_COLOR set).",
@@ -494,6 +563,24 @@ class RunFormatter : public CLI::Formatter {
   }
 };
 
+// Whether `name` (e.g. "--log-file" or "-d") is one of memtrack's options that take a value.
+bool option_takes_value(const std::string& name) {
+  for (const OptionSpec& spec : option_table()) {
+    if (spec.metavar == nullptr) continue;
+    std::string names = std::string(",") + spec.name + ",";
+    if (names.find("," + name + ",") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// --leak-check=summary|no, applied after every option whatever their order. As in valgrind,
+// leaks are errors (for --error-exitcode) only in a full check.
+void apply_leak_check(Config& config) {
+  if (config.leak_check == Config::LeakCheck::kFull) return;
+  config.show_leak_kinds = report::LeakKinds{};
+  config.errors_for_leak_kinds = report::LeakKinds{};
+}
+
 // Checks between options, after all are parsed. Throws Error.
 void check_option_combinations(const Config& config) {
   if (config.command == kRun && config.expire_ms == 0) {
@@ -594,8 +681,14 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
 
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);
-  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
   try {
+    if (!args.empty() && args.front() == "run") {
+      std::vector<std::string> options(args.begin() + 1, args.end());
+      drop_valgrind_ignored_options(options, option_takes_value);
+      options.insert(options.begin(), "run");
+      args = std::move(options);
+    }
+    std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     app.parse(args);
   } catch (const CLI::Success& e) {
     *exit_code = app.exit(e);  // --help, --version
@@ -637,6 +730,7 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
     config->command = report->parsed() ? kReport : snapshot->parsed() ? kSnapshot : kTop;
   }
   try {
+    apply_leak_check(*config);
     check_option_combinations(*config);
   } catch (const Error& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";

@@ -50,6 +50,10 @@ struct Config {
   std::vector<std::string> program;  // run: PROG ARGS...
   std::vector<std::string> files;    // report: FILE...
   TopConfig top;                     // top
+  // valgrind's --leak-check: kSummary and kNo list no groups and keep leaks out of the exit
+  // status (they override --show-leak-kinds and --errors-for-leak-kinds).
+  enum class LeakCheck { kNo, kSummary, kFull } leak_check = LeakCheck::kFull;
+  bool quiet = false;  // -q: the text report leaves out processes with nothing to report
   // Live mode (run): reports of allocation sites holding blocks older than expire_ms.
   int expire_ms = 0;           // 0: off
   int report_interval_ms = 0;  // 0: expire_ms

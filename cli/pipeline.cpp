@@ -12,8 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "report/build_report.h"
@@ -266,10 +268,26 @@ void write_file_or_stderr(const std::string& what, const std::string& path, std:
   render(std::cerr);
 }
 
+// -q: the processes with something to report (what valgrind -q keeps: errors and leaks).
+report::Report quiet_report(const report::Report& report, report::LeakKinds shown) {
+  report::Report quiet;
+  auto keep = [&](const report::ProcessReport& p) {
+    return !p.errors.empty() || p.crash || !p.resource_sites.empty() || !p.has_leak_data ||
+           report::has_leaks_of_kinds(p, shown);
+  };
+  std::copy_if(report.processes.begin(), report.processes.end(),
+               std::back_inserter(quiet.processes), keep);
+  std::copy_if(report.checks.begin(), report.checks.end(), std::back_inserter(quiet.checks), keep);
+  return quiet;
+}
+
 }  // namespace
 
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
                    bool text_to_stdout) {
+  std::optional<report::Report> quiet;
+  if (config.quiet) quiet = quiet_report(report, config.show_leak_kinds);
+  const report::Report& text_report = quiet ? *quiet : report;
   report::TextOptions text_options;
   // On stdout (snapshot) colour only when asked: its output is usually piped or saved.
   bool on_stdout = config.log_file == "-" || (text_to_stdout && config.log_file.empty());
@@ -280,13 +298,13 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
   report::JsonOptions json_options;
   json_options.show_kinds = config.show_leak_kinds;
   if (config.log_file.empty() || config.log_file == "-") {
-    report::render_text(report, on_stdout ? std::cout : std::cerr, text_options);
+    report::render_text(text_report, on_stdout ? std::cout : std::cerr, text_options);
   } else {
     errno = 0;
     write_file_or_stderr(
         "log file", expand_pid(config.log_file, main_pid),
         config.expire_ms > 0 ? std::ios::app : std::ios::trunc,
-        [&](std::ostream& out) { report::render_text(report, out, text_options); });
+        [&](std::ostream& out) { report::render_text(text_report, out, text_options); });
   }
   if (config.json_file == "-") {
     report::render_json(report, std::cout, MEMTRACK_VERSION, json_options);
