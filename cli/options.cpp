@@ -288,7 +288,7 @@ const std::vector<OptionSpec>& option_table() {
        }},
       {"--log-fd", "N",
        "Write the text report to memtrack's descriptor N (1: stdout, 2: stderr), which must be "
-       "open. Default: 2.",
+       "open. Default: 2 (snapshot: 1).",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.log_file = log_file_for_fd(v); }},
       {"-q,--quiet", nullptr,
