@@ -12,7 +12,7 @@
 
 namespace memtrack::cli {
 
-enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4, kSnapshot = 8 };
+enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4, kSnapshot = 8, kDiff = 16 };
 
 // memtrack top's options (docs/cli.md).
 struct TopConfig {
@@ -60,6 +60,11 @@ struct Config {
   // snapshot: the target and how long to wait for its report.
   uint32_t snapshot_pid = 0;
   double snapshot_timeout_s = 30;
+  // diff BASE NEW and run --baseline=BASE: the earlier report, the later one (diff) and
+  // what fails the gate.
+  std::string baseline;  // "" = none
+  std::string diff_new;
+  enum class FailOn { kNever, kNew, kGrown } fail_on = FailOn::kNever;
 };
 
 // The MEMTRACK_OPTIONS entries for the runtime flags that `config`'s options set, e.g.

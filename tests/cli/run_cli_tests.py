@@ -30,7 +30,8 @@ sys.path.insert(0, HERE)
 
 import cli_harness  # noqa: E402
 import test_crash  # noqa: E402,F401
-import test_dlopen  # noqa: E402,F401  (each module registers its tests)
+import test_diff  # noqa: E402,F401  (each module registers its tests)
+import test_dlopen  # noqa: E402,F401
 import test_edges  # noqa: E402,F401
 import test_environment  # noqa: E402,F401
 import test_exec_env  # noqa: E402,F401
