@@ -379,7 +379,13 @@ const std::vector<OptionSpec>& option_table() {
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
        "temporary directory, removed afterwards.",
        kRun, false, [](Config& c, const std::string& v) { c.keep_results = v; }},
-      // memtrack diff, and memtrack run --baseline
+      // Other output formats, memtrack diff and memtrack run --baseline
+      {"--junit", "FILE",
+       "Also write the report as JUnit XML to FILE ('-' for stdout): one test case per "
+       "process, failing when it has leaks of the --errors-for-leak-kinds kinds, allocator "
+       "misuse errors or a crash. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.junit_file = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",
@@ -534,6 +540,9 @@ void check_option_combinations(const Config& config) {
   }
   if (config.log_file == "-" && config.json_file == "-") {
     throw Error("--log-file=- and --json=- cannot both write to stdout");
+  }
+  if (config.junit_file == "-" && (config.log_file == "-" || config.json_file == "-")) {
+    throw Error("--junit=- cannot share stdout with --log-file=- or --json=-");
   }
 }
 

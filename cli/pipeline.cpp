@@ -18,6 +18,7 @@
 
 #include "report/build_report.h"
 #include "report/json_renderer.h"
+#include "report/junit_renderer.h"
 #include "report/leak_kinds.h"
 #include "report/result_reader.h"
 #include "report/suppressions.h"
@@ -173,6 +174,7 @@ void check_writable(const std::string& option, const std::string& path) {
 void check_output_paths(const Config& config) {
   check_writable("--log-file", config.log_file);
   check_writable("--json", config.json_file);
+  check_writable("--junit", config.junit_file);
   check_writable("--live-json", config.live_json);
 }
 
@@ -266,6 +268,20 @@ void write_file_or_stderr(const std::string& what, const std::string& path, std:
   render(std::cerr);
 }
 
+// --junit (and the other formats written beside the text and JSON reports).
+void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid) {
+  report::JunitOptions junit_options;
+  junit_options.fail_kinds = config.errors_for_leak_kinds;
+  auto junit = [&](std::ostream& out) { report::render_junit(report, out, junit_options); };
+  if (config.junit_file == "-") {
+    junit(std::cout);
+  } else if (!config.junit_file.empty()) {
+    errno = 0;
+    write_file_or_stderr("JUnit report", expand_pid(config.junit_file, main_pid), std::ios::trunc,
+                         junit);
+  }
+}
+
 }  // namespace
 
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
@@ -297,6 +313,7 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
                            report::render_json(report, out, MEMTRACK_VERSION, json_options);
                          });
   }
+  write_other_formats(report, config, main_pid);
 }
 
 int exit_status(const report::Report& report, const Config& config, int program_status) {

@@ -37,6 +37,7 @@ import test_environment  # noqa: E402,F401
 import test_exec_env  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401
 import test_fds  # noqa: E402,F401
+import test_formats  # noqa: E402,F401
 import test_golden  # noqa: E402,F401
 import test_live  # noqa: E402,F401
 import test_install  # noqa: E402,F401
