@@ -386,6 +386,11 @@ const std::vector<OptionSpec>& option_table() {
        "misuse errors or a crash. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.junit_file = v; }},
+      {"--collapsed", "FILE",
+       "Also write the leaked bytes as collapsed stacks to FILE ('-' for stdout), one "
+       "'prog[PID];main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.collapsed_file = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",
@@ -541,8 +546,13 @@ void check_option_combinations(const Config& config) {
   if (config.log_file == "-" && config.json_file == "-") {
     throw Error("--log-file=- and --json=- cannot both write to stdout");
   }
-  if (config.junit_file == "-" && (config.log_file == "-" || config.json_file == "-")) {
-    throw Error("--junit=- cannot share stdout with --log-file=- or --json=-");
+  int on_stdout = 0;
+  for (const std::string* file :
+       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file}) {
+    on_stdout += *file == "-" ? 1 : 0;
+  }
+  if (on_stdout > 1) {
+    throw Error("only one of --log-file, --json, --junit and --collapsed can write to stdout");
   }
 }
 

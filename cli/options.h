@@ -30,6 +30,7 @@ struct Config {
   std::string log_file;                   // text report destination; "" = stderr
   std::string json_file;                  // "" = none, "-" = stdout
   std::string junit_file;                 // JUnit XML; "" = none, "-" = stdout
+  std::string collapsed_file;             // collapsed stacks; "" = none, "-" = stdout
   std::vector<std::string> suppressions;  // files
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;         // 0 = off; applies to leaks and to allocator misuse errors

@@ -1,4 +1,5 @@
-"""The other report formats, parsed by their consumers: --junit (JUnit XML, read with Python's
+"""The other report formats, parsed by their consumers: --collapsed (flamegraph.pl's
+folded lines, checked line by line: flamegraph.pl itself does not install offline) and --junit (JUnit XML, read with Python's
 xml.etree as CI test views read it): one test case per process, failing when it has leaks of
 the --errors-for-leak-kinds kinds, allocator misuse errors or a crash; every failing group
 listed; counts and bytes equal to the JSON and text reports'."""
@@ -92,4 +93,56 @@ def test_junit_clean_misuse_and_stdout(ctx):
     ctx.expect_eq(junit.find("testsuite/testcase/failure") is not None, True,
                   "misuse: the testcase fails", misuse)
     both = ctx.memtrack("run", "--junit=-", "--json=-", ctx.program("no_leak"))
-    ctx.expect_error(both, 125, "--junit=- cannot share stdout with --log-file=- or --json=-")
+    ctx.expect_error(both, 125, "only one of --log-file, --json, --junit and --collapsed can "
+                     "write to stdout")
+
+
+COLLAPSED_LINE = re.compile(r"^([^ ;][^;]*(?:;[^;]+)*) (\d+)$")
+
+
+def text_leaked_bytes(text):
+    """{pid: definitely + indirectly + possibly lost bytes} from the text reports' summaries."""
+    totals = {}
+    for pid, what, number in re.findall(
+            r"^==(\d+)==\s+(definitely lost|indirectly lost|possibly lost): ([\d,]+) bytes",
+            text, re.M):
+        totals[int(pid)] = totals.get(int(pid), 0) + int(number.replace(",", ""))
+    return totals
+
+
+@cli_test
+def test_collapsed_stacks(ctx):
+    """--collapsed: flamegraph.pl's input ("frame;frame;frame bytes", root first). Every
+    leak group of the JSON report is a line (its printed frames reversed under the process's
+    root frame), and each process's bytes add up to its leaked bytes in the text and JSON."""
+    path, json_path = ctx.path("leaks.folded"), ctx.path("leaks.json")
+    run = ctx.memtrack("run", f"--collapsed={path}", f"--json={json_path}",
+                       ctx.program("fork_exec"), ctx.program("several_leaks"))
+    ctx.require_eq(run.exit, 0, "memtrack run --collapsed: exit status", run)
+    report = ctx.read_json(json_path, run)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    ctx.require(lines, "--collapsed wrote no lines", run)
+    stacks = {}
+    for line in lines:
+        match = COLLAPSED_LINE.match(line)
+        ctx.require(match is not None, f"not a collapsed-stack line: {line!r}", run)
+        frames = match.group(1).split(";")
+        pid = int(re.fullmatch(r".*\[(\d+)\]", frames[0]).group(1))
+        ctx.expect(tuple(frames) not in stacks, f"stack listed twice: {line!r}", run)
+        stacks[tuple(frames)] = (pid, int(match.group(2)))
+    totals = {}
+    for pid, size in stacks.values():
+        totals[pid] = totals.get(pid, 0) + size
+    ctx.expect_eq(totals, {p["pid"]: p["summary"]["leaked_bytes"] for p in report["processes"]},
+                  "collapsed bytes per pid vs JSON leaked_bytes", run)
+    ctx.expect_eq(totals, text_leaked_bytes(run.stderr),
+                  "collapsed bytes per pid vs the text LEAK SUMMARY", run)
+    for process in report["processes"]:
+        for group in process["leaks"]:
+            leaf = group["stack"][0]["function"]
+            ctx.expect(any(pid == process["pid"] and frames[-1] == leaf
+                           for frames, (pid, _) in stacks.items()),
+                       f"pid {process['pid']}: no line ends in {leaf!r}", run)
+    ctx.expect(any(frames[1] == "main" for frames in stacks), "root first: main after the "
+               "process frame", run)
