@@ -55,13 +55,16 @@ TEST(JunitRenderer, FailureListsEveryFailingGroupAndError) {
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
 }
 
-TEST(JunitRenderer, ControlCharactersAreReplaced) {
+TEST(JunitRenderer, ControlCharactersAndInvalidUtf8AreReplaced) {
   Report report;
   ProcessReport p;
-  p.command = {std::string("x\x01y")};
+  p.command = {std::string("x\x01y\xff\xc3\xa9\xe2\x82\xac\xed\xa0\x80\xc0\xaf")};
   report.processes.push_back(p);
   std::string xml = junit(report);
-  EXPECT_EQ(xml.find('\x01'), std::string::npos);
+  for (char bad : {'\x01', '\xff', '\xed', '\xc0'}) {
+    EXPECT_EQ(xml.find(bad), std::string::npos) << static_cast<int>(bad) << xml;
+  }
+  EXPECT_NE(xml.find("\xc3\xa9\xe2\x82\xac"), std::string::npos) << xml;
 }
 
 }  // namespace
