@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "core/result_names.h"
 #include "report/json_renderer.h"
+#include "report/text_format.h"
 
 namespace memtrack::report {
 namespace {
@@ -66,7 +67,10 @@ void add_groups(const Report& report, LeakKinds kinds, bool is_base, std::map<Ke
     for (const LeakGroup& group : process.leaks) {
       if (!kinds.contains(group.kind) || group.runtime_internal) continue;
       Key key{group.kind, {}};
-      for (const Frame& frame : group.stack) key.second.push_back(key_frame(frame));
+      // The printed frames: below main is start-up code whose module is the program itself
+      // (_start), which would make every group new when the program is renamed.
+      size_t count = printed_frame_count(group.stack);
+      for (size_t i = 0; i < count; ++i) key.second.push_back(key_frame(group.stack[i]));
       Sides& sides = (*keys)[key];
       (is_base ? sides.base_bytes : sides.new_bytes) += group.bytes;
       (is_base ? sides.base_blocks : sides.new_blocks) += group.blocks;

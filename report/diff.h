@@ -34,7 +34,7 @@ const char* diff_status_name(DiffStatus status);
 struct DiffEntry {
   DiffStatus status = DiffStatus::kUnchanged;
   LeakKind kind = LeakKind::kUnclassified;
-  std::vector<std::string> frames;  // key_frame() of the stack, innermost first
+  std::vector<std::string> frames;  // key_frame() of the printed frames, innermost first
   uint64_t base_bytes = 0, base_blocks = 0;
   uint64_t new_bytes = 0, new_blocks = 0;
 };
@@ -46,9 +46,9 @@ struct Diff {
 };
 
 // Matches the unsuppressed leak groups of the kinds in `kinds` (runtime-internal ones left
-// out) of `base` and `now` (processes and on-demand checks' exit reports only: `checks` are
-// left out). A key is (kind, key_frame() of every frame of the stack); groups with the same
-// key are summed. Grown/shrunk compare bytes, then blocks.
+// out) of `base` and `now` (`processes` only: on-demand `checks` are left out). A key is
+// (kind, key_frame() of each frame the text report prints: down to main, or the whole stack
+// of a thread); groups with the same key are summed. Grown/shrunk compare bytes, then blocks.
 Diff diff_reports(const Report& base, const Report& now, LeakKinds kinds);
 
 // The text rendering: a summary line per status, then each entry that is not unchanged with

@@ -53,6 +53,17 @@ TEST(Diff, MovedLinesAndAddressesAreUnchanged) {
   EXPECT_EQ(diff.entries[0].status, DiffStatus::kUnchanged);
 }
 
+TEST(Diff, FramesBelowMainAreNotPartOfTheKey) {
+  Report base = report_of({group(LeakKind::kDefinite, 100, 1, stack_at("make", 10))});
+  std::vector<Frame> renamed = stack_at("make", 10);
+  renamed.back() = symbol_frame(0x1100, "/build/prog-v2", 0x1100, "_start");
+  Report now = report_of({group(LeakKind::kDefinite, 100, 1, renamed)});
+  Diff diff = diff_reports(base, now, LeakKinds::all());
+  ASSERT_EQ(diff.entries.size(), 1u);
+  EXPECT_EQ(diff.entries[0].status, DiffStatus::kUnchanged);
+  EXPECT_EQ(diff.entries[0].frames, (std::vector<std::string>{"make (leak.c)", "main (leak.c)"}));
+}
+
 TEST(Diff, EveryStatusAndSortOrder) {
   Report base = report_of({group(LeakKind::kDefinite, 100, 1, stack_at("grows", 1)),
                            group(LeakKind::kDefinite, 100, 2, stack_at("shrinks", 1)),

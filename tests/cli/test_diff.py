@@ -32,12 +32,13 @@ int main(void) { keep(); fresh(); sink = 0; other = 0; return unrelated(0) - 1; 
 
 
 def build(ctx, version, source):
-    """Writes v1/leak.c or v2/leak.c and compiles it with gcc -g -O1; the program's path."""
+    """Writes v1/leak.c or v2/leak.c and compiles it with gcc -g -O1 to leak-v1 or leak-v2;
+    the program's path."""
     directory = ctx.mkdir(version)
     path = os.path.join(directory, "leak.c")
     with open(path, "w", encoding="utf-8") as f:
         f.write(source)
-    program = os.path.join(directory, "leak")
+    program = os.path.join(directory, f"leak-{version}")  # renamed: only main and up count
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
         raise Failure("no C compiler (gcc or cc) to build the diff test programs")
