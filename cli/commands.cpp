@@ -79,6 +79,8 @@ int run_command(const Config& config) {
   facts.untrackable = check_trackable(config, program);
   facts.trace_children = config.trace_children;
   facts.exit_report_disabled = environment_disables_exit_report();
+  std::optional<report::Report> baseline;
+  if (!config.baseline.empty()) baseline = read_baseline(config.baseline);
   ResultDir dir(config.keep_results);
   dir.remove_on_signals();
   if (!config.trace_log.empty()) start_trace_log(config.trace_log);
@@ -109,6 +111,9 @@ int run_command(const Config& config) {
   }
   write_outputs(report, config, main.pid);
   if (had_errors) return kExitToolFailed;
+  if (baseline && check_baseline(*baseline, report, config)) {
+    return config.error_exitcode != 0 ? config.error_exitcode : kExitGateFailed;
+  }
   return exit_status(report, config, status_of(launched.exit));
 }
 

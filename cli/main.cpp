@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
         return top_command(config);
       case kSnapshot:
         return snapshot_command(config);
+      case kDiff:
+        return diff_command(config);
     }
   } catch (const LaunchError& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";

@@ -448,6 +448,41 @@ const std::vector<OptionSpec>& option_table() {
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
        "temporary directory, removed afterwards.",
        kRun, false, [](Config& c, const std::string& v) { c.keep_results = v; }},
+      // Other output formats, memtrack diff and memtrack run --baseline
+      {"--junit", "FILE",
+       "Also write the report as JUnit XML to FILE ('-' for stdout): one test case per "
+       "process, failing when it has leaks of the --errors-for-leak-kinds kinds, allocator "
+       "misuse errors or a crash. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.junit_file = v; }},
+      {"--collapsed", "FILE",
+       "Also write the leaked bytes as collapsed stacks to FILE ('-' for stdout), one "
+       "'prog[PID];main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.collapsed_file = v; }},
+      {"--baseline", "FILE",
+       "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
+       "(--json), and print the differences as memtrack diff does. Default: none.",
+       kRun, false, [](Config& c, const std::string& v) { c.baseline = v; }},
+      {"--fail-on", "never|new|grown",
+       "Fail when a leak group is new (not in the baseline) or, with grown, also when one "
+       "has more bytes or blocks. Exit status then: 1 (run: the --error-exitcode value, if set). Default: never.",
+       kRun | kDiff, false,
+       [](Config& c, const std::string& v) {
+         if (v == "never") {
+           c.fail_on = Config::FailOn::kNever;
+         } else if (v == "new") {
+           c.fail_on = Config::FailOn::kNew;
+         } else if (v == "grown") {
+           c.fail_on = Config::FailOn::kGrown;
+         } else {
+           throw Error("--fail-on expects never, new or grown, not '" + v + "'");
+         }
+       }},
+      {"--json", "FILE",
+       "Also write the differences as JSON to FILE ('-': stdout, instead of the text). "
+       "Default: none.",
+       kDiff, false, [](Config& c, const std::string& v) { c.json_file = v; }},
       // memtrack top
       {"-d,--delay", "SECONDS", "Refresh every SECONDS (fractions allowed). Default: 1.", kTop,
        false,
@@ -583,6 +618,10 @@ void apply_leak_check(Config& config) {
 
 // Checks between options, after all are parsed. Throws Error.
 void check_option_combinations(const Config& config) {
+  if (config.command == kRun && config.fail_on != Config::FailOn::kNever &&
+      config.baseline.empty()) {
+    throw Error("--fail-on needs --baseline (memtrack run compares with nothing without it)");
+  }
   if (config.command == kRun && config.expire_ms == 0) {
     if (config.report_interval_ms > 0) {
       throw Error("--report-interval needs --expire (live mode is off without it)");
@@ -594,6 +633,14 @@ void check_option_combinations(const Config& config) {
   if (config.log_file == "-" && config.json_file == "-") {
     throw Error("--log-file=- and --json=- cannot both write to stdout");
   }
+  int on_stdout = 0;
+  for (const std::string* file :
+       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file}) {
+    on_stdout += *file == "-" ? 1 : 0;
+  }
+  if (on_stdout > 1) {
+    throw Error("only one of --log-file, --json, --junit and --collapsed can write to stdout");
+  }
 }
 
 // "memtrack ./prog": a program where a subcommand belongs. Returns true after the message.
@@ -601,7 +648,7 @@ bool reject_program_as_command(int argc, char** argv) {
   if (argc < 2) return false;
   std::string first = argv[1];
   if (first.empty() || first[0] == '-') return false;
-  for (const char* command : {"run", "report", "top", "snapshot"}) {
+  for (const char* command : {"run", "report", "top", "snapshot", "diff"}) {
     if (first == command) return false;
   }
   std::cerr << "memtrack: error: unknown command '" << first
@@ -679,6 +726,22 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "leaks are classified like at exit; it keeps running. Exit status: 0, the\n"
       "--error-exitcode value when leaks were found, 125 when memtrack fails.");
 
+  CLI::App* diff = app.add_subcommand(
+      "diff", "Compare the leak groups of two reports: new, grown, shrunk, gone");
+  add_options(*diff, *config, kDiff);
+  diff->add_option("BASE", config->baseline,
+                   "The earlier report: a JSON report (run --json), a result file or a "
+                   "directory kept by run --keep-results")
+      ->type_name("")
+      ->required();
+  diff->add_option("NEW", config->diff_new, "The later report, in one of the same forms")
+      ->type_name("")
+      ->required();
+  diff->footer(
+      "Groups are matched by leak kind and stack: each frame's function and source file name\n"
+      "(module name without debug info), not lines or addresses (docs/cli.md). Exit status: 0,\n"
+      "1 when --fail-on finds a new (or grown) group, 125 when memtrack fails.");
+
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);
   try {
@@ -727,7 +790,10 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       return false;
     }
   } else {
-    config->command = report->parsed() ? kReport : snapshot->parsed() ? kSnapshot : kTop;
+    config->command = report->parsed()     ? kReport
+                      : snapshot->parsed() ? kSnapshot
+                      : diff->parsed()     ? kDiff
+                                           : kTop;
   }
   try {
     apply_leak_check(*config);

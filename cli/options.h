@@ -12,7 +12,7 @@
 
 namespace memtrack::cli {
 
-enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4, kSnapshot = 8 };
+enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4, kSnapshot = 8, kDiff = 16 };
 
 // memtrack top's options (docs/cli.md).
 struct TopConfig {
@@ -29,6 +29,8 @@ struct Config {
   Command command = kRun;
   std::string log_file;                   // text report destination; "" = stderr
   std::string json_file;                  // "" = none, "-" = stdout
+  std::string junit_file;                 // JUnit XML; "" = none, "-" = stdout
+  std::string collapsed_file;             // collapsed stacks; "" = none, "-" = stdout
   std::vector<std::string> suppressions;  // files
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;         // 0 = off; applies to leaks and to allocator misuse errors
@@ -64,6 +66,11 @@ struct Config {
   // snapshot: the target and how long to wait for its report.
   uint32_t snapshot_pid = 0;
   double snapshot_timeout_s = 30;
+  // diff BASE NEW and run --baseline=BASE: the earlier report, the later one (diff) and
+  // what fails the gate.
+  std::string baseline;  // "" = none
+  std::string diff_new;
+  enum class FailOn { kNever, kNew, kGrown } fail_on = FailOn::kNever;
 };
 
 // The MEMTRACK_OPTIONS entries for the runtime flags that `config`'s options set, e.g.

@@ -19,7 +19,9 @@
 #include <set>
 
 #include "report/build_report.h"
+#include "report/collapsed_renderer.h"
 #include "report/json_renderer.h"
+#include "report/junit_renderer.h"
 #include "report/leak_kinds.h"
 #include "report/result_reader.h"
 #include "report/suppressions.h"
@@ -175,6 +177,8 @@ void check_writable(const std::string& option, const std::string& path) {
 void check_output_paths(const Config& config) {
   check_writable("--log-file", config.log_file);
   check_writable("--json", config.json_file);
+  check_writable("--junit", config.junit_file);
+  check_writable("--collapsed", config.collapsed_file);
   check_writable("--live-json", config.live_json);
 }
 
@@ -281,6 +285,30 @@ report::Report quiet_report(const report::Report& report, report::LeakKinds show
   return quiet;
 }
 
+// One more format beside the text and JSON reports: to stdout for "-", or to `file`.
+template <typename Render>
+void write_format(const char* what, const std::string& file, uint32_t main_pid, Render&& render) {
+  if (file == "-") {
+    render(std::cout);
+  } else if (!file.empty()) {
+    errno = 0;
+    write_file_or_stderr(what, expand_pid(file, main_pid), std::ios::trunc, render);
+  }
+}
+
+// --junit and --collapsed.
+void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid) {
+  report::JunitOptions junit_options;
+  junit_options.fail_kinds = config.errors_for_leak_kinds;
+  write_format("JUnit report", config.junit_file, main_pid,
+               [&](std::ostream& out) { report::render_junit(report, out, junit_options); });
+  report::CollapsedOptions collapsed_options;
+  collapsed_options.show_kinds = config.show_leak_kinds;
+  write_format("collapsed stacks", config.collapsed_file, main_pid, [&](std::ostream& out) {
+    report::render_collapsed(report, out, collapsed_options);
+  });
+}
+
 }  // namespace
 
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
@@ -315,6 +343,7 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
                            report::render_json(report, out, MEMTRACK_VERSION, json_options);
                          });
   }
+  write_other_formats(report, config, main_pid);
 }
 
 int exit_status(const report::Report& report, const Config& config, int program_status) {

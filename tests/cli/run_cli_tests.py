@@ -30,12 +30,14 @@ sys.path.insert(0, HERE)
 
 import cli_harness  # noqa: E402
 import test_crash  # noqa: E402,F401
-import test_dlopen  # noqa: E402,F401  (each module registers its tests)
+import test_diff  # noqa: E402,F401  (each module registers its tests)
+import test_dlopen  # noqa: E402,F401
 import test_edges  # noqa: E402,F401
 import test_environment  # noqa: E402,F401
 import test_exec_env  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401
 import test_fds  # noqa: E402,F401
+import test_formats  # noqa: E402,F401
 import test_golden  # noqa: E402,F401
 import test_live  # noqa: E402,F401
 import test_install  # noqa: E402,F401

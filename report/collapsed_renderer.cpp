@@ -1,0 +1,55 @@
+// Collapsed stacks (see collapsed_renderer.h and docs/cli.md, "Output").
+#include "report/collapsed_renderer.h"
+
+#include <map>
+#include <vector>
+
+#include "report/text_format.h"
+
+namespace memtrack::report {
+namespace {
+
+std::string sanitized(std::string name) {
+  for (char& c : name) {
+    if (c == ';') c = ':';
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return name;
+}
+
+// The process's own root frame: its program's basename and pid, "prog[4711]".
+std::string process_frame(const ProcessReport& process) {
+  std::string program = process.command.empty() ? "?" : process.command.front();
+  return sanitized(std::string(path_basename(program)) + "[" + std::to_string(process.pid) + "]");
+}
+
+std::string stack_line(const ProcessReport& process, const std::vector<Frame>& stack) {
+  std::string line = process_frame(process);
+  for (size_t i = printed_frame_count(stack); i-- > 0;) line += ";" + collapsed_frame(stack[i]);
+  return line;
+}
+
+}  // namespace
+
+std::string collapsed_frame(const Frame& frame) {
+  if (!frame.function.empty()) return sanitized(frame.function);
+  std::string module(path_basename(frame.module));
+  return sanitized("?? (" + (module.empty() ? std::string("?") : module) + ")");
+}
+
+void render_collapsed(const Report& report, std::ostream& out, const CollapsedOptions& options) {
+  std::vector<std::string> order;
+  std::map<std::string, uint64_t> bytes;
+  for (const ProcessReport& process : report.processes) {
+    for (const LeakGroup& group : process.leaks) {
+      if (!options.show_kinds.contains(group.kind) || group.runtime_internal) continue;
+      std::string line = stack_line(process, group.stack);
+      auto [it, inserted] = bytes.emplace(line, 0);
+      if (inserted) order.push_back(line);
+      it->second += group.bytes;
+    }
+  }
+  for (const std::string& line : order) out << line << ' ' << bytes[line] << '\n';
+}
+
+}  // namespace memtrack::report

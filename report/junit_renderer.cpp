@@ -1,0 +1,165 @@
+// The JUnit XML report (see junit_renderer.h and docs/cli.md, "Output formats").
+#include "report/junit_renderer.h"
+
+#include <sstream>
+#include <string>
+
+#include "core/result_names.h"
+#include "report/leak_kinds.h"
+#include "report/text_format.h"
+#include "report/text_renderer.h"
+
+namespace memtrack::report {
+namespace {
+
+// The length of the valid UTF-8 sequence at text[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0.
+size_t utf8_length(const std::string& text, size_t i) {
+  auto byte = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0; };
+  unsigned char lead = byte(i);
+  size_t length = lead < 0x80                    ? 1
+                  : lead >= 0xc2 && lead <= 0xdf ? 2
+                  : lead >= 0xe0 && lead <= 0xef ? 3
+                  : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                 : 0;
+  unsigned char low = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
+  unsigned char high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
+  for (size_t k = 1; k < length; ++k) {
+    unsigned char c = byte(i + k);
+    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xbf)) return 0;
+  }
+  return length;
+}
+
+// XML 1.0 text or attribute value: markup escaped; control characters other than tab, line
+// feed and carriage return, and bytes that are not valid UTF-8 (names come from untrusted ELF
+// and DWARF data), which XML 1.0 cannot carry, become '?'.
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    size_t length = utf8_length(text, i);
+    if (length > 1) {
+      out.append(text, i, length);
+      i += length;
+      continue;
+    }
+    ++i;
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        bool control = static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r';
+        out += control || length == 0 ? '?' : c;
+    }
+  }
+  return out;
+}
+
+void write_stack(const std::vector<Frame>& stack, std::ostream& out) {
+  size_t count = printed_frame_count(stack);
+  for (size_t i = 0; i < count; ++i) out << "    #" << i << " " << format_frame(stack[i]) << "\n";
+}
+
+// The failure's text: every failing leak group and error with its stack.
+std::string failure_text(const ProcessReport& process, LeakKinds kinds) {
+  std::ostringstream out;
+  for (const LeakGroup& group : process.leaks) {
+    if (!kinds.contains(group.kind)) continue;
+    out << count_of(group.bytes, "byte", "bytes") << " in "
+        << count_of(group.blocks, "block", "blocks") << " " << core::leak_kind_name(group.kind)
+        << "\n";
+    write_stack(group.stack, out);
+  }
+  for (const ErrorReport& error : process.errors) {
+    out << error_description(error) << "\n";
+    write_stack(error.stack, out);
+  }
+  if (process.crash) {
+    out << "killed by " << signal_name(process.crash->signal) << "\n";
+    write_stack(process.crash->stack, out);
+  }
+  return out.str();
+}
+
+// "leaks" etc. and the one-line message of a failing process; type "" when it passes.
+std::pair<std::string, std::string> failure_of(const ProcessReport& p, LeakKinds kinds) {
+  std::string message;
+  std::string type;
+  auto add = [&](const std::string& what, const char* kind) {
+    message += (message.empty() ? "" : "; ") + what;
+    if (type.empty()) type = kind;
+  };
+  if (has_leaks_of_kinds(p, kinds)) {
+    add(count_of(p.summary.leaked_bytes, "byte", "bytes") + " leaked in " +
+            count_of(p.summary.leaked_blocks, "block", "blocks"),
+        "leaks");
+  }
+  if (!p.errors.empty())
+    add(count_of(p.errors.size(), "allocator misuse error", "allocator misuse errors"), "errors");
+  if (p.crash) add("crashed (" + signal_name(p.crash->signal) + ")", "crash");
+  return {type, message};
+}
+
+struct Counts {
+  size_t failures = 0, errors = 0;
+};
+
+Counts count_outcomes(const Report& report, LeakKinds kinds) {
+  Counts counts;
+  for (const ProcessReport& p : report.processes) {
+    if (!p.has_leak_data) {
+      ++counts.errors;
+    } else if (!failure_of(p, kinds).first.empty()) {
+      ++counts.failures;
+    }
+  }
+  return counts;
+}
+
+void write_testcase(const ProcessReport& p, LeakKinds kinds, std::ostream& out) {
+  out << "    <testcase classname=\"memtrack\" name=\""
+      << xml_escaped(std::to_string(p.pid) + " " + format_command(p.command)) << "\"";
+  if (!p.has_leak_data) {
+    out << ">\n      <error type=\"no_data\" message=\"no leak data ("
+        << xml_escaped(p.no_data_reason) << ")\"/>\n    </testcase>\n";
+    return;
+  }
+  auto [type, message] = failure_of(p, kinds);
+  if (type.empty()) {
+    out << "/>\n";
+    return;
+  }
+  out << ">\n      <failure type=\"" << type << "\" message=\"" << xml_escaped(message) << "\">"
+      << xml_escaped(failure_text(p, kinds)) << "</failure>\n    </testcase>\n";
+}
+
+}  // namespace
+
+void render_junit(const Report& report, std::ostream& out, const JunitOptions& options) {
+  Counts counts = count_outcomes(report, options.fail_kinds);
+  std::string totals = "tests=\"" + std::to_string(report.processes.size()) + "\" failures=\"" +
+                       std::to_string(counts.failures) + "\" errors=\"" +
+                       std::to_string(counts.errors) + "\"";
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<testsuites name=\"memtrack\" " << totals << ">\n"
+      << "  <testsuite name=\"memtrack\" " << totals << " skipped=\"0\">\n";
+  for (const ProcessReport& p : report.processes) write_testcase(p, options.fail_kinds, out);
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+}  // namespace memtrack::report
