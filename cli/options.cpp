@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/option_values.h"
 #include "cli/valgrind_options.h"
 #include "core/flags.h"
 #include "report/leak_kinds.h"
@@ -22,102 +23,7 @@
 namespace memtrack::cli {
 namespace {
 
-bool parse_yes_no(const std::string& name, const std::string& value) {
-  if (value == "yes" || value == "1" || value == "true") return true;
-  if (value == "no" || value == "0" || value == "false") return false;
-  throw Error(name + " expects yes or no, not '" + value + "'");
-}
-
-int parse_int(const std::string& name, const std::string& value, int min, int max) {
-  size_t used = 0;
-  int n = 0;
-  try {
-    n = std::stoi(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || n < min || n > max) {
-    throw Error(name + " expects a number from " + std::to_string(min) + " to " +
-                std::to_string(max) + ", not '" + value + "'");
-  }
-  return n;
-}
-
-// valgrind's --show-leak-kinds syntax. Unclassified blocks (a runtime without reachability
-// scan) are always included: nothing else could show them.
-report::LeakKinds parse_leak_kinds(const std::string& name, const std::string& value) {
-  std::optional<report::LeakKinds> kinds = report::try_parse_leak_kinds(value);
-  if (!kinds) {
-    throw Error(name +
-                " expects all, none or a comma-separated list of definite, indirect, "
-                "possible, reachable, not '" +
-                value + "'");
-  }
-  return kinds->with(report::LeakKind::kUnclassified);
-}
-
-// memtrack top -d: seconds, fractions allowed.
-double parse_seconds(const std::string& name, const std::string& value) {
-  size_t used = 0;
-  double seconds = 0;
-  try {
-    seconds = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || !(seconds >= 0.01 && seconds <= 86400)) {
-    throw Error(name + " expects seconds from 0.01 to 86400 (e.g. 0.5), not '" + value + "'");
-  }
-  return seconds;
-}
-
-// A duration: a number with an optional unit, ms, s (the default), m or h ("500ms", "30s",
-// "5m", "1.5h"), from 10 ms to 24 days, as whole milliseconds.
-int parse_duration_ms(const std::string& name, const std::string& value) {
-  size_t used = 0;
-  double number = -1;
-  try {
-    number = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = used > 0 ? value.substr(used) : "";
-  double scale = unit == "ms"                ? 1
-                 : unit == "" || unit == "s" ? 1000
-                 : unit == "m"               ? 60000
-                 : unit == "h"               ? 3600000
-                                             : -1;
-  double ms = number * scale;
-  if (used == 0 || scale < 0 || !(ms >= 10 && ms <= 2073600000)) {
-    throw Error(name +
-                " expects a duration from 10ms to 24 days such as 500ms, 30s, 5m or 1h, not '" +
-                value + "'");
-  }
-  return static_cast<int>(ms + 0.5);
-}
-
-// memtrack top --pid: one pid or a comma-separated list, appended to *pids.
-void parse_pids(const std::string& value, std::vector<uint32_t>* pids) {
-  size_t start = 0;
-  do {
-    size_t comma = value.find(',', start);
-    std::string pid = value.substr(start, comma == std::string::npos ? comma : comma - start);
-    pids->push_back(static_cast<uint32_t>(parse_int("--pid", pid, 1, 1 << 30)));
-    start = comma == std::string::npos ? comma : comma + 1;
-  } while (start != std::string::npos);
-}
-
 constexpr const char* kNoXml = "valgrind XML output is not supported yet; use --json=FILE";
-
-// --log-fd=N as a --log-file value: "-" for stdout, "" for stderr, else /dev/fd/N.
-std::string log_file_for_fd(const std::string& value) {
-  int fd = parse_int("--log-fd", value, 0, 1 << 20);
-  if (fcntl(fd, F_GETFD) < 0)
-    throw Error("--log-fd=" + value + ": descriptor " + value + " is not open");
-  if (fd == STDOUT_FILENO) return "-";
-  if (fd == STDERR_FILENO) return "";
-  return "/dev/fd/" + value;
-}
 
 struct OptionSpec {
   const char* name;

@@ -1,0 +1,33 @@
+// Values of command-line options, checked. Each parser throws memtrack::Error with one line
+// naming the option and the bad value ("--num-callers expects a number from 1 to 256, not
+// '0'").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "report/model.h"
+
+namespace memtrack::cli {
+
+// "yes" or "no".
+bool parse_yes_no(const std::string& name, const std::string& value);
+// A decimal integer in [min, max].
+int parse_int(const std::string& name, const std::string& value, int min, int max);
+// valgrind's --show-leak-kinds syntax (definite,indirect,possible,reachable, all, none).
+// Unclassified blocks are always included: nothing else could show them.
+report::LeakKinds parse_leak_kinds(const std::string& name, const std::string& value);
+// memtrack top -d: seconds, fractions allowed.
+double parse_seconds(const std::string& name, const std::string& value);
+// A duration with an optional unit: ms, s (the default), m or h ("500ms", "30s", "5m",
+// "1.5h"), from 10 ms to 24 days, as whole milliseconds.
+int parse_duration_ms(const std::string& name, const std::string& value);
+// memtrack top --pid: one pid or a comma-separated list, appended to *pids.
+void parse_pids(const std::string& value, std::vector<uint32_t>* /*out*/ pids);
+// --log-fd=N as a --log-file value: "-" for stdout, "" for stderr, else /dev/fd/N. The
+// descriptor must be open in memtrack.
+std::string log_file_for_fd(const std::string& value);
+
+}  // namespace memtrack::cli
