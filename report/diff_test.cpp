@@ -13,16 +13,8 @@ namespace memtrack::report {
 namespace {
 
 using testing::debug_frame;
+using testing::group;
 using testing::symbol_frame;
-
-LeakGroup group(LeakKind kind, uint64_t bytes, uint64_t blocks, std::vector<Frame> stack) {
-  LeakGroup g;
-  g.kind = kind;
-  g.bytes = bytes;
-  g.blocks = blocks;
-  g.stack = std::move(stack);
-  return g;
-}
 
 Report report_of(std::vector<LeakGroup> leaks) {
   Report report;

@@ -3,23 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include "report/test_fixtures.h"
+
 namespace memtrack::report {
 namespace {
+
+using testing::group;
 
 Frame frame(uint64_t address, const std::string& function) {
   Frame f;
   f.address = address;
   f.function = function;
   return f;
-}
-
-LeakGroup group(LeakKind kind, uint64_t bytes, uint64_t blocks, std::vector<Frame> stack) {
-  LeakGroup g;
-  g.kind = kind;
-  g.bytes = bytes;
-  g.blocks = blocks;
-  g.stack = std::move(stack);
-  return g;
 }
 
 TEST(StackDepth, MergesGroupsWhoseCutStacksAreEqual) {

@@ -33,6 +33,16 @@ inline Frame symbol_frame(uint64_t address, std::string module, uint64_t offset,
   return f;
 }
 
+// A leak group of `kind` with `bytes` in `blocks` allocated at `stack`.
+inline LeakGroup group(LeakKind kind, uint64_t bytes, uint64_t blocks, std::vector<Frame> stack) {
+  LeakGroup g;
+  g.kind = kind;
+  g.bytes = bytes;
+  g.blocks = blocks;
+  g.stack = std::move(stack);
+  return g;
+}
+
 inline constexpr const char* kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
 
 // Allocator misuse errors: a double free seen twice (all three stacks, frames below main),
