@@ -7,6 +7,7 @@ all: build
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/install-web-deps.sh
 
 build: deps
 	cmake --preset release >/dev/null

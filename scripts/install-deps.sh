@@ -16,6 +16,15 @@ packages=(
   gdb                 # a real program the leak scan must survive (tests/cli, scan_gdb)
   libncurses-dev      # memtrack top's full-screen view
   tmux                # memtrack top's end-to-end test drives it in a tmux pane
+  libzstd-dev                       # compressed profile recordings
+  libprotobuf-dev protobuf-compiler zlib1g-dev   # pprof output (profile.proto, gzip)
+  golang-go           # `go tool pprof` reads the pprof output in the tests
+  python3-jsonschema  # speedscope output checked against speedscope's own schema
+  libcpp-httplib-dev  # memtrack ui's HTTP server
+  chromium            # the HTML report and memtrack ui tested in headless Chromium
+  qemu-user           # aarch64 and armhf builds run emulated in the tests
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
+  gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross
 )
 
 if [[ $# -gt 0 ]]; then
