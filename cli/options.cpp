@@ -211,17 +211,6 @@ const std::vector<OptionSpec>& option_table() {
        }},
       {"--xml-file", "FILE", "valgrind XML output is not supported yet: fails.", kRun, false,
        [](Config&, const std::string&) { throw Error(kNoXml); }},
-      {"--child-silent-after-fork", "yes|no",
-       "valgrind's; only no is supported: children that fork without exec are reported like "
-       "every traced process.",
-       kRun, false,
-       [](Config&, const std::string& v) {
-         if (parse_yes_no("--child-silent-after-fork", v)) {
-           throw Error(
-               "--child-silent-after-fork=yes is not supported: memtrack reports children that "
-               "fork without exec");
-         }
-       }},
       {"--color", "auto|always|never",
        "Colour the text report. Default: auto (only on a terminal, never with NO_COLOR set).",
        kRun | kReport | kSnapshot, false,
@@ -262,6 +251,17 @@ const std::vector<OptionSpec>& option_table() {
                                },
                            .value = [](const Config& c) {
                              return std::string(c.trace_children ? "" : "0");
+                           }}),
+      runtime_flag_option({.name = "--child-silent-after-fork",
+                           .metavar = "yes|no",
+                           .flag = "silent_after_fork",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo&) {
+                                 c.child_silent_after_fork =
+                                     parse_yes_no("--child-silent-after-fork", v);
+                               },
+                           .value = [](const Config& c) {
+                             return std::string(c.child_silent_after_fork ? "1" : "");
                            }}),
       runtime_flag_option({.name = "--snapshots",
                            .metavar = "yes|no",

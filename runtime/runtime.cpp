@@ -10,5 +10,6 @@ Stats g_stats;
 std::atomic<int> g_runtime_thread_tid{0};
 std::atomic<int> g_init_state{0};
 std::atomic<int> g_pid{0};
+std::atomic<bool> g_silent{false};
 
 }  // namespace memtrack::rt

@@ -58,4 +58,12 @@ inline bool initialized() {
 // a vfork child that shares our memory.
 extern std::atomic<int> g_pid;
 
+// Set in a forked child when silent_after_fork is on: this process image writes nothing
+// (no start marker, report, live report or error line). An exec starts a new image, which
+// is reported again.
+extern std::atomic<bool> g_silent;
+inline bool silenced() {
+  return g_silent.load(std::memory_order_relaxed);
+}
+
 }  // namespace memtrack::rt

@@ -95,7 +95,11 @@ void fork_child() {
   g_stacks.reset_after_fork();
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
   runtime_thread_fork_child();
-  write_start_marker();
+  if (g_flags.silent_after_fork) {
+    g_silent.store(true, std::memory_order_relaxed);
+  } else {
+    write_start_marker();
+  }
   --t_thread.in_runtime;
 }
 

@@ -141,6 +141,7 @@ void live_report(uint64_t now_ns) {
   live.uptime_ms = (now_ns - g_start_ns) / kNsPerMs;
   live.expire_ms = static_cast<uint64_t>(g_flags.expire_ms);
   live.interval_ms = static_cast<uint64_t>(report_interval_ms());
+  if (silenced()) return;
   if (g_flags.result_dir[0] != '\0') {
     write_live_file(g_flags.result_dir, live);
   } else {

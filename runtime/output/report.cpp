@@ -46,6 +46,7 @@ bool build_leak_report(LeakReport& report, uintptr_t stack_top) {
 
 long produce_report(const char* how, int status, bool have_status, bool final,
                     uintptr_t stack_top) {
+  if (silenced()) return 0;
   LeakReport report;
   uintptr_t exit_frame = final ? exit_stack(core::sys::current_tid()) : 0;
   if (exit_frame > stack_top) stack_top = exit_frame;

@@ -158,14 +158,14 @@ void record_error(ErrorEntry entry) {
   // the report's own format and place (--log-file, --json): no raw line on the program's
   // stderr then.
   bool standalone = g_flags.result_dir[0] == '\0';
-  if (first && standalone) {
+  if (first && standalone && !silenced()) {
     core::FixedText<256> line;
     line.str("error: ").str(describe(entry.kind)).str(" at ").hex(entry.address);
     line.str(" (the report at exit shows the stacks)");
     diag(line.data());
   }
   if (g_flags.halt_on_error) {
-    if (standalone) diag("halt_on_error=1: reporting and aborting");
+    if (standalone && !silenced()) diag("halt_on_error=1: reporting and aborting");
     if (g_halt_report != nullptr) g_halt_report("aborted on an allocator error");
     abort();
   }

@@ -95,3 +95,32 @@ def test_fork_exec_no_leaks_child(ctx):
     ctx.expect_eq(text_by_pid(run.stderr).get(child["pid"]), [
         f"memtrack: {ctx.program('no_leak')} (pid {child['pid']}, parent {parent['pid']}) "
         "exited with status 0: no leaks (3 allocations, all freed)"], "child's text report", run)
+
+
+def run_fork_no_exec(ctx, *options):
+    """memtrack run --json OPTIONS cli_fork_no_exec leak_one: (run, JSON processes). The
+    first child leaks 70 bytes and exits without exec; the second execs leak_one (100 bytes);
+    the parent leaks 50."""
+    json_path = ctx.path("report.json")
+    run = ctx.memtrack("run", f"--json={json_path}", *options, ctx.program("fork_no_exec"),
+                       ctx.program("leak_one"))
+    ctx.require_eq(run.exit, 0, "exit status", run)
+    return run, ctx.read_json(json_path, run)["processes"]
+
+
+@cli_test
+def test_child_silent_after_fork(ctx):
+    """--child-silent-after-fork=yes (valgrind's): the child that forked without exec has no
+    report and is not listed; the child that exec'd a program is reported as usual. With
+    =no (the default) all three processes are."""
+    run, processes = run_fork_no_exec(ctx)
+    ctx.expect_eq([leak_groups(p) for p in processes],
+                  [[(50, 1, "parent_leak")], [(70, 1, "child_leak")], [(100, 1, "make_leak")]],
+                  "leak groups without the option", run)
+    run, processes = run_fork_no_exec(ctx, "--child-silent-after-fork=yes")
+    ctx.expect_eq([leak_groups(p) for p in processes],
+                  [[(50, 1, "parent_leak")], [(100, 1, "make_leak")]],
+                  "leak groups with --child-silent-after-fork=yes", run)
+    ctx.expect("child_leak" not in run.stderr and "no leak data" not in run.stderr,
+               "nothing of the silent child in the text report", run)
+    ctx.expect_eq(len(text_by_pid(run.stderr)), 2, "text reports", run)

@@ -137,15 +137,11 @@ def test_valgrind_log_fd(ctx):
 
 @cli_test
 def test_valgrind_unsupported(ctx):
-    """What memtrack cannot do yet fails with one line: valgrind XML, --child-silent-after-fork
-    =yes, another valgrind tool. Their 'no' values and --tool=memcheck are accepted silently,
+    """What memtrack cannot do yet fails with one line: valgrind XML, another valgrind tool. Their 'no' values and --tool=memcheck are accepted silently,
     and -v changes nothing."""
     for option in ("--xml=yes", "--xml-file=out.xml"):
         run = ctx.memtrack("run", option, ctx.program("no_leak"))
         ctx.expect_error(run, 125, NO_XML, what=option)
-    run = ctx.memtrack("run", "--child-silent-after-fork=yes", ctx.program("no_leak"))
-    ctx.expect_error(run, 125, "--child-silent-after-fork=yes is not supported: memtrack reports "
-                     "children that fork without exec")
     run = ctx.memtrack("run", "--tool=helgrind", ctx.program("no_leak"))
     ctx.expect_error(run, 125, "--tool=helgrind (valgrind): memtrack does the work of valgrind's "
                      "memcheck only")
