@@ -14,9 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/snapshot_signal.h"
 #include "core/mmap_array.h"
 #include "core/result_format.h"
+#include "core/snapshot_signal.h"
 #include "core/spin_lock.h"
 #include "core/sys_linux.h"
 #include "runtime/alloc_guard.h"
