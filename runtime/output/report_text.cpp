@@ -128,7 +128,12 @@ void write_group(core::FdWriter& out, const LeakGroup& group, size_t index, size
   }
   line.str(" bytes in ").grouped(group.blocks).chr(' ');
   line.plural(group.blocks, "block").str(group.blocks == 1 ? " is" : " are");
-  line.chr(' ').str(core::leak_kind_phrase(group.kind)).str(" (group ").u64(index + 1).str(" of ").u64(shown);
+  line.chr(' ')
+      .str(core::leak_kind_phrase(group.kind))
+      .str(" (group ")
+      .u64(index + 1)
+      .str(" of ")
+      .u64(shown);
   line.chr(')');
   if (group.runtime_internal) line.str(" [kept by the C/C++ runtime]");
   line.str(", allocated at:");
