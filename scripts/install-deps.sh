@@ -10,6 +10,7 @@ packages=(
   libdw-dev libelf-dev              # symbolization (elfutils libdw)
   libcli11-dev nlohmann-json3-dev libfmt-dev
   clang libclang-rt-14-dev          # libFuzzer target for the result-file reader
+  clang-format        # the format check (tests/check_format.py)
   libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
   coreutils procps    # real-program tests: ls, sort
   valgrind            # the oracle for leak classification (tests/memcheck)
