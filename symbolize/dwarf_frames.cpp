@@ -92,13 +92,13 @@ Location call_site(Dwarf_Die* inlined) {
 // dwarf_attr_integrate follows DW_AT_abstract_origin (an inlined call, or an out-of-line copy
 // of an inline function) and DW_AT_specification (a member defined outside its class) to the
 // DIE that holds the names.
-std::string linkage_name(Dwarf_Die* die) {
+const char* raw_linkage_name(Dwarf_Die* die) {
   Dwarf_Attribute attr;
   for (unsigned int name_attr : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
     const char* linkage = dwarf_formstring(dwarf_attr_integrate(die, name_attr, &attr));
-    if (linkage != nullptr) return demangle(linkage);
+    if (linkage != nullptr) return linkage;
   }
-  return "";
+  return nullptr;
 }
 
 std::string plain_name(Dwarf_Die* die) {
@@ -207,7 +207,15 @@ bool DwarfFrames::append_frames(Dwarf_Addr pc, std::vector<Frame>* out) {
   for (auto scope = chain.rbegin(); scope != chain.rend(); ++scope) {
     bool inlined = dwarf_tag(&*scope) == DW_TAG_inlined_subroutine;
     Frame& frame = out->emplace_back();
-    frame.function = linkage_name(&*scope);
+    const char* linkage = raw_linkage_name(&*scope);
+    if (linkage != nullptr && !inlined && !std::string_view(linkage).starts_with("_Z")) {
+      // A C function renamed in assembly: glibc's internal alias (__GI___strdup) of what
+      // programs call (strdup). The symbol table's preferred alias is that name.
+      const char* symbol = symbols_->name_at(pc);
+      frame.function = symbol != nullptr ? symbol : plain_name(&*scope);
+    } else if (linkage != nullptr) {
+      frame.function = demangle(linkage);
+    }
     if (frame.function.empty() && !inlined) {
       // A C++ symbol adds the qualification DW_AT_name lacks; a C clone's ("f.part.0") would
       // only add noise.

@@ -10,15 +10,16 @@ namespace {
 
 constexpr Dwarf_Addr kNoEnd = ~Dwarf_Addr{0};
 
-int binding_rank(unsigned char info) {
-  switch (GELF_ST_BIND(info)) {
-    case STB_GLOBAL:
-      return 0;
-    case STB_WEAK:
-      return 1;
-    default:
-      return 2;
-  }
+// Preference among aliases of one address, lowest first: the names the program can call
+// (global or weak) before local ones (glibc's __GI_ aliases), then the fewest leading
+// underscores (strdup before __strdup, the name valgrind prints and suppressions use), then
+// global before weak.
+int alias_rank(unsigned char info, const char* name) {
+  int bind = GELF_ST_BIND(info);
+  int local = bind == STB_GLOBAL || bind == STB_WEAK ? 0 : 1;
+  int underscores = 0;
+  while (name[underscores] == '_' && underscores < 8) ++underscores;
+  return local * 100 + underscores * 2 + (bind == STB_WEAK ? 1 : 0);
 }
 
 // Where the section holding a sizeless symbol ends, as a module-relative address.
@@ -49,7 +50,7 @@ SymbolTable::SymbolTable(Dwfl_Module* module) {
     int type = GELF_ST_TYPE(sym.st_info);
     if (name == nullptr || name[0] == '\0' || shndx == SHN_UNDEF) continue;
     if (type != STT_FUNC && type != STT_GNU_IFUNC) continue;
-    int rank = binding_rank(sym.st_info);
+    int rank = alias_rank(sym.st_info, name);
     if (sym.st_size == 0) {
       sizeless_.push_back({addr, section_end(elf, shndx, bias), name, rank});
     } else {

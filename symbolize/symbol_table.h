@@ -29,7 +29,7 @@ class SymbolTable {
     Dwarf_Addr start = 0;
     Dwarf_Addr end = 0;  // exclusive
     const char* name = nullptr;
-    int rank = 0;  // preference among aliases: global, weak, local
+    int rank = 0;  // preference among aliases (alias_rank), lowest first
   };
   static void sort_and_merge_aliases(std::vector<Symbol>* symbols);
 

@@ -227,6 +227,27 @@ TEST(SymbolizerSystemTest, DebianDetachedDebugInfoIsFoundByBuildId) {
   EXPECT_TRUE(symbolizer.notes().empty());
 }
 
+// glibc's debug info names strdup by its internal alias __GI___strdup (a local symbol, and
+// the DW_AT_linkage_name of the function); the frame must carry the name programs call and
+// valgrind prints, which suppression files use. Without libc6-dbg the exported names
+// strdup and __strdup share the address: strdup is preferred there too.
+TEST(SymbolizerSystemTest, LibcAliasesAreNamedAsProgramsCallThem) {
+  std::optional<LoadedModule> libc =
+      test_only_find_loaded([](const std::string& path) { return path.ends_with("/libc.so.6"); });
+  ASSERT_TRUE(libc.has_value());
+  void* handle = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(handle, nullptr);
+  auto strdup_address = reinterpret_cast<uint64_t>(dlsym(handle, "strdup"));
+  auto strndup_address = reinterpret_cast<uint64_t>(dlsym(handle, "strndup"));
+  dlclose(handle);
+  Symbolizer symbolizer({libc->module});
+  for (auto [address, name] : {std::pair{strdup_address, "strdup"}, {strndup_address, "strndup"}}) {
+    const std::vector<Frame>& frames = symbolizer.symbolize(address, false);
+    ASSERT_FALSE(frames.empty());
+    EXPECT_EQ(frames.back().function, name);
+  }
+}
+
 TEST_F(SymbolizerTest, MissingFileGivesModulePlusOffsetAndANote) {
   const std::string path = "/nonexistent/dir/libgone.so";
   Symbolizer symbolizer({lib_as(path)});

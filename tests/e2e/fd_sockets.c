@@ -6,11 +6,11 @@
 // EXPECT-RESOURCE: pipe pipe:*, pipe(O_WRONLY) | make_pipes@pipe main
 // EXPECT-RESOURCE: pipe pipe:*, pipe2(O_RDONLY|O_NONBLOCK|O_CLOEXEC) | make_pipes@pipe2 main
 // EXPECT-RESOURCE: pipe pipe:*, pipe2(O_WRONLY|O_NONBLOCK|O_CLOEXEC) | make_pipes@pipe2 main
-// EXPECT-RESOURCE: socket TCP 127.0.0.1:* (listening), socket(O_RDWR|O_CLOEXEC) |
-// listen_tcp@listener main EXPECT-RESOURCE: socket TCP 127.0.0.1:* -> 127.0.0.1:*, accept(O_RDWR) |
-// serve@accept main EXPECT-RESOURCE: socket TCP 127.0.0.1:* -> 127.0.0.1:*, socket(O_RDWR) |
-// connect_tcp@client main EXPECT-RESOURCE: socket unix stream (unnamed), socketpair(O_RDWR) |
-// main@pair EXPECT-RESOURCE: socket UDP 127.0.0.1:*, socket(O_RDWR|O_NONBLOCK) | main@udp
+// EXPECT-RESOURCE: socket TCP 127.0.0.1:* (listening), socket(O_RDWR|O_CLOEXEC) | listen_tcp@listener main
+// EXPECT-RESOURCE: socket TCP 127.0.0.1:* -> 127.0.0.1:*, accept(O_RDWR) | serve@accept main
+// EXPECT-RESOURCE: socket TCP 127.0.0.1:* -> 127.0.0.1:*, socket(O_RDWR) | connect_tcp@client main
+// EXPECT-RESOURCE: socket unix stream (unnamed), socketpair(O_RDWR) | main@pair
+// EXPECT-RESOURCE: socket UDP 127.0.0.1:*, socket(O_RDWR|O_NONBLOCK) | main@udp
 // EXPECT-RESOURCE: socket unix stream %t/server.sock (listening), socket(O_RDWR) | main@unix
 #define _GNU_SOURCE
 #include <arpa/inet.h>
