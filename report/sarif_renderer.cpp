@@ -123,8 +123,22 @@ class SarifWriter {
     if (!root_.empty() && root_.back() != '/') root_ += '/';
   }
 
+  bool under_root(const std::string& path) const {
+    return !root_.empty() && path.size() > root_.size() &&
+           path.compare(0, root_.size(), root_) == 0;
+  }
+
+  // 3: a source file under the root; 2: a source file of a program module outside /usr;
+  // 1: any source file; 0: no source file.
+  int site_rank(const Frame& frame) const {
+    if (frame.file.empty()) return 0;
+    if (under_root(frame.file)) return 3;
+    if (!is_system_runtime_module(frame.module) && !frame.file.starts_with("/usr/")) return 2;
+    return 1;
+  }
+
   ordered_json artifact_location(const std::string& path) const {
-    if (!root_.empty() && path.size() > root_.size() && path.compare(0, root_.size(), root_) == 0) {
+    if (under_root(path)) {
       return {{"uri", uri_path(path.substr(root_.size()))}, {"uriBaseId", "SRCROOT"}};
     }
     if (!path.empty() && path[0] == '/') return {{"uri", "file://" + uri_path(path)}};
@@ -151,19 +165,26 @@ class SarifWriter {
     return location;
   }
 
-  // The site a result points at (sarif_renderer.h).
-  ordered_json primary_location(const std::vector<Frame>& stack) const {
+  // The frame a result points at (sarif_renderer.h): the first of the best rank, or nullptr
+  // for an empty stack.
+  const Frame* site_frame(const std::vector<Frame>& stack) const {
     size_t count = printed_frame_count(stack);
-    const Frame* any_file = nullptr;
+    const Frame* best = nullptr;
+    int best_rank = -1;
     for (size_t i = 0; i < count; ++i) {
-      const Frame& frame = stack[i];
-      if (frame.file.empty()) continue;
-      if (!is_system_runtime_module(frame.module)) return frame_location(frame);
-      if (any_file == nullptr) any_file = &frame;
+      int rank = site_rank(stack[i]);
+      if (rank > best_rank) {
+        best = &stack[i];
+        best_rank = rank;
+      }
     }
-    if (any_file != nullptr) return frame_location(*any_file);
-    if (count > 0) return frame_location(stack[0]);
-    return {{"message", {{"text", "no stack"}}}};
+    return best;
+  }
+
+  ordered_json primary_location(const std::vector<Frame>& stack) const {
+    const Frame* site = site_frame(stack);
+    if (site == nullptr) return {{"message", {{"text", "no stack"}}}};
+    return frame_location(*site);
   }
 
   ordered_json sarif_stack(const std::vector<Frame>& stack, const std::string& what) const {
@@ -217,17 +238,14 @@ class SarifWriter {
   std::string root_;  // source_root ending in '/', or ""
 };
 
-// "in make_leak (leak.c:6)": where a result's site is, for its message.
-std::string site_phrase(const std::vector<Frame>& stack) {
-  size_t count = printed_frame_count(stack);
-  for (size_t i = 0; i < count; ++i) {
-    const Frame& frame = stack[i];
-    if (frame.file.empty() || is_system_runtime_module(frame.module)) continue;
-    return " in " + (frame.function.empty() ? std::string("??") : frame.function) + " (" +
-           std::string(path_basename(frame.file)) + ":" + std::to_string(frame.line) + ")";
-  }
-  if (count > 0 && !stack[0].function.empty()) return " in " + stack[0].function;
-  return "";
+// " in make_leak (leak.c:6)": where a result's site is, for its message.
+std::string site_phrase(const SarifWriter& writer, const std::vector<Frame>& stack) {
+  const Frame* frame = writer.site_frame(stack);
+  if (frame == nullptr) return "";
+  std::string function = frame->function.empty() ? "??" : frame->function;
+  if (frame->file.empty()) return " in " + function;
+  return " in " + function + " (" + std::string(path_basename(frame->file)) + ":" +
+         std::to_string(frame->line) + ")";
 }
 
 void add_leaks(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
@@ -241,7 +259,7 @@ void add_leaks(const SarifWriter& writer, const ProcessReport& p, ordered_json& 
                  count_of(group.indirect_blocks, "block", "blocks") + " indirectly lost through " +
                  (group.blocks == 1 ? "it" : "them") + ")";
     }
-    message += ", allocated" + site_phrase(group.stack);
+    message += ", allocated" + site_phrase(writer, group.stack);
     ordered_json result =
         writer.result(leak_rule(group.kind), message, group.stack, "Allocation stack");
     result["properties"] = {{"pid", p.pid},
@@ -256,7 +274,7 @@ void add_leaks(const SarifWriter& writer, const ProcessReport& p, ordered_json& 
 
 void add_errors(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
   for (const ErrorReport& error : p.errors) {
-    std::string message = error_description(error) + site_phrase(error.stack);
+    std::string message = error_description(error) + site_phrase(writer, error.stack);
     if (error.occurrences > 1) message += ", " + with_commas(error.occurrences) + " times";
     ordered_json result = writer.result(error_rule(error.kind), message, error.stack, "Bad call");
     if (!error.free_stack.empty()) {
@@ -278,7 +296,7 @@ void add_descriptors(const SarifWriter& writer, const ProcessReport& p, ordered_
       const ResourceFacts& resource = site.resources[i];
       std::string message = "Descriptor " + std::to_string(resource.fd) +
                             " left open: " + resource_line(resource) + ", opened" +
-                            site_phrase(site.stack);
+                            site_phrase(writer, site.stack);
       ordered_json result = writer.result(kDescriptorRule, message, site.stack, "Opened at", i);
       result["properties"] = {{"pid", p.pid}, {"fd", resource.fd}};
       results.push_back(result);

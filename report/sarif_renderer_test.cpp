@@ -80,13 +80,13 @@ TEST(SarifRenderer, LocationIsTheAllocationSiteRelativeToSrcroot) {
       result["stacks"][0]["frames"][0]["location"]["logicalLocations"][0]["fullyQualifiedName"],
       "read_config");
   // A file outside the root: an absolute file URI.
-  report.processes[0].leaks[0].stack[0].file = "/usr/include/c++/12/bits/new_allocator.h";
+  report.processes[0].leaks[0].stack[0].file = "/opt/vendor/src/config.c";
   json outside = sarif(report)["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
-  EXPECT_EQ(outside["artifactLocation"]["uri"], "file:///usr/include/c++/12/bits/new_allocator.h");
+  EXPECT_EQ(outside["artifactLocation"]["uri"], "file:///opt/vendor/src/config.c");
   EXPECT_FALSE(outside["artifactLocation"].contains("uriBaseId"));
 }
 
-TEST(SarifRenderer, SiteSkipsSystemLibraries) {
+TEST(SarifRenderer, SiteSkipsSystemLibrariesAndHeaders) {
   Report report;
   ProcessReport p;
   p.leaks = {testing::group(
@@ -97,6 +97,14 @@ TEST(SarifRenderer, SiteSkipsSystemLibraries) {
   report.processes.push_back(p);
   json result = sarif(report)["runs"][0]["results"][0];
   EXPECT_EQ(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "name.c");
+  // An inlined libstdc++ header in the program comes after a program file outside the root.
+  report.processes[0].leaks[0].stack[0] =
+      testing::debug_frame(0x555555555100, "std::__new_allocator<int>::allocate",
+                           "/usr/include/c++/12/bits/new_allocator.h", 137, 48, true);
+  report.processes[0].leaks[0].stack[1].file = "/opt/name.c";
+  result = sarif(report)["runs"][0]["results"][0];
+  EXPECT_EQ(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///opt/name.c");
   EXPECT_EQ(result["message"]["text"],
             "10 bytes in 1 block definitely lost, allocated in "
             "copy_name (name.c:8)");
