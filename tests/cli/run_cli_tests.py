@@ -47,6 +47,7 @@ import test_readme  # noqa: E402,F401
 import test_runtime_reports  # noqa: E402,F401
 import test_scan_edges  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
+import test_sarif  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401
 import test_valgrind_cli  # noqa: E402,F401
 import test_valgrind_xml  # noqa: E402,F401
