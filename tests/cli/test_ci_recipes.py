@@ -104,7 +104,7 @@ def test_ci_recipes_gitlab_junit(ctx):
 
 @cli_test
 def test_ci_recipes_jenkins(ctx):
-    blocks = [b for b in recipe_blocks(ctx, "groovy") if "pipeline {" in b]
+    blocks = [b for b in recipe_blocks(ctx, "groovy") if "node {" in b]
     ctx.require_eq(len(blocks), 1, "one Jenkinsfile block")
     steps = re.findall(r"^\s*sh '([^']*)'$", blocks[0], re.MULTILINE)
     junit = re.findall(r"^\s*junit '([^']*)'$", blocks[0], re.MULTILINE)

@@ -175,3 +175,50 @@ def test_valgrind_xml_escaped(ctx):
     root = parse_xml(ctx, path, run)
     args = [a.text for a in root.findall("args/argv/arg")]
     ctx.expect_eq(args, ["a<b>&'\"", "tab\there", "bell?", "??"], "arguments read back", run)
+
+
+XML_KIND = {"Leak_DefinitelyLost": "definite", "Leak_IndirectlyLost": "indirect",
+            "Leak_PossiblyLost": "possible", "Leak_StillReachable": "reachable"}
+
+
+def direct_bytes(error):
+    """A Leak_* error's own bytes: leakedbytes, or the "direct" part of "X (D direct, I
+    indirect) bytes"."""
+    match = re.match(r"[\d,]+ \(([\d,]+) direct, [\d,]+ indirect\)", error.findtext("xwhat/text"))
+    if match:
+        return int(match.group(1).replace(",", ""))
+    return int(error.findtext("xwhat/leakedbytes"))
+
+
+@cli_test
+def test_valgrind_xml_every_group(ctx):
+    """Two processes with leaks of several kinds, a thread and a shared library, in one
+    document: every leak group of the JSON report is one Leak_* error (kind, bytes, blocks,
+    innermost function), loss records are numbered 1..n, and the definitely, indirectly and
+    possibly lost totals equal the text LEAK SUMMARY's."""
+    xml_path, json_path = ctx.path("leaks.xml"), ctx.path("leaks.json")
+    run = ctx.memtrack("run", f"--xml-file={xml_path}", f"--json={json_path}",
+                       ctx.program("fork_exec"), ctx.program("several_leaks"))
+    ctx.require_eq(run.exit, 0, "memtrack run --xml-file: exit status", run)
+    root = parse_xml(ctx, xml_path, run)
+    report = ctx.read_json(json_path, run)
+    leaks = [e for e in root.findall("error") if e.findtext("kind").startswith("Leak_")]
+    ours = sorted((XML_KIND[e.findtext("kind")], direct_bytes(e),
+                   int(e.findtext("xwhat/leakedblocks")), e.findtext("stack/frame/fn"))
+                  for e in leaks)
+    expected = sorted((g["kind"], g["bytes"], g["blocks"], g["stack"][0]["function"])
+                      for p in report["processes"] for g in p["leaks"])
+    ctx.expect_eq(ours, expected, "Leak_* errors vs the JSON report's groups", run)
+    numbers = [int(re.search(r"loss record (\d+) of (\d+)$", e.findtext("xwhat/text")).group(1))
+               for e in leaks]
+    ctx.expect_eq(numbers, list(range(1, len(leaks) + 1)), "loss records numbered in order", run)
+    text_totals = {}
+    for what, number in re.findall(r"^==\d+==\s+(definitely|indirectly|possibly) lost: "
+                                   r"([\d,]+) bytes", run.stderr, re.M):
+        text_totals[what] = text_totals.get(what, 0) + int(number.replace(",", ""))
+    xml_totals = {}
+    words = {"definite": "definitely", "indirect": "indirectly", "possible": "possibly"}
+    for kind, size, _, _ in ours:
+        xml_totals[words[kind]] = xml_totals.get(words[kind], 0) + size
+    ctx.expect_eq(xml_totals, {k: v for k, v in text_totals.items() if v}, "totals: XML vs text",
+                  run)
