@@ -296,7 +296,10 @@ void write_format(const char* what, const std::string& file, uint32_t main_pid, 
     render(std::cout);
   } else if (!file.empty()) {
     errno = 0;
-    write_file_or_stderr(what, expand_pid(file, main_pid), std::ios::trunc, render);
+    // A descriptor (--xml-fd) continues where it is: stderr may already hold the text report.
+    bool descriptor = file.starts_with("/dev/fd/");
+    write_file_or_stderr(what, expand_pid(file, main_pid),
+                         descriptor ? std::ios::app : std::ios::trunc, render);
   }
 }
 

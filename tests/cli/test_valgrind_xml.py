@@ -141,6 +141,15 @@ def test_valgrind_xml_options(ctx):
                      "cannot write --xml-file=/nonexistent/dir/x.xml: No such file or directory")
     ctx.expect_error(ctx.memtrack("run", "--xml-fd=9", ctx.program("leak_one")), 125,
                      "--xml-fd=9: descriptor 9 is not open")
+    both = ctx.path("both.txt")
+    run = ctx.run(["bash", "-c", f"'{ctx.paths.memtrack}' run --xml-fd=2 "
+                   f"'{ctx.program('leak_one')}' 2>'{both}'"])
+    with open(both, encoding="utf-8") as f:
+        text = f.read()
+    ctx.expect("definitely lost: 100 bytes in 1 block" in text and "<?xml" in text,
+               f"--xml-fd=2 into a file: the text report and the XML after it\n{text}", run)
+    if "<?xml" in text:
+        ET.fromstring(text[text.index("<?xml"):])
     results = ctx.mkdir("results")
     run = ctx.memtrack("run", f"--xml-file={ctx.path('x.%p.xml')}", f"--keep-results={results}",
                        ctx.program("fork_exec"), ctx.program("leak_one"))
