@@ -98,13 +98,17 @@ void parse_pids(const std::string& value, std::vector<uint32_t>* pids) {
 }
 
 // --log-fd=N as a --log-file value: "-" for stdout, "" for stderr, else /dev/fd/N.
-std::string log_file_for_fd(const std::string& value) {
-  int fd = parse_int("--log-fd", value, 0, 1 << 20);
+std::string output_file_for_fd(const std::string& option, const std::string& value) {
+  int fd = parse_int(option, value, 0, 1 << 20);
   if (fcntl(fd, F_GETFD) < 0)
-    throw Error("--log-fd=" + value + ": descriptor " + value + " is not open");
+    throw Error(option + "=" + value + ": descriptor " + value + " is not open");
   if (fd == STDOUT_FILENO) return "-";
-  if (fd == STDERR_FILENO) return "";
-  return "/dev/fd/" + value;
+  return "/dev/fd/" + std::to_string(fd);
+}
+
+std::string log_file_for_fd(const std::string& value) {
+  std::string file = output_file_for_fd("--log-fd", value);
+  return file == "/dev/fd/2" ? "" : file;
 }
 
 }  // namespace memtrack::cli

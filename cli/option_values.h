@@ -26,6 +26,9 @@ double parse_seconds(const std::string& name, const std::string& value);
 int parse_duration_ms(const std::string& name, const std::string& value);
 // memtrack top --pid: one pid or a comma-separated list, appended to *pids.
 void parse_pids(const std::string& value, std::vector<uint32_t>* /*out*/ pids);
+// --xml-fd=N and the like (`option` names it in errors) as a file option's value: "-" for
+// stdout, else /dev/fd/N. The descriptor must be open in memtrack.
+std::string output_file_for_fd(const std::string& option, const std::string& value);
 // --log-fd=N as a --log-file value: "-" for stdout, "" for stderr, else /dev/fd/N. The
 // descriptor must be open in memtrack.
 std::string log_file_for_fd(const std::string& value);

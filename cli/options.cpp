@@ -23,8 +23,6 @@
 namespace memtrack::cli {
 namespace {
 
-constexpr const char* kNoXml = "valgrind XML output is not supported yet; use --json=FILE";
-
 struct OptionSpec {
   const char* name;
   const char* metavar;  // nullptr: a flag, which takes no value
@@ -204,13 +202,22 @@ const std::vector<OptionSpec>& option_table() {
       {"-v,--verbose", nullptr,
        "Accepted for valgrind command lines; the report is the same (it always has its notes).",
        kRun | kReport | kSnapshot, false, [](Config&, const std::string&) {}},
-      {"--xml", "yes|no", "valgrind XML output is not supported yet: --xml=yes fails.", kRun,
-       false,
-       [](Config&, const std::string& v) {
-         if (parse_yes_no("--xml", v)) throw Error(kNoXml);
+      {"--xml", "yes|no",
+       "valgrind's: yes needs --xml-file or --xml-fd (where the XML goes); no turns them off. "
+       "Default: XML only when --xml-file or --xml-fd is given.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) {
+         c.xml = parse_yes_no("--xml", v) ? Config::Xml::kYes : Config::Xml::kNo;
        }},
-      {"--xml-file", "FILE", "valgrind XML output is not supported yet: fails.", kRun, false,
-       [](Config&, const std::string&) { throw Error(kNoXml); }},
+      {"--xml-file", "FILE",
+       "Also write the report as valgrind memcheck's XML to FILE ('-' for stdout; %p: one "
+       "file per process, as valgrind writes them, else one document with the errors of "
+       "every process). Default: none.",
+       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.xml_file = v; }},
+      {"--xml-fd", "N",
+       "Write the valgrind XML to memtrack's descriptor N (1: stdout), which must be open.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.xml_file = output_file_for_fd("--xml-fd", v); }},
       {"--color", "auto|always|never",
        "Colour the text report. Default: auto (only on a terminal, never with NO_COLOR set).",
        kRun | kReport | kSnapshot, false,
@@ -366,6 +373,15 @@ const std::vector<OptionSpec>& option_table() {
        "'prog[PID];main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.collapsed_file = v; }},
+      {"--sarif", "FILE",
+       "Also write the report as SARIF 2.1.0 to FILE ('-' for stdout), for code scanning: "
+       "one result per leak group, allocator misuse error and descriptor left open, files "
+       "relative to the working directory (SRCROOT). Default: none.",
+       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.sarif_file = v; }},
+      {"--format", "FORMAT",
+       "Print the report on stdout in FORMAT instead of the text on stderr: text, json, junit, "
+       "collapsed, xml (valgrind's) or sarif. Default: text.",
+       kReport, false, [](Config& c, const std::string& v) { c.report_format = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",
@@ -522,6 +538,29 @@ void apply_leak_check(Config& config) {
   config.errors_for_leak_kinds = report::LeakKinds{};
 }
 
+// report --format=F: F's file option becomes "-" and the text is left out; --xml=no drops the
+// XML output. Applied after every option whatever their order. Throws Error.
+void apply_output_format(Config& config) {
+  if (config.xml == Config::Xml::kNo) config.xml_file.clear();
+  const std::string& format = config.report_format;
+  if (format.empty() || format == "text") {
+    if (format == "text") config.log_file = "-";
+    return;
+  }
+  std::string* file = format == "json"        ? &config.json_file
+                      : format == "junit"     ? &config.junit_file
+                      : format == "collapsed" ? &config.collapsed_file
+                      : format == "xml"       ? &config.xml_file
+                      : format == "sarif"     ? &config.sarif_file
+                                              : nullptr;
+  if (file == nullptr) {
+    throw Error("--format expects text, json, junit, collapsed, xml or sarif, not '" + format +
+                "'");
+  }
+  *file = "-";
+  config.text_report = false;
+}
+
 // Checks between options, after all are parsed. Throws Error.
 void check_option_combinations(const Config& config) {
   if (config.command == kRun && config.fail_on != Config::FailOn::kNever &&
@@ -539,13 +578,18 @@ void check_option_combinations(const Config& config) {
   if (config.log_file == "-" && config.json_file == "-") {
     throw Error("--log-file=- and --json=- cannot both write to stdout");
   }
+  if (config.xml == Config::Xml::kYes && config.xml_file.empty()) {
+    throw Error("--xml=yes needs --xml-file=FILE or --xml-fd=N (where to write the XML)");
+  }
   int on_stdout = 0;
-  for (const std::string* file :
-       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file}) {
+  for (const std::string* file : {&config.log_file, &config.json_file, &config.junit_file,
+                                  &config.collapsed_file, &config.xml_file, &config.sarif_file}) {
     on_stdout += *file == "-" ? 1 : 0;
   }
   if (on_stdout > 1) {
-    throw Error("only one of --log-file, --json, --junit and --collapsed can write to stdout");
+    throw Error(
+        "only one of --log-file, --json, --junit, --collapsed, --xml-file and --sarif can "
+        "write to stdout");
   }
 }
 
@@ -648,6 +692,7 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "(module name without debug info), not lines or addresses (docs/cli.md). Exit status: 0,\n"
       "1 when --fail-on finds a new (or grown) group, 125 when memtrack fails.");
 
+  config->memtrack_argv.assign(argv, argv + argc);
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);
   try {
@@ -703,6 +748,7 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   }
   try {
     apply_leak_check(*config);
+    apply_output_format(*config);
     check_option_combinations(*config);
   } catch (const Error& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";

@@ -27,11 +27,17 @@ struct TopConfig {
 
 struct Config {
   Command command = kRun;
-  std::string log_file;                   // text report destination; "" = stderr
-  std::string json_file;                  // "" = none, "-" = stdout
-  std::string junit_file;                 // JUnit XML; "" = none, "-" = stdout
-  std::string collapsed_file;             // collapsed stacks; "" = none, "-" = stdout
-  std::vector<std::string> suppressions;  // files
+  std::string log_file;        // text report destination; "" = stderr
+  std::string json_file;       // "" = none, "-" = stdout
+  std::string junit_file;      // JUnit XML; "" = none, "-" = stdout
+  std::string collapsed_file;  // collapsed stacks; "" = none, "-" = stdout
+  std::string xml_file;        // valgrind XML; "" = none, "-" = stdout
+  enum class Xml { kUnset, kYes, kNo } xml = Xml::kUnset;  // valgrind's --xml
+  std::string sarif_file;                                  // SARIF; "" = none, "-" = stdout
+  std::string report_format;                               // report --format; "" = text
+  bool text_report = true;                 // false: --format put another format in the text's place
+  std::vector<std::string> memtrack_argv;  // memtrack's own command line (valgrind XML)
+  std::vector<std::string> suppressions;   // files
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;         // 0 = off; applies to leaks and to allocator misuse errors
   bool error_for_fds = false;     // descriptors open at exit make error_exitcode apply

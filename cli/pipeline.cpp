@@ -24,8 +24,10 @@
 #include "report/junit_renderer.h"
 #include "report/leak_kinds.h"
 #include "report/result_reader.h"
+#include "report/sarif_renderer.h"
 #include "report/suppressions.h"
 #include "report/text_renderer.h"
+#include "report/valgrind_xml_renderer.h"
 #include "symbolize/symbolizer.h"
 
 #ifndef MEMTRACK_VERSION
@@ -179,6 +181,8 @@ void check_output_paths(const Config& config) {
   check_writable("--json", config.json_file);
   check_writable("--junit", config.junit_file);
   check_writable("--collapsed", config.collapsed_file);
+  check_writable("--xml-file", config.xml_file);
+  check_writable("--sarif", config.sarif_file);
   check_writable("--live-json", config.live_json);
 }
 
@@ -292,11 +296,58 @@ void write_format(const char* what, const std::string& file, uint32_t main_pid, 
     render(std::cout);
   } else if (!file.empty()) {
     errno = 0;
-    write_file_or_stderr(what, expand_pid(file, main_pid), std::ios::trunc, render);
+    // A descriptor (--xml-fd) continues where it is: stderr may already hold the text report.
+    bool descriptor = file.starts_with("/dev/fd/");
+    write_file_or_stderr(what, expand_pid(file, main_pid),
+                         descriptor ? std::ios::app : std::ios::trunc, render);
   }
 }
 
-// --junit and --collapsed.
+// valgrind's <vargv>: memtrack's command line without the program and its arguments.
+std::vector<std::string> tool_argv(const Config& config) {
+  std::vector<std::string> argv = config.memtrack_argv;
+  const std::vector<std::string>& program = config.program;
+  if (config.command == kRun && argv.size() >= program.size() &&
+      std::equal(program.begin(), program.end(), argv.end() - static_cast<long>(program.size()))) {
+    argv.resize(argv.size() - program.size());
+    if (!argv.empty() && argv.back() == "--") argv.pop_back();
+  }
+  return argv;
+}
+
+// --xml-file: with %p one document per process, as valgrind writes them; else one for all.
+void write_valgrind_xml(const report::Report& report, const Config& config, uint32_t main_pid) {
+  if (config.xml_file.empty()) return;
+  report::ValgrindXmlOptions options;
+  options.show_kinds = config.show_leak_kinds;
+  options.version = MEMTRACK_VERSION;
+  options.tool_argv = tool_argv(config);
+  if (config.xml_file == "-" || config.xml_file.find("%p") == std::string::npos) {
+    write_format("valgrind XML", config.xml_file, main_pid,
+                 [&](std::ostream& out) { report::render_valgrind_xml(report, out, options); });
+    return;
+  }
+  for (const report::ProcessReport& p : report.processes) {
+    report::Report one;
+    one.processes.push_back(p);
+    write_format("valgrind XML", config.xml_file, p.pid,
+                 [&](std::ostream& out) { report::render_valgrind_xml(one, out, options); });
+  }
+}
+
+// --sarif: files under the working directory are relative to SRCROOT.
+void write_sarif(const report::Report& report, const Config& config, uint32_t main_pid) {
+  if (config.sarif_file.empty()) return;
+  report::SarifOptions options;
+  options.show_kinds = config.show_leak_kinds;
+  options.version = MEMTRACK_VERSION;
+  std::error_code error;
+  options.source_root = std::filesystem::current_path(error).string();
+  write_format("SARIF log", config.sarif_file, main_pid,
+               [&](std::ostream& out) { report::render_sarif(report, out, options); });
+}
+
+// --junit, --collapsed, --xml-file and --sarif.
 void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid) {
   report::JunitOptions junit_options;
   junit_options.fail_kinds = config.errors_for_leak_kinds;
@@ -307,6 +358,8 @@ void write_other_formats(const report::Report& report, const Config& config, uin
   write_format("collapsed stacks", config.collapsed_file, main_pid, [&](std::ostream& out) {
     report::render_collapsed(report, out, collapsed_options);
   });
+  write_valgrind_xml(report, config, main_pid);
+  write_sarif(report, config, main_pid);
 }
 
 }  // namespace
@@ -325,7 +378,9 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
   text_options.show_kinds = config.show_leak_kinds;
   report::JsonOptions json_options;
   json_options.show_kinds = config.show_leak_kinds;
-  if (config.log_file.empty() || config.log_file == "-") {
+  if (!config.text_report) {
+    // report --format: another format is printed in the text's place.
+  } else if (config.log_file.empty() || config.log_file == "-") {
     report::render_text(text_report, on_stdout ? std::cout : std::cerr, text_options);
   } else {
     errno = 0;

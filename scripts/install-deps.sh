@@ -21,6 +21,7 @@ packages=(
   libprotobuf-dev protobuf-compiler zlib1g-dev   # pprof output (profile.proto, gzip)
   golang-go           # `go tool pprof` reads the pprof output in the tests
   python3-jsonschema  # speedscope output checked against speedscope's own schema
+  python3-yaml        # the CI recipes' YAML (docs/ci-recipes.md) parsed by the tests
   libcpp-httplib-dev  # memtrack ui's HTTP server
   chromium            # the HTML report and memtrack ui tested in headless Chromium
   qemu-user           # aarch64 and armhf builds run emulated in the tests

@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import cli_harness  # noqa: E402
+import test_ci_recipes  # noqa: E402,F401
 import test_crash  # noqa: E402,F401
 import test_diff  # noqa: E402,F401  (each module registers its tests)
 import test_dlopen  # noqa: E402,F401
@@ -47,8 +48,10 @@ import test_readme  # noqa: E402,F401
 import test_runtime_reports  # noqa: E402,F401
 import test_scan_edges  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
+import test_sarif  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401
 import test_valgrind_cli  # noqa: E402,F401
+import test_valgrind_xml  # noqa: E402,F401
 
 
 def parse_args():

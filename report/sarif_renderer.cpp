@@ -1,0 +1,389 @@
+// The SARIF 2.1.0 log (see sarif_renderer.h; the OASIS SARIF 2.1.0 standard, sections 3.14
+// run, 3.27 result, 3.36 codeFlow, 3.44 stack, 3.49 reportingDescriptor).
+#include "report/sarif_renderer.h"
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result_names.h"
+#include "report/diff.h"
+#include "report/text_format.h"
+
+namespace memtrack::report {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct Rule {
+  const char* id;
+  const char* name;
+  const char* level;  // the results' level: error, warning or note
+  const char* short_description;
+  const char* full_description;
+  const char* help;  // markdown; its plain text is the same without the backquotes
+};
+
+// One per leak kind (LeakKind order), then misuse errors (ErrorKind order), then descriptors.
+constexpr std::array<Rule, 10> kRules = {{
+    {"definite-leak", "DefinitelyLostMemory", "error", "Memory definitely lost.",
+     "Heap blocks still allocated at exit that no pointer anywhere in the program's memory "
+     "reaches: the program can never free them.",
+     "Free the block when its last pointer goes away, or give it an owner (a smart pointer, a "
+     "container) that frees it. The location is where it was allocated; the code flow is the "
+     "allocation stack."},
+    {"indirect-leak", "IndirectlyLostMemory", "warning", "Memory indirectly lost.",
+     "Heap blocks reached only through definitely lost blocks: they are lost because the block "
+     "that points to them is.",
+     "Fixing the definitely lost block that points to this one usually fixes this one too."},
+    {"possible-leak", "PossiblyLostMemory", "warning", "Memory possibly lost.",
+     "Heap blocks reached only through pointers into their middle (interior pointers): either "
+     "the program keeps such pointers on purpose or the block is lost.",
+     "Check whether the program still holds a pointer into this block; if it does not, free "
+     "the block as for a definite leak."},
+    {"reachable-block", "StillReachableMemory", "note", "Memory still reachable at exit.",
+     "Heap blocks still allocated at exit that a pointer in global data, a thread's stack or "
+     "registers still reaches. Often caches kept on purpose until the process ends.",
+     "Free it at exit if you want a clean report; it is listed only with "
+     "`--show-leak-kinds=all`."},
+    {"unclassified-leak", "UnclassifiedMemory", "warning", "Memory not freed at exit.",
+     "Heap blocks still allocated at exit that the leak scan did not classify (the scan did "
+     "not run, or could not read the program's memory).",
+     "See the report's notes for why the blocks were not classified."},
+    {"double-free", "DoubleFree", "error", "Block freed twice.",
+     "free, delete or delete[] of a block that was already freed. The second release is "
+     "undefined behaviour and often corrupts the allocator.",
+     "Release each block once; set pointers to null after freeing them. The stacks show the "
+     "second release, the first one and the allocation."},
+    {"invalid-free", "InvalidFree", "error", "Free of memory that is not a heap block.",
+     "free, delete or delete[] of a pointer that malloc or new did not return: a stack or "
+     "global address, or a pointer into the middle of a block.",
+     "Release only pointers that the allocator returned, unchanged."},
+    {"mismatched-free", "MismatchedFree", "error", "Block released with the wrong function.",
+     "A block released by a function of another family: malloc with delete, new with free, "
+     "new[] with delete, an aligned new with a plain delete.",
+     "Pair `malloc` with `free`, `new` with `delete` and `new[]` with `delete[]`."},
+    {"realloc-after-free", "ReallocOfFreedPointer", "error", "realloc of a freed block.",
+     "realloc called with a pointer whose block was already freed.",
+     "Use the pointer realloc returned, never the one passed to it or a freed one."},
+    {"descriptor-left-open", "DescriptorLeftOpen", "warning", "File descriptor left open.",
+     "A descriptor (file, socket, pipe, ...) the program opened and never closed before it "
+     "exited.",
+     "Close the descriptor (close, fclose) when it is no longer needed, or open it with "
+     "O_CLOEXEC and keep it on purpose. The location is where it was opened."},
+}};
+
+constexpr size_t kFirstErrorRule = 5;  // ErrorKind::kDoubleFree
+constexpr size_t kDescriptorRule = 9;
+
+size_t leak_rule(LeakKind kind) {
+  return static_cast<size_t>(kind);
+}
+
+size_t error_rule(ErrorKind kind) {
+  return kFirstErrorRule + static_cast<size_t>(kind) - static_cast<size_t>(ErrorKind::kDoubleFree);
+}
+
+ordered_json rule_to_json(const Rule& rule) {
+  std::string plain_help = rule.help;
+  std::erase(plain_help, '`');
+  return {
+      {"id", rule.id},
+      {"name", rule.name},
+      {"shortDescription", {{"text", rule.short_description}}},
+      {"fullDescription", {{"text", rule.full_description}}},
+      {"defaultConfiguration", {{"level", rule.level}}},
+      {"help", {{"text", plain_help}, {"markdown", rule.help}}},
+      {"properties", {{"tags", ordered_json::array({"memory", "reliability"})}}},
+  };
+}
+
+// RFC 3986 path characters kept; everything else percent-encoded.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::string_view("/-._~!$&'()*+,;=:@").find(static_cast<char>(c)) !=
+                               std::string_view::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char buffer[4];
+      std::snprintf(buffer, sizeof buffer, "%%%02X", c);
+      out += buffer;
+    }
+  }
+  return out;
+}
+
+class SarifWriter {
+ public:
+  explicit SarifWriter(const SarifOptions& options) : options_(options) {
+    root_ = options.source_root;
+    if (!root_.empty() && root_.back() != '/') root_ += '/';
+  }
+
+  bool under_root(const std::string& path) const {
+    return !root_.empty() && path.size() > root_.size() &&
+           path.compare(0, root_.size(), root_) == 0;
+  }
+
+  // 3: a source file under the root; 2: a source file of a program module outside /usr;
+  // 1: any source file; 0: no source file.
+  int site_rank(const Frame& frame) const {
+    if (frame.file.empty()) return 0;
+    if (under_root(frame.file)) return 3;
+    if (!is_system_runtime_module(frame.module) && !frame.file.starts_with("/usr/")) return 2;
+    return 1;
+  }
+
+  ordered_json artifact_location(const std::string& path) const {
+    if (under_root(path)) {
+      return {{"uri", uri_path(path.substr(root_.size()))}, {"uriBaseId", "SRCROOT"}};
+    }
+    if (!path.empty() && path[0] == '/') return {{"uri", "file://" + uri_path(path)}};
+    return {{"uri", uri_path(path)}, {"uriBaseId", "SRCROOT"}};
+  }
+
+  // A frame's location: its source file and line, or its module; and its function.
+  ordered_json frame_location(const Frame& frame) const {
+    ordered_json location = ordered_json::object();
+    if (!frame.file.empty()) {
+      ordered_json physical = {{"artifactLocation", artifact_location(frame.file)}};
+      if (frame.line > 0) {
+        physical["region"] = {{"startLine", frame.line}};
+        if (frame.column > 0) physical["region"]["startColumn"] = frame.column;
+      }
+      location["physicalLocation"] = physical;
+    } else if (!frame.module.empty()) {
+      location["physicalLocation"] = {{"artifactLocation", artifact_location(frame.module)}};
+    }
+    if (!frame.function.empty()) {
+      ordered_json logical = {{"fullyQualifiedName", frame.function}, {"kind", "function"}};
+      location["logicalLocations"] = ordered_json::array({logical});
+    }
+    return location;
+  }
+
+  // The frame a result points at (sarif_renderer.h): the first of the best rank, or nullptr
+  // for an empty stack.
+  const Frame* site_frame(const std::vector<Frame>& stack) const {
+    size_t count = printed_frame_count(stack);
+    const Frame* best = nullptr;
+    int best_rank = -1;
+    for (size_t i = 0; i < count; ++i) {
+      int rank = site_rank(stack[i]);
+      if (rank > best_rank) {
+        best = &stack[i];
+        best_rank = rank;
+      }
+    }
+    return best;
+  }
+
+  ordered_json primary_location(const std::vector<Frame>& stack) const {
+    const Frame* site = site_frame(stack);
+    if (site == nullptr) return {{"message", {{"text", "no stack"}}}};
+    return frame_location(*site);
+  }
+
+  ordered_json sarif_stack(const std::vector<Frame>& stack, const std::string& what) const {
+    ordered_json frames = ordered_json::array();
+    size_t count = printed_frame_count(stack);
+    for (size_t i = 0; i < count; ++i) {
+      ordered_json frame = {{"location", frame_location(stack[i])}};
+      if (!stack[i].module.empty()) frame["module"] = stack[i].module;
+      frame["properties"] = {{"address", hex(stack[i].address)}};
+      frames.push_back(frame);
+    }
+    return {{"message", {{"text", what}}}, {"frames", frames}};
+  }
+
+  // main first, the site last, each location with its function as the message.
+  ordered_json code_flow(const std::vector<Frame>& stack) const {
+    ordered_json locations = ordered_json::array();
+    size_t count = printed_frame_count(stack);
+    for (size_t i = count; i-- > 0;) {
+      ordered_json location = frame_location(stack[i]);
+      location["message"] = {{"text", stack[i].function.empty() ? "??" : stack[i].function}};
+      locations.push_back({{"location", location}, {"nestingLevel", count - 1 - i}});
+    }
+    ordered_json thread_flow = {{"locations", locations}};
+    return {{"threadFlows", ordered_json::array({thread_flow})}};
+  }
+
+  ordered_json result(size_t rule, const std::string& message, const std::vector<Frame>& stack,
+                      const std::string& stack_name, size_t ordinal = 0) const {
+    ordered_json out = {
+        {"ruleId", kRules[rule].id},
+        {"ruleIndex", rule},
+        {"level", kRules[rule].level},
+        {"message", {{"text", message}}},
+        {"locations", ordered_json::array({primary_location(stack)})},
+        {"partialFingerprints",
+         {{"memtrackStack/v1", sarif_fingerprint(kRules[rule].id, stack, ordinal)}}},
+    };
+    if (printed_frame_count(stack) > 0) {
+      out["codeFlows"] = ordered_json::array({code_flow(stack)});
+      out["stacks"] = ordered_json::array({sarif_stack(stack, stack_name)});
+    }
+    return out;
+  }
+
+  const SarifOptions& options() const { return options_; }
+  const std::string& root() const { return root_; }
+
+ private:
+  const SarifOptions& options_;
+  std::string root_;  // source_root ending in '/', or ""
+};
+
+// " in make_leak (leak.c:6)": where a result's site is, for its message.
+std::string site_phrase(const SarifWriter& writer, const std::vector<Frame>& stack) {
+  const Frame* frame = writer.site_frame(stack);
+  if (frame == nullptr) return "";
+  std::string function = frame->function.empty() ? "??" : frame->function;
+  if (frame->file.empty()) return " in " + function;
+  return " in " + function + " (" + std::string(path_basename(frame->file)) + ":" +
+         std::to_string(frame->line) + ")";
+}
+
+void add_leaks(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
+  for (const LeakGroup& group : p.leaks) {
+    if (!writer.options().show_kinds.contains(group.kind)) continue;
+    std::string message = count_of(group.bytes, "byte", "bytes") + " in " +
+                          count_of(group.blocks, "block", "blocks") + " " +
+                          core::leak_kind_phrase(group.kind);
+    if (group.indirect_blocks > 0) {
+      message += " (and " + count_of(group.indirect_bytes, "byte", "bytes") + " in " +
+                 count_of(group.indirect_blocks, "block", "blocks") + " indirectly lost through " +
+                 (group.blocks == 1 ? "it" : "them") + ")";
+    }
+    message += ", allocated" + site_phrase(writer, group.stack);
+    ordered_json result =
+        writer.result(leak_rule(group.kind), message, group.stack, "Allocation stack");
+    result["properties"] = {{"pid", p.pid},
+                            {"kind", core::leak_kind_name(group.kind)},
+                            {"bytes", group.bytes},
+                            {"blocks", group.blocks},
+                            {"indirect_bytes", group.indirect_bytes},
+                            {"indirect_blocks", group.indirect_blocks}};
+    results.push_back(result);
+  }
+}
+
+void add_errors(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
+  for (const ErrorReport& error : p.errors) {
+    std::string message = error_description(error) + site_phrase(writer, error.stack);
+    if (error.occurrences > 1) message += ", " + with_commas(error.occurrences) + " times";
+    ordered_json result = writer.result(error_rule(error.kind), message, error.stack, "Bad call");
+    if (!error.free_stack.empty()) {
+      result["stacks"].push_back(writer.sarif_stack(error.free_stack, "First freed at"));
+    }
+    if (!error.alloc_stack.empty()) {
+      result["stacks"].push_back(writer.sarif_stack(error.alloc_stack, "Allocated at"));
+    }
+    result["properties"] = {{"pid", p.pid},
+                            {"kind", core::error_kind_name(error.kind)},
+                            {"occurrences", error.occurrences}};
+    results.push_back(result);
+  }
+}
+
+void add_descriptors(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
+  for (const ResourceSite& site : p.resource_sites) {
+    for (size_t i = 0; i < site.resources.size(); ++i) {
+      const ResourceFacts& resource = site.resources[i];
+      std::string message = "Descriptor " + std::to_string(resource.fd) +
+                            " left open: " + resource_line(resource) + ", opened" +
+                            site_phrase(writer, site.stack);
+      ordered_json result = writer.result(kDescriptorRule, message, site.stack, "Opened at", i);
+      result["properties"] = {{"pid", p.pid}, {"fd", resource.fd}};
+      results.push_back(result);
+    }
+  }
+}
+
+ordered_json process_to_json(const ProcessReport& p) {
+  const Summary& s = p.summary;
+  return {{"pid", p.pid},
+          {"ppid", p.ppid},
+          {"command", p.command},
+          {"has_leak_data", p.has_leak_data},
+          {"leaked_bytes", s.leaked_bytes},
+          {"leaked_blocks", s.leaked_blocks},
+          {"definite_bytes", s.definite_bytes},
+          {"indirect_bytes", s.indirect_bytes},
+          {"possible_bytes", s.possible_bytes},
+          {"reachable_bytes", s.reachable_bytes},
+          {"suppressed_bytes", s.suppressed_bytes},
+          {"errors", s.errors},
+          {"open_descriptors", s.open_descriptors}};
+}
+
+ordered_json tool_to_json(const SarifOptions& options) {
+  ordered_json rules = ordered_json::array();
+  for (const Rule& rule : kRules) rules.push_back(rule_to_json(rule));
+  std::string version = options.version.empty() ? "0.0.0" : options.version;
+  return {{"driver",
+           {{"name", "memtrack"},
+            {"fullName", "memtrack memory leak detector"},
+            {"version", version},
+            {"semanticVersion", version},
+            {"rules", rules}}}};
+}
+
+}  // namespace
+
+std::vector<std::string> sarif_rule_ids() {
+  std::vector<std::string> ids;
+  for (const Rule& rule : kRules) ids.emplace_back(rule.id);
+  return ids;
+}
+
+std::string sarif_fingerprint(const std::string& rule_id, const std::vector<Frame>& stack,
+                              size_t ordinal) {
+  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a 64: offset basis and prime
+  auto add = [&](const std::string& text) {
+    for (unsigned char c : text + '\n') {
+      hash ^= c;
+      hash *= 0x100000001b3ull;
+    }
+  };
+  add(rule_id);
+  add(std::to_string(ordinal));
+  size_t count = printed_frame_count(stack);
+  for (size_t i = 0; i < count; ++i) add(key_frame(stack[i]));
+  char buffer[20];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
+  return buffer;
+}
+
+void render_sarif(const Report& report, std::ostream& out, const SarifOptions& options) {
+  SarifWriter writer(options);
+  ordered_json results = ordered_json::array();
+  ordered_json processes = ordered_json::array();
+  for (const ProcessReport& p : report.processes) {
+    add_leaks(writer, p, results);
+    add_errors(writer, p, results);
+    add_descriptors(writer, p, results);
+    processes.push_back(process_to_json(p));
+  }
+  ordered_json run = {{"tool", tool_to_json(options)}};
+  if (!writer.root().empty()) {
+    run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", "file://" + uri_path(writer.root())}}}};
+  }
+  ordered_json invocation = {{"executionSuccessful", true}};
+  run["invocations"] = ordered_json::array({invocation});
+  run["columnKind"] = "unicodeCodePoints";
+  run["results"] = results;
+  run["properties"] = {{"processes", processes}};
+  ordered_json log = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs", ordered_json::array({run})},
+  };
+  out << log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace memtrack::report
