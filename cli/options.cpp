@@ -98,6 +98,22 @@ int default_max_frames() {
   return defaults.max_frames;
 }
 
+// --format=NAME: the format's own option set to "-" (stdout), and no text unless it is text.
+void apply_format(Config& config, const std::string& name) {
+  const std::pair<const char*, std::string Config::*> formats[] = {
+      {"text", &Config::log_file},    {"json", &Config::json_file},
+      {"junit", &Config::junit_file}, {"collapsed", &Config::collapsed_file},
+      {"pprof", &Config::pprof_file}, {"speedscope", &Config::speedscope_file}};
+  for (const auto& [format, file] : formats) {
+    if (name != format) continue;
+    config.*file = "-";
+    config.text_report = name == "text";
+    return;
+  }
+  throw Error("--format expects text, json, junit, collapsed, pprof or speedscope, not '" + name +
+              "'");
+}
+
 // Option names follow valgrind's where valgrind has one.
 const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
@@ -366,6 +382,22 @@ const std::vector<OptionSpec>& option_table() {
        "'prog[PID];main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.collapsed_file = v; }},
+      {"--pprof", "FILE",
+       "Also write the leaked bytes and blocks by stack as a gzipped pprof profile to FILE "
+       "('-' for stdout, not a terminal), for go tool pprof, Pyroscope and Parca. "
+       "Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.pprof_file = v; }},
+      {"--speedscope", "FILE",
+       "Also write the leaked bytes by stack as a speedscope file to FILE ('-' for stdout), "
+       "one flame graph per process and leak kind. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.speedscope_file = v; }},
+      {"--format", "FORMAT",
+       "Write the report to stdout in FORMAT instead of the text on stderr: text, json, "
+       "junit, collapsed, pprof or speedscope (as --json=- and the like). Default: text on "
+       "stderr.",
+       kReport | kSnapshot, false, apply_format},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",
@@ -541,11 +573,14 @@ void check_option_combinations(const Config& config) {
   }
   int on_stdout = 0;
   for (const std::string* file :
-       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file}) {
+       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file,
+        &config.pprof_file, &config.speedscope_file}) {
     on_stdout += *file == "-" ? 1 : 0;
   }
   if (on_stdout > 1) {
-    throw Error("only one of --log-file, --json, --junit and --collapsed can write to stdout");
+    throw Error(
+        "only one of --log-file, --json, --junit, --collapsed, --pprof, --speedscope and "
+        "--format can write to stdout");
   }
 }
 
