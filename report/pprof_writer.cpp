@@ -81,7 +81,7 @@ uint64_t ProfileBuilder::mapping_for(uint64_t space, const Frame& frame) {
   if (!inserted) return it->second;
   pp::Mapping* mapping = profile_->add_mapping();
   mapping->set_id(it->second);
-  mapping->set_filename(string_index(frame.module));
+  mapping->set_filename(string_index(module != nullptr ? module->path : frame.module));
   if (module != nullptr) {
     // The module's lowest mapped address maps file offset 0 in the layouts linkers produce
     // (the first PT_LOAD segment starts the file), so file_offset stays 0.
