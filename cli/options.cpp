@@ -394,9 +394,9 @@ const std::vector<OptionSpec>& option_table() {
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.speedscope_file = v; }},
       {"--format", "FORMAT",
-       "Write the report to stdout in FORMAT instead of the text on stderr: text, json, "
-       "junit, collapsed, pprof or speedscope (as --json=- and the like). Default: text on "
-       "stderr.",
+       "Write the report to stdout in FORMAT instead of the text report: text, json, junit, "
+       "collapsed, pprof or speedscope (as --json=- and the like do). Default: the text "
+       "report only.",
        kReport | kSnapshot, false, apply_format},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
