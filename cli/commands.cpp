@@ -151,6 +151,7 @@ std::vector<std::string> expand_result_dirs(
 }  // namespace
 
 int report_command(const Config& config) {
+  check_binary_stdout(config);
   std::vector<std::pair<std::string, std::vector<StartedProcess>>> started;
   std::vector<std::string> files = expand_result_dirs(config.files, &started);
   bool had_errors = false;

@@ -378,10 +378,21 @@ const std::vector<OptionSpec>& option_table() {
        "one result per leak group, allocator misuse error and descriptor left open, files "
        "relative to the working directory (SRCROOT). Default: none.",
        kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.sarif_file = v; }},
+      {"--pprof", "FILE",
+       "Also write the leaked bytes and blocks by stack as a gzipped pprof profile to FILE "
+       "('-' for stdout, not a terminal), for go tool pprof, Pyroscope and Parca. "
+       "Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.pprof_file = v; }},
+      {"--speedscope", "FILE",
+       "Also write the leaked bytes by stack as a speedscope file to FILE ('-' for stdout), "
+       "one flame graph per process and leak kind. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.speedscope_file = v; }},
       {"--format", "FORMAT",
        "Print the report on stdout in FORMAT instead of the text on stderr: text, json, junit, "
-       "collapsed, xml (valgrind's) or sarif. Default: text.",
-       kReport, false, [](Config& c, const std::string& v) { c.report_format = v; }},
+       "collapsed, xml (valgrind's), sarif, pprof or speedscope. Default: text.",
+       kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.report_format = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",
@@ -547,15 +558,18 @@ void apply_output_format(Config& config) {
     if (format == "text") config.log_file = "-";
     return;
   }
-  std::string* file = format == "json"        ? &config.json_file
-                      : format == "junit"     ? &config.junit_file
-                      : format == "collapsed" ? &config.collapsed_file
-                      : format == "xml"       ? &config.xml_file
-                      : format == "sarif"     ? &config.sarif_file
-                                              : nullptr;
+  std::string* file = format == "json"         ? &config.json_file
+                      : format == "junit"      ? &config.junit_file
+                      : format == "collapsed"  ? &config.collapsed_file
+                      : format == "xml"        ? &config.xml_file
+                      : format == "sarif"      ? &config.sarif_file
+                      : format == "pprof"      ? &config.pprof_file
+                      : format == "speedscope" ? &config.speedscope_file
+                                               : nullptr;
   if (file == nullptr) {
-    throw Error("--format expects text, json, junit, collapsed, xml or sarif, not '" + format +
-                "'");
+    throw Error(
+        "--format expects text, json, junit, collapsed, xml, sarif, pprof or speedscope, not '" +
+        format + "'");
   }
   *file = "-";
   config.text_report = false;
@@ -582,14 +596,15 @@ void check_option_combinations(const Config& config) {
     throw Error("--xml=yes needs --xml-file=FILE or --xml-fd=N (where to write the XML)");
   }
   int on_stdout = 0;
-  for (const std::string* file : {&config.log_file, &config.json_file, &config.junit_file,
-                                  &config.collapsed_file, &config.xml_file, &config.sarif_file}) {
+  for (const std::string* file :
+       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file,
+        &config.xml_file, &config.sarif_file, &config.pprof_file, &config.speedscope_file}) {
     on_stdout += *file == "-" ? 1 : 0;
   }
   if (on_stdout > 1) {
     throw Error(
-        "only one of --log-file, --json, --junit, --collapsed, --xml-file and --sarif can "
-        "write to stdout");
+        "only one of --log-file, --json, --junit, --collapsed, --xml-file, --sarif, --pprof, "
+        "--speedscope and --format can write to stdout");
   }
 }
 

@@ -33,8 +33,10 @@ struct Config {
   std::string collapsed_file;  // collapsed stacks; "" = none, "-" = stdout
   std::string xml_file;        // valgrind XML; "" = none, "-" = stdout
   enum class Xml { kUnset, kYes, kNo } xml = Xml::kUnset;  // valgrind's --xml
-  std::string sarif_file;                                  // SARIF; "" = none, "-" = stdout
-  std::string report_format;                               // report --format; "" = text
+  std::string pprof_file;                  // gzipped profile.proto; "" = none, "-" = stdout
+  std::string speedscope_file;             // speedscope JSON; "" = none, "-" = stdout
+  std::string sarif_file;                  // SARIF; "" = none, "-" = stdout
+  std::string report_format;               // report --format; "" = text
   bool text_report = true;                 // false: --format put another format in the text's place
   std::vector<std::string> memtrack_argv;  // memtrack's own command line (valgrind XML)
   std::vector<std::string> suppressions;   // files

@@ -23,8 +23,10 @@
 #include "report/json_renderer.h"
 #include "report/junit_renderer.h"
 #include "report/leak_kinds.h"
+#include "report/pprof_renderer.h"
 #include "report/result_reader.h"
 #include "report/sarif_renderer.h"
+#include "report/speedscope_renderer.h"
 #include "report/suppressions.h"
 #include "report/text_renderer.h"
 #include "report/valgrind_xml_renderer.h"
@@ -183,7 +185,18 @@ void check_output_paths(const Config& config) {
   check_writable("--collapsed", config.collapsed_file);
   check_writable("--xml-file", config.xml_file);
   check_writable("--sarif", config.sarif_file);
+  check_writable("--pprof", config.pprof_file);
+  check_writable("--speedscope", config.speedscope_file);
   check_writable("--live-json", config.live_json);
+  check_binary_stdout(config);
+}
+
+void check_binary_stdout(const Config& config) {
+  if (config.pprof_file == "-" && isatty(STDOUT_FILENO)) {
+    throw Error(
+        "the pprof profile is binary and stdout is a terminal: redirect stdout to a "
+        "file, or name one with --pprof=FILE");
+  }
 }
 
 bool use_color(const Config& config) {
@@ -347,7 +360,7 @@ void write_sarif(const report::Report& report, const Config& config, uint32_t ma
                [&](std::ostream& out) { report::render_sarif(report, out, options); });
 }
 
-// --junit, --collapsed, --xml-file and --sarif.
+// --junit, --collapsed, --xml-file, --sarif, --pprof and --speedscope.
 void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid) {
   report::JunitOptions junit_options;
   junit_options.fail_kinds = config.errors_for_leak_kinds;
@@ -360,6 +373,17 @@ void write_other_formats(const report::Report& report, const Config& config, uin
   });
   write_valgrind_xml(report, config, main_pid);
   write_sarif(report, config, main_pid);
+  report::PprofOptions pprof_options;
+  pprof_options.show_kinds = config.show_leak_kinds;
+  pprof_options.version = MEMTRACK_VERSION;
+  write_format("pprof profile", config.pprof_file, main_pid,
+               [&](std::ostream& out) { report::render_pprof(report, out, pprof_options); });
+  report::SpeedscopeOptions speedscope_options;
+  speedscope_options.show_kinds = config.show_leak_kinds;
+  speedscope_options.version = MEMTRACK_VERSION;
+  write_format("speedscope file", config.speedscope_file, main_pid, [&](std::ostream& out) {
+    report::render_speedscope(report, out, speedscope_options);
+  });
 }
 
 }  // namespace
@@ -378,8 +402,8 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
   text_options.show_kinds = config.show_leak_kinds;
   report::JsonOptions json_options;
   json_options.show_kinds = config.show_leak_kinds;
-  if (!config.text_report) {
-    // report --format: another format is printed in the text's place.
+  if (!config.text_report && config.log_file.empty()) {
+    // --format named another format: no text.
   } else if (config.log_file.empty() || config.log_file == "-") {
     report::render_text(text_report, on_stdout ? std::cout : std::cerr, text_options);
   } else {

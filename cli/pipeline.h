@@ -61,6 +61,9 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
 // the program runs; names with %p: their directory).
 void check_output_paths(const Config& config);
 
+// Throws Error when the pprof profile would go to stdout and stdout is a terminal.
+void check_binary_stdout(const Config& config);
+
 // Whether the text report is coloured (--color, the terminal, NO_COLOR, TERM).
 bool use_color(const Config& config);
 

@@ -63,6 +63,7 @@ bool process_exists(uint32_t pid) {
 }  // namespace
 
 int snapshot_command(const Config& config) {
+  check_binary_stdout(config);
   uint32_t pid = config.snapshot_pid;
   std::string maps = read_proc_file(pid, "maps");
   if (maps.find("/libmemtrack.so") == std::string::npos) {

@@ -118,6 +118,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   report.pid = file.pid;
   report.ppid = file.ppid;
   report.command = file.command;
+  report.modules = file.modules;
   report.exit = file.exit;
 
   Summary& summary = report.summary;

@@ -43,7 +43,7 @@ using SymbolizeFn =
 // listed, most descriptors first, then by the first frame's address, and counted in
 // summary.open_descriptors. tracks_resources and summary.untracked_descriptors are copied.
 // The counters (core/stats.inc: allocations, frees, ...) come from file.stats;
-// pid, ppid, command and exit are copied; notes = symbolizer_notes as they are after the
+// pid, ppid, command, exit and modules are copied; notes = symbolizer_notes as they are after the
 // stacks were symbolized (pass the symbolizer's live list).
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,

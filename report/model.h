@@ -115,6 +115,7 @@ struct ProcessReport {
   // first frame's address. tracks_resources: the runtime tracked descriptors at all.
   bool tracks_resources = false;
   std::vector<ResourceSite> resource_sites;
+  std::vector<RawModule> modules;  // the module map, for formats that carry it (pprof)
   std::vector<std::string> notes;  // e.g. "no debug info for /lib/.../libc.so.6"
   bool has_leak_data = true;       // false: the process left no result file (notes say why)
   // Why a report of a running process was made ("on-demand leak check 2"); "" for the

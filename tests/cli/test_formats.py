@@ -94,7 +94,7 @@ def test_junit_clean_misuse_and_stdout(ctx):
                   "misuse: the testcase fails", misuse)
     both = ctx.memtrack("run", "--junit=-", "--json=-", ctx.program("no_leak"))
     ctx.expect_error(both, 125, "only one of --log-file, --json, --junit, --collapsed, "
-                     "--xml-file and --sarif can write to stdout")
+                     "--xml-file, --sarif, --pprof, --speedscope and --format can write to stdout")
 
 
 COLLAPSED_LINE = re.compile(r"^([^ ;][^;]*(?:;[^;]+)*) (\d+)$")
