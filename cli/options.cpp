@@ -366,6 +366,12 @@ const std::vector<OptionSpec>& option_table() {
        "'prog[PID];main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.collapsed_file = v; }},
+      {"--html", "FILE",
+       "Also write the report as one self-contained HTML page to FILE ('-' for stdout): "
+       "leak table, stacks with source lines, flame graph, errors, descriptors and, after "
+       "--expire, a chart per site. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.html_file = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",
@@ -540,12 +546,13 @@ void check_option_combinations(const Config& config) {
     throw Error("--log-file=- and --json=- cannot both write to stdout");
   }
   int on_stdout = 0;
-  for (const std::string* file :
-       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file}) {
+  for (const std::string* file : {&config.log_file, &config.json_file, &config.junit_file,
+                                  &config.collapsed_file, &config.html_file}) {
     on_stdout += *file == "-" ? 1 : 0;
   }
   if (on_stdout > 1) {
-    throw Error("only one of --log-file, --json, --junit and --collapsed can write to stdout");
+    throw Error(
+        "only one of --log-file, --json, --junit, --collapsed and --html can write to stdout");
   }
 }
 

@@ -31,6 +31,7 @@ struct Config {
   std::string json_file;                  // "" = none, "-" = stdout
   std::string junit_file;                 // JUnit XML; "" = none, "-" = stdout
   std::string collapsed_file;             // collapsed stacks; "" = none, "-" = stdout
+  std::string html_file;                  // the HTML report; "" = none, "-" = stdout
   std::vector<std::string> suppressions;  // files
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;         // 0 = off; applies to leaks and to allocator misuse errors

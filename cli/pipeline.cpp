@@ -20,6 +20,7 @@
 
 #include "report/build_report.h"
 #include "report/collapsed_renderer.h"
+#include "report/html_renderer.h"
 #include "report/json_renderer.h"
 #include "report/junit_renderer.h"
 #include "report/leak_kinds.h"
@@ -179,6 +180,7 @@ void check_output_paths(const Config& config) {
   check_writable("--json", config.json_file);
   check_writable("--junit", config.junit_file);
   check_writable("--collapsed", config.collapsed_file);
+  check_writable("--html", config.html_file);
   check_writable("--live-json", config.live_json);
 }
 
@@ -296,8 +298,9 @@ void write_format(const char* what, const std::string& file, uint32_t main_pid, 
   }
 }
 
-// --junit and --collapsed.
-void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid) {
+// --junit, --collapsed and --html.
+void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid,
+                         const std::vector<nlohmann::ordered_json>& live) {
   report::JunitOptions junit_options;
   junit_options.fail_kinds = config.errors_for_leak_kinds;
   write_format("JUnit report", config.junit_file, main_pid,
@@ -307,12 +310,19 @@ void write_other_formats(const report::Report& report, const Config& config, uin
   write_format("collapsed stacks", config.collapsed_file, main_pid, [&](std::ostream& out) {
     report::render_collapsed(report, out, collapsed_options);
   });
+  if (config.html_file.empty()) return;
+  report::HtmlOptions html_options;
+  html_options.show_kinds = config.show_leak_kinds;
+  html_options.live = live;
+  write_format("HTML report", config.html_file, main_pid, [&](std::ostream& out) {
+    report::render_html(report, out, MEMTRACK_VERSION, html_options);
+  });
 }
 
 }  // namespace
 
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
-                   bool text_to_stdout) {
+                   bool text_to_stdout, const std::vector<nlohmann::ordered_json>& live) {
   std::optional<report::Report> quiet;
   if (config.quiet) quiet = quiet_report(report, config.show_leak_kinds);
   const report::Report& text_report = quiet ? *quiet : report;
@@ -343,7 +353,7 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
                            report::render_json(report, out, MEMTRACK_VERSION, json_options);
                          });
   }
-  write_other_formats(report, config, main_pid);
+  write_other_formats(report, config, main_pid, live);
 }
 
 int exit_status(const report::Report& report, const Config& config, int program_status) {

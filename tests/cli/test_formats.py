@@ -93,8 +93,8 @@ def test_junit_clean_misuse_and_stdout(ctx):
     ctx.expect_eq(junit.find("testsuite/testcase/failure") is not None, True,
                   "misuse: the testcase fails", misuse)
     both = ctx.memtrack("run", "--junit=-", "--json=-", ctx.program("no_leak"))
-    ctx.expect_error(both, 125, "only one of --log-file, --json, --junit and --collapsed can "
-                     "write to stdout")
+    ctx.expect_error(both, 125, "only one of --log-file, --json, --junit, --collapsed and --html "
+                     "can write to stdout")
 
 
 COLLAPSED_LINE = re.compile(r"^([^ ;][^;]*(?:;[^;]+)*) (\d+)$")
