@@ -7,6 +7,7 @@
 
 #include "report/html_assets.h"
 #include "report/json_renderer.h"
+#include "report/page_data.h"
 #include "report/source_snippets.h"
 #include "report/text_format.h"
 
@@ -68,28 +69,9 @@ nlohmann::ordered_json html_model(const Report& report, const std::string& versi
   return model;
 }
 
-std::string json_for_script(const nlohmann::ordered_json& value) {
-  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string out;
-  out.reserve(text.size() + text.size() / 16);
-  // Outside strings JSON has none of these characters, so replacing them everywhere only
-  // changes how string contents are spelled, not what they are.
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "\\u003c";
-        break;
-      case '>':
-        out += "\\u003e";
-        break;
-      case '&':
-        out += "\\u0026";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+std::string page_data(const nlohmann::ordered_json& model) {
+  return base64_encoded(
+      gzip_compressed(model.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
 }
 
 std::string html_escaped(const std::string& text) {
@@ -131,12 +113,11 @@ void render_html(const Report& report, std::ostream& out, const std::string& ver
         assets::kLeakTableJs, assets::kChartsJs, assets::kPageJs, assets::kReportJs}) {
     append_element(scripts, "script", js);
   }
-  out << fill(assets::kReportTemplate,
-              {{"TITLE", html_escaped(page_title(report))},
-               {"VERSION", html_escaped(version)},
-               {"STYLES", styles},
-               {"DATA", json_for_script(html_model(report, version, options))},
-               {"SCRIPTS", scripts}});
+  out << fill(assets::kReportTemplate, {{"TITLE", html_escaped(page_title(report))},
+                                        {"VERSION", html_escaped(version)},
+                                        {"STYLES", styles},
+                                        {"DATA", page_data(html_model(report, version, options))},
+                                        {"SCRIPTS", scripts}});
 }
 
 }  // namespace memtrack::report

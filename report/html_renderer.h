@@ -27,9 +27,9 @@ struct HtmlOptions {
 nlohmann::ordered_json html_model(const Report& report, const std::string& version,
                                   const HtmlOptions& options = {});
 
-// The model as JSON text that can stand inside <script>: '<', '>' and '&' are written as
-// \u003c, \u003e and \u0026 (so no "</script>" or "<!--" can appear), invalid UTF-8 as U+FFFD.
-std::string json_for_script(const nlohmann::ordered_json& value);
+// The model as the page carries it (page_data.h): its JSON (invalid UTF-8 as U+FFFD),
+// gzip-compressed, in base64.
+std::string page_data(const nlohmann::ordered_json& model);
 
 // Text for HTML element content and attribute values: & < > " ' as character references.
 std::string html_escaped(const std::string& text);

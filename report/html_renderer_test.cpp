@@ -4,12 +4,16 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "report/json_renderer.h"
+#include "report/page_data.h"
 #include "report/source_snippets.h"
 #include "report/test_fixtures.h"
 
@@ -31,9 +35,43 @@ size_t occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The text of <script type="application/json" id="memtrack-data">, up to the first "</script".
+std::string base64_decoded(const std::string& text) {
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char* at = c == '\0' ? nullptr : strchr(alphabet, c);
+    if (at == nullptr) continue;  // '=' and anything else
+    bits = bits << 6 | static_cast<uint32_t>(at - alphabet);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xff);
+    }
+  }
+  return out;
+}
+
+std::string gunzipped(const std::string& bytes) {
+  z_stream stream{};
+  EXPECT_EQ(inflateInit2(&stream, 15 + 16), Z_OK);
+  std::string out(bytes.size() * 20 + 1024, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&stream, Z_FINISH), Z_STREAM_END);
+  out.resize(stream.total_out);
+  inflateEnd(&stream);
+  return out;
+}
+
+// The text of the page's data element, up to the first "</script".
 std::string data_element(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"memtrack-data\">";
+  const std::string open =
+      "<script type=\"application/octet-stream\" id=\"memtrack-data\" "
+      "data-encoding=\"gzip base64\">";
   size_t start = html.find(open);
   EXPECT_NE(start, std::string::npos);
   start += open.size();
@@ -52,9 +90,11 @@ TEST(HtmlRenderer, DataCannotCloseItsScriptElement) {
   Report report = hostile_report();
   std::string html = page(report);
   std::string data = data_element(html);
-  EXPECT_EQ(data.find('<'), std::string::npos);
-  EXPECT_EQ(data.find('>'), std::string::npos);
-  nlohmann::json model = nlohmann::json::parse(data);  // whole: nothing ended it early
+  EXPECT_EQ(
+      data.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="),
+      std::string::npos);
+  // Whole: nothing ended the element early.
+  nlohmann::json model = nlohmann::json::parse(gunzipped(base64_decoded(data)));
   EXPECT_EQ(model["report"]["processes"][0]["leaks"][0]["stack"][0]["function"],
             "operator<< <std::vector<int> >(a&&b) </script><!--");
   EXPECT_EQ(model["report"]["processes"][0]["command"][1], "</title><script>alert(1)</script>");
@@ -96,9 +136,21 @@ TEST(HtmlRenderer, ModelIsTheJsonReportWithLiveReportsAndSources) {
   EXPECT_EQ(model["sources"], nlohmann::ordered_json::object());
 }
 
-TEST(HtmlRenderer, ScriptJsonReplacesInvalidUtf8) {
+TEST(HtmlRenderer, PageDataIsGzippedJsonInBase64) {
   nlohmann::ordered_json value = {{"f", std::string("a\xff<b")}};
-  EXPECT_EQ(json_for_script(value), "{\"f\":\"a\xef\xbf\xbd\\u003cb\"}");
+  EXPECT_EQ(gunzipped(base64_decoded(page_data(value))), "{\"f\":\"a\xef\xbf\xbd<b\"}");
+}
+
+TEST(HtmlRenderer, Base64) {
+  EXPECT_EQ(base64_encoded(""), "");
+  EXPECT_EQ(base64_encoded("f"), "Zg==");
+  EXPECT_EQ(base64_encoded("fo"), "Zm8=");
+  EXPECT_EQ(base64_encoded("foo"), "Zm9v");
+  EXPECT_EQ(base64_encoded("foob"), "Zm9vYg==");
+  EXPECT_EQ(base64_encoded(std::string_view("\xff\xfe\x00", 3)), "//4A");
+  std::string all;
+  for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
+  EXPECT_EQ(base64_decoded(base64_encoded(all)), all);
 }
 
 class SourceSnippets : public ::testing::Test {

@@ -3,12 +3,15 @@ lines around program frames and, after --expire, the live reports; `memtrack rep
 finds the live reports a run kept; the output path is checked before the program runs. What
 the page does in a browser is tested in tests/html."""
 
+import base64
+import gzip
 import json
 import re
 
 from cli_harness import Failure, cli_test
 
-DATA = re.compile(r'<script type="application/json" id="memtrack-data">([^<]*)</script>')
+DATA = re.compile(r'<script type="application/octet-stream" id="memtrack-data" '
+                  r'data-encoding="gzip base64">([A-Za-z0-9+/=]*)</script>')
 
 
 def read_model(ctx, path, run):
@@ -23,7 +26,7 @@ def read_model(ctx, path, run):
     ctx.expect("<script src" not in page and "<link" not in page,
                "the page loads nothing from elsewhere", run)
     ctx.expect("content=\"default-src 'none';" in page, "the page forbids network requests", run)
-    return json.loads(match.group(1))
+    return json.loads(gzip.decompress(base64.b64decode(match.group(1))))
 
 
 @cli_test

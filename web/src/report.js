@@ -1,12 +1,22 @@
-// Boots the HTML report: reads the model the page carries (<script id="memtrack-data">) and
-// renders it with the views. window.memtrack holds the views and the time it took (ms from
-// navigation start until the page was interactive), for tests and measurements.
-(function () {
+// Boots the HTML report: reads the model the page carries (<script id="memtrack-data">: JSON,
+// gzip-compressed, in base64; inflated by the browser's DecompressionStream) and renders it
+// with the views. window.memtrack holds the model, the views and when the page was ready (ms
+// from navigation start), for tests and measurements.
+(async function () {
   'use strict';
   const app = document.getElementById('app');
+
+  async function readModel() {
+    const binary = atob(document.getElementById('memtrack-data').textContent.trim());
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const json = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return JSON.parse(await new Response(json).text());
+  }
+
   try {
     const start = performance.now();
-    const model = JSON.parse(document.getElementById('memtrack-data').textContent);
+    const model = await readModel();
     const parsed = performance.now();
     const views = window.MemtrackViews.renderReport(app, model);
     const ready = performance.now();
