@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build/release
-cmake --build "$build" -j1 --target memtrack leaky html_many_leaks html_synthetic_report
+cmake --build "$build" -j1 --target memtrack leaky crash html_many_leaks html_synthetic_report
 mkdir -p docs/images
 node tests/html/browser_test.js \
-  --memtrack "$build/cli/memtrack" --leaky "$build/examples/leaky" \
+  --memtrack "$build/cli/memtrack" --leaky "$build/examples/leaky" --crash "$build/examples/crash" \
   --many "$build/tests/html/html_many_leaks" --synthetic "$build/tests/html/html_synthetic_report" \
   --chromium "$(command -v chromium)" --modules web/node_modules \
   --out "$build/tests/html/artifacts" --readme-screenshot docs/images/html-report.png

@@ -1,11 +1,11 @@
-// The HTML report in headless Chromium: runs memtrack on the demo program and on many_leaks
+// The HTML report in headless Chromium: runs memtrack on the demo programs and on many_leaks
 // (500 groups, a growing site under --expire), opens each report and checks its views (table,
 // sorting, filtering, an expanded stack with source lines, flame graph zoom and search, errors,
 // descriptors, live charts), that no request leaves the page and nothing is logged as an
 // error; then opens the synthetic 10,000-group report and prints how long it took to become
 // interactive and its size. Screenshots go to --out. Exits 1 on the first failed check.
 //
-// node browser_test.js --memtrack M --leaky L --many P --synthetic S --chromium C
+// node browser_test.js --memtrack M --leaky L --crash C --many P --synthetic S --chromium C
 //                      --modules web/node_modules --out DIR [--readme-screenshot PNG]
 'use strict';
 const {execFileSync, spawnSync} = require('child_process');
@@ -15,13 +15,13 @@ const path = require('path');
 
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-for (const name of ['memtrack', 'leaky', 'many', 'synthetic', 'chromium', 'modules', 'out']) {
+for (const name of ['memtrack', 'leaky', 'crash', 'many', 'synthetic', 'chromium', 'modules', 'out']) {
   if (!args[name]) {
     console.error(`browser_test: missing --${name}`);
     process.exit(2);
   }
 }
-for (const name of ['memtrack', 'leaky', 'many', 'synthetic', 'modules', 'out']) args[name] = path.resolve(args[name]);
+for (const name of ['memtrack', 'leaky', 'crash', 'many', 'synthetic', 'modules', 'out']) args[name] = path.resolve(args[name]);
 const puppeteer = require(path.join(args.modules, 'puppeteer-core'));
 const SOURCE_DIR = path.resolve(__dirname, '..', '..');
 
@@ -198,6 +198,21 @@ async function demoReport(browser, out) {
   await dark.page.close();
 }
 
+async function crashReport(browser, out) {
+  const html = path.join(out, 'crash.html');
+  const run = memtrack('run', '--html=' + html, '--', args.crash);
+  expect(fs.existsSync(html), `memtrack run --html on a crashing program wrote ${html} (exit ${run.status})`);
+  const report = await openReport(browser, html);
+  const crash = await report.page.$eval('#crash', (section) => ({
+    title: section.querySelector('h2').textContent,
+    frames: Array.from(section.querySelectorAll('li.frame .fn')).map((f) => f.textContent),
+  }));
+  expect(crash.title.startsWith('Crashed: SIGSEGV'), `crash: the signal is named (${crash.title})`);
+  expectEq(crash.frames, ['set_value', 'main'], 'crash: the crashing thread\'s stack, down to main');
+  checkClean(report, 'crash');
+  await report.page.close();
+}
+
 async function manyReport(browser, out) {
   const html = path.join(out, 'many.html');
   const json = path.join(out, 'many.json');
@@ -299,6 +314,7 @@ async function main() {
   });
   try {
     await demoReport(browser, args.out);
+    await crashReport(browser, args.out);
     await manyReport(browser, args.out);
     await syntheticTiming(browser, args.out);
   } finally {

@@ -55,6 +55,9 @@
              V.formatBytes(s.reachable_bytes) + ' still reachable.'),
           views.leaks.element),
         section('flame', 'Leaked bytes by allocation stack', views.flame.element),
+        p.crash ? section('crash', 'Crashed: ' + p.crash.name + (p.crash.cause ? ' (' + p.crash.cause + ')' : '') +
+                          (p.crash.address ? ' at ' + p.crash.address : '') + ' in thread ' + p.crash.thread,
+                          V.stackView(p.crash.stack, sources)) : null,
         section('errors', 'Allocator misuse errors (' + p.errors.length + ')', V.errorsView(p, sources)),
         section('descriptors', 'Descriptors left open (' + (p.resources ? p.resources.length : 0) + ')',
                 V.resourcesView(p, sources)),
