@@ -79,6 +79,7 @@ async function openReport(browser, file, scheme) {
   await page.goto(url, {waitUntil: 'load', timeout: 30000});
   await page.waitForFunction(() => document.body.dataset.ready === 'true', {timeout: 30000});
   await page.waitForSelector('.flame[data-drawn=true]', {timeout: 30000});
+  await new Promise((resolve) => setTimeout(resolve, 100));  // the drawing's zero-length transition
   return {page, problems};
 }
 

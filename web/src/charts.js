@@ -56,7 +56,7 @@
         .width(width)
         .cellHeight(18)
         .minFrameSize(1)
-        .transitionDuration(250)
+        .transitionDuration(0)  // the first drawing appears at once; zooms are animated
         .sort(false)  // children stay largest first (groups come by bytes); sorting 100,000 names costs
         .selfValue(false)
         .setDetailsElement(details)
@@ -68,6 +68,7 @@
             ' (' + (100 * sum / total).toFixed(1) + '% of the leaked bytes)' : '';
         });
       d3.select(graph).datum(tree).call(chart);
+      chart.transitionDuration(250);
       api.chart = chart;
       element.dataset.drawn = 'true';
       api.drawnMs = performance.now();
