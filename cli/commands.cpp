@@ -109,7 +109,8 @@ int run_command(const Config& config) {
       report::limit_stack_depth(process, static_cast<size_t>(config.num_callers));
     }
   }
-  write_outputs(report, config, main.pid);
+  write_outputs(report, config, main.pid, false,
+                watcher ? watcher->reports() : std::vector<nlohmann::ordered_json>{});
   if (had_errors) return kExitToolFailed;
   if (baseline && check_baseline(*baseline, report, config)) {
     return config.error_exitcode != 0 ? config.error_exitcode : kExitGateFailed;
@@ -155,14 +156,21 @@ int report_command(const Config& config) {
   std::vector<std::pair<std::string, std::vector<StartedProcess>>> started;
   std::vector<std::string> files = expand_result_dirs(config.files, &started);
   bool had_errors = false;
-  report::Report report = build_report(files, load_suppressions(config), std::nullopt, &had_errors);
+  report::Suppressions suppressions = load_suppressions(config);
+  report::Report report = build_report(files, suppressions, std::nullopt, &had_errors);
   uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
   for (const auto& [dir, processes] : started) {
     NoDataFacts facts;
     facts.kept_dir = dir;  // a process still running will write its report there
     add_processes_without_data(report, processes, facts, first_pid);
   }
-  if (!report.processes.empty()) write_outputs(report, config, first_pid);
+  std::vector<nlohmann::ordered_json> live;  // kept by run --expire --keep-results, for --html
+  if (!config.html_file.empty()) {
+    for (const auto& [dir, processes] : started) {
+      for (auto& one : read_kept_live_reports(dir, suppressions)) live.push_back(std::move(one));
+    }
+  }
+  if (!report.processes.empty()) write_outputs(report, config, first_pid, false, live);
   if (had_errors) return kExitToolFailed;
   return exit_status(report, config, 0);
 }

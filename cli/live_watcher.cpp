@@ -5,6 +5,8 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <tuple>
 #include <vector>
 
 #include "cli/pipeline.h"
@@ -103,41 +105,79 @@ void LiveWatcher::poll_once() {
   }
 }
 
-void LiveWatcher::handle(const std::string& path) {
+namespace {
+
+// The live report of one file, or nothing after one error line.
+std::optional<report::LiveReport> read_live(
+    const std::string& path, report::LiveHistory& history,
+    std::map<std::string, std::unique_ptr<symbolize::Symbolizer>>& symbolizers,
+    const report::Suppressions& suppressions) {
   report::ResultFile file;
   try {
     file = report::read_result_file(path);
   } catch (const Error& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";
-    return;
+    return std::nullopt;
   }
   if (!file.live) {
     std::cerr << "memtrack: error: " << path << ": not a live report (no live section)\n";
-    return;
+    return std::nullopt;
   }
-  auto& symbolizer = symbolizers_[module_key(file.modules)];
+  auto& symbolizer = symbolizers[module_key(file.modules)];
   if (!symbolizer) symbolizer = std::make_unique<symbolize::Symbolizer>(file.modules);
-  report::LiveReport live = history_.add(
+  return history.add(
       file,
       [&](uint64_t address, bool is_return) -> const std::vector<Frame>& {
         return symbolizer->symbolize(address, is_return);
       },
-      suppressions_);
+      suppressions);
+}
+
+}  // namespace
+
+void LiveWatcher::handle(const std::string& path) {
+  std::optional<report::LiveReport> read = read_live(path, history_, symbolizers_, suppressions_);
+  if (!read) return;
+  const report::LiveReport& live = *read;
   if (log_.is_open()) {
     report::render_live_text(live, log_, false);
   } else if (config_.log_file.empty()) {
     report::render_live_text(live, std::cerr, color_);
   } else {  // a log file per process (%p): appended to
-    std::ofstream out(expand_pid(config_.log_file, file.pid), std::ios::app);
+    std::ofstream out(expand_pid(config_.log_file, live.pid), std::ios::app);
     if (out) report::render_live_text(live, out, false);
   }
-  if (json_.is_open()) {
-    json_ << report::live_to_json(live, MEMTRACK_VERSION)
-                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-          << '\n';
-    json_.flush();
+  if (json_.is_open() || !config_.html_file.empty()) {
+    nlohmann::ordered_json json = report::live_to_json(live, MEMTRACK_VERSION);
+    if (json_.is_open()) {
+      json_ << json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      json_.flush();
+    }
+    if (!config_.html_file.empty()) reports_.push_back(std::move(json));
   }
   if (config_.keep_results.empty()) std::filesystem::remove(path);
+}
+
+std::vector<nlohmann::ordered_json> read_kept_live_reports(
+    const std::string& dir, const report::Suppressions& suppressions) {
+  std::vector<std::tuple<uint64_t, uint64_t, std::string>> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    uint64_t pid = 0;
+    uint64_t seq = 0;
+    if (parse_live_name(entry.path().filename().string(), &pid, &seq)) {
+      found.emplace_back(pid, seq, entry.path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  report::LiveHistory history;
+  std::map<std::string, std::unique_ptr<symbolize::Symbolizer>> symbolizers;
+  std::vector<nlohmann::ordered_json> reports;
+  for (const auto& [pid, seq, path] : found) {
+    std::optional<report::LiveReport> live = read_live(path, history, symbolizers, suppressions);
+    if (live) reports.push_back(report::live_to_json(*live, MEMTRACK_VERSION));
+  }
+  return reports;
 }
 
 }  // namespace memtrack::cli

@@ -12,6 +12,9 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/options.h"
 #include "report/live_report.h"
@@ -34,6 +37,10 @@ class LiveWatcher {
   // Handles the files still waiting, then stops the thread.
   void stop();
 
+  // Every report so far as live_to_json() made it, in the order handled, when the HTML
+  // report wants them (--html); empty otherwise. Call after stop().
+  const std::vector<nlohmann::ordered_json>& reports() const { return reports_; }
+
  private:
   void run();
   void poll_once();
@@ -47,11 +54,18 @@ class LiveWatcher {
   std::set<std::string> done_;
   std::ofstream log_;
   std::ofstream json_;
+  std::vector<nlohmann::ordered_json> reports_;
   bool color_ = false;
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
 };
+
+// The live reports a run kept in DIR (--keep-results: live.PID.SEQ.mtr), as live_to_json()
+// makes them, each process's in sequence order, for memtrack report --html. Files that cannot
+// be read are skipped after one "memtrack: error:" line each.
+std::vector<nlohmann::ordered_json> read_kept_live_reports(
+    const std::string& dir, const report::Suppressions& suppressions);
 
 }  // namespace memtrack::cli

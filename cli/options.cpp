@@ -389,9 +389,15 @@ const std::vector<OptionSpec>& option_table() {
        "one flame graph per process and leak kind. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.speedscope_file = v; }},
+      {"--html", "FILE",
+       "Also write the report as one self-contained HTML page to FILE ('-' for stdout): "
+       "leak table, stacks with source lines, flame graph, errors, descriptors and, after "
+       "--expire, a chart per site. Default: none.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.html_file = v; }},
       {"--format", "FORMAT",
        "Print the report on stdout in FORMAT instead of the text on stderr: text, json, junit, "
-       "collapsed, xml (valgrind's), sarif, pprof or speedscope. Default: text.",
+       "collapsed, xml (valgrind's), sarif, pprof, speedscope or html. Default: text.",
        kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.report_format = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
@@ -565,10 +571,12 @@ void apply_output_format(Config& config) {
                       : format == "sarif"      ? &config.sarif_file
                       : format == "pprof"      ? &config.pprof_file
                       : format == "speedscope" ? &config.speedscope_file
+                      : format == "html"       ? &config.html_file
                                                : nullptr;
   if (file == nullptr) {
     throw Error(
-        "--format expects text, json, junit, collapsed, xml, sarif, pprof or speedscope, not '" +
+        "--format expects text, json, junit, collapsed, xml, sarif, pprof, speedscope or html, "
+        "not '" +
         format + "'");
   }
   *file = "-";
@@ -596,15 +604,15 @@ void check_option_combinations(const Config& config) {
     throw Error("--xml=yes needs --xml-file=FILE or --xml-fd=N (where to write the XML)");
   }
   int on_stdout = 0;
-  for (const std::string* file :
-       {&config.log_file, &config.json_file, &config.junit_file, &config.collapsed_file,
-        &config.xml_file, &config.sarif_file, &config.pprof_file, &config.speedscope_file}) {
+  for (const std::string* file : {&config.log_file, &config.json_file, &config.junit_file,
+                                  &config.collapsed_file, &config.xml_file, &config.sarif_file,
+                                  &config.pprof_file, &config.speedscope_file, &config.html_file}) {
     on_stdout += *file == "-" ? 1 : 0;
   }
   if (on_stdout > 1) {
     throw Error(
         "only one of --log-file, --json, --junit, --collapsed, --xml-file, --sarif, --pprof, "
-        "--speedscope and --format can write to stdout");
+        "--speedscope, --html and --format can write to stdout");
   }
 }
 

@@ -35,6 +35,7 @@ struct Config {
   enum class Xml { kUnset, kYes, kNo } xml = Xml::kUnset;  // valgrind's --xml
   std::string pprof_file;                  // gzipped profile.proto; "" = none, "-" = stdout
   std::string speedscope_file;             // speedscope JSON; "" = none, "-" = stdout
+  std::string html_file;                   // the HTML report; "" = none, "-" = stdout
   std::string sarif_file;                  // SARIF; "" = none, "-" = stdout
   std::string report_format;               // report --format; "" = text
   bool text_report = true;                 // false: --format put another format in the text's place

@@ -20,6 +20,7 @@
 
 #include "report/build_report.h"
 #include "report/collapsed_renderer.h"
+#include "report/html_renderer.h"
 #include "report/json_renderer.h"
 #include "report/junit_renderer.h"
 #include "report/leak_kinds.h"
@@ -187,6 +188,7 @@ void check_output_paths(const Config& config) {
   check_writable("--sarif", config.sarif_file);
   check_writable("--pprof", config.pprof_file);
   check_writable("--speedscope", config.speedscope_file);
+  check_writable("--html", config.html_file);
   check_writable("--live-json", config.live_json);
   check_binary_stdout(config);
 }
@@ -360,8 +362,9 @@ void write_sarif(const report::Report& report, const Config& config, uint32_t ma
                [&](std::ostream& out) { report::render_sarif(report, out, options); });
 }
 
-// --junit, --collapsed, --xml-file, --sarif, --pprof and --speedscope.
-void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid) {
+// --junit, --collapsed, --xml-file, --sarif, --pprof, --speedscope and --html.
+void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid,
+                         const std::vector<nlohmann::ordered_json>& live) {
   report::JunitOptions junit_options;
   junit_options.fail_kinds = config.errors_for_leak_kinds;
   write_format("JUnit report", config.junit_file, main_pid,
@@ -384,12 +387,19 @@ void write_other_formats(const report::Report& report, const Config& config, uin
   write_format("speedscope file", config.speedscope_file, main_pid, [&](std::ostream& out) {
     report::render_speedscope(report, out, speedscope_options);
   });
+  if (config.html_file.empty()) return;
+  report::HtmlOptions html_options;
+  html_options.show_kinds = config.show_leak_kinds;
+  html_options.live = live;
+  write_format("HTML report", config.html_file, main_pid, [&](std::ostream& out) {
+    report::render_html(report, out, MEMTRACK_VERSION, html_options);
+  });
 }
 
 }  // namespace
 
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
-                   bool text_to_stdout) {
+                   bool text_to_stdout, const std::vector<nlohmann::ordered_json>& live) {
   std::optional<report::Report> quiet;
   if (config.quiet) quiet = quiet_report(report, config.show_leak_kinds);
   const report::Report& text_report = quiet ? *quiet : report;
@@ -422,7 +432,7 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
                            report::render_json(report, out, MEMTRACK_VERSION, json_options);
                          });
   }
-  write_other_formats(report, config, main_pid);
+  write_other_formats(report, config, main_pid, live);
 }
 
 int exit_status(const report::Report& report, const Config& config, int program_status) {

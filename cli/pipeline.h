@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/options.h"
 #include "cli/result_dir.h"
 #include "report/model.h"
@@ -49,13 +51,16 @@ report::Report build_report(const std::vector<std::string>& result_files,
                             const report::Suppressions& suppressions,
                             const std::optional<MainProcess>& main, bool* /*out*/ had_errors);
 
-// Writes the text report (stderr, stdout for --log-file=-, or --log-file) and the JSON report
-// (--json). A report that cannot be written to its file goes to stderr instead, after one
-// "memtrack: error:" line saying why. With live reports (--expire) the log file already
-// holds them, and the report is appended. `text_to_stdout`: with no --log-file
-// the text goes to stdout instead of stderr (memtrack snapshot).
+// Writes the text report (stderr, stdout for --log-file=-, or --log-file), the JSON report
+// (--json) and the other formats (--junit, --collapsed, --html; `live`: the live reports of
+// the run, as live_to_json() made them, for the HTML report's charts). A report that cannot be
+// written to its file goes to stderr instead, after one "memtrack: error:" line saying why. With
+// live reports (--expire) the log file already holds them, and the report is appended.
+// `text_to_stdout`: with no --log-file the text goes to stdout instead of stderr (memtrack
+// snapshot).
 void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
-                   bool text_to_stdout = false);
+                   bool text_to_stdout = false,
+                   const std::vector<nlohmann::ordered_json>& live = {});
 
 // Throws Error when --log-file or --json names a file that cannot be written (checked before
 // the program runs; names with %p: their directory).

@@ -320,3 +320,13 @@ def summary_totals(process):
     """(leaked_bytes, leaked_blocks, suppressed_bytes, suppressed_blocks) of a JSON process."""
     s = process["summary"]
     return (s["leaked_bytes"], s["leaked_blocks"], s["suppressed_bytes"], s["suppressed_blocks"])
+
+
+# memtrack's one line when two outputs name stdout, and when --format names no format.
+STDOUT_CONFLICT = ("only one of --log-file, --json, --junit, --collapsed, --xml-file, --sarif, "
+                   "--pprof, --speedscope, --html and --format can write to stdout")
+
+
+def format_expected(name):
+    return ("--format expects text, json, junit, collapsed, xml, sarif, pprof, speedscope or "
+            f"html, not '{name}'")

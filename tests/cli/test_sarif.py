@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-from cli_harness import Failure, cli_test
+from cli_harness import Failure, cli_test, STDOUT_CONFLICT, format_expected
 from test_diff import PROGRAM_V1, PROGRAM_V2, build
 from test_formats import text_leaked_bytes
 
@@ -152,10 +152,9 @@ def test_sarif_options(ctx):
     ctx.expect_error(ctx.memtrack("run", "--sarif=/nonexistent/x.sarif", ctx.program("leak_one")),
                      125, "cannot write --sarif=/nonexistent/x.sarif: No such file or directory")
     ctx.expect_error(ctx.memtrack("run", "--sarif=-", "--junit=-", ctx.program("leak_one")), 125,
-                     "only one of --log-file, --json, --junit, --collapsed, --xml-file and "
-                     "--sarif can write to stdout")
+                     STDOUT_CONFLICT)
     ctx.expect_error(ctx.memtrack("report", "--format=yaml", ctx.tmp), 125,
-                     "--format expects text, json, junit, collapsed, xml or sarif, not 'yaml'")
+                     format_expected("yaml"))
     none = ctx.memtrack("run", "--sarif=-", "--show-leak-kinds=none", ctx.program("leak_one"))
     ctx.expect_eq(results_of(json.loads(none.stdout)), [], "--show-leak-kinds=none: no results",
                   none)

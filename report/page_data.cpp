@@ -1,0 +1,56 @@
+// gzip and base64 for the HTML report's data (see page_data.h).
+#include "report/page_data.h"
+
+#include <zlib.h>
+
+#include <cstdint>
+
+#include "common/error.h"
+
+namespace memtrack::report {
+
+std::string gzip_compressed(std::string_view bytes) {
+  if (bytes.size() > UINT32_MAX) throw Error("the HTML report's data is over 4 GiB");
+  z_stream stream{};
+  // 15 window bits + 16: a gzip header and trailer instead of zlib's.
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
+    throw Error("cannot compress the HTML report's data: zlib failed to start");
+  }
+  std::string out(deflateBound(&stream, static_cast<uLong>(bytes.size())), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  int status = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (status != Z_STREAM_END) throw Error("cannot compress the HTML report's data: zlib failed");
+  return out;
+}
+
+std::string base64_encoded(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto byte = [&](size_t at) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(bytes[at]));
+  };
+  for (; i + 3 <= bytes.size(); i += 3) {
+    uint32_t n = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 63];
+  }
+  size_t left = bytes.size() - i;
+  if (left > 0) {
+    uint32_t n = byte(i) << 16 | (left == 2 ? byte(i + 1) << 8 : 0);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += left == 2 ? kAlphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+}  // namespace memtrack::report
