@@ -40,6 +40,7 @@ import test_fds  # noqa: E402,F401
 import test_formats  # noqa: E402,F401
 import test_golden  # noqa: E402,F401
 import test_live  # noqa: E402,F401
+import test_lsan_options  # noqa: E402,F401
 import test_install  # noqa: E402,F401
 import test_misuse  # noqa: E402,F401
 import test_processes  # noqa: E402,F401

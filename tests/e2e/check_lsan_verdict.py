@@ -8,7 +8,8 @@ Usage: check_lsan_verdict.py --cli memtrack --runtime libmemtrack.so
 
 Runs the pair with no argument and, for lsan_interface, with "recoverable" (a recoverable
 check first: LSan prints two reports and memtrack one on-demand check before the report; the
-last report of each is compared, and the check must have found the same leaks).
+last report of each is compared, and the check must have found the same leaks), and with
+use_globals=0 added to LSAN_OPTIONS (the block a global holds becomes a leak in both).
 """
 
 import argparse
@@ -68,8 +69,8 @@ def describe(sites):
                      for (f, where), (b, n) in sorted(sites.items())) or "    (none)"
 
 
-def compare(args, extra_args, problems):
-    env = dict(os.environ, LSAN_OPTIONS=LSAN_OPTIONS)
+def compare(args, extra_args, problems, extra_options=""):
+    env = dict(os.environ, LSAN_OPTIONS=LSAN_OPTIONS + extra_options)
     for name in ("MEMTRACK_OPTIONS", "LD_PRELOAD", "ASAN_OPTIONS"):
         env.pop(name, None)
     lsan = subprocess.run([args.lsan_program, *extra_args], capture_output=True, text=True,
@@ -86,7 +87,7 @@ def compare(args, extra_args, problems):
         except (OSError, ValueError) as e:
             problems.append(f"{extra_args}: no JSON report ({e}); stderr:\n{traced.stderr}")
             return
-    label = " ".join([os.path.basename(args.memtrack_program), *extra_args])
+    label = " ".join([os.path.basename(args.memtrack_program), *extra_args, extra_options])
     reports = lsan_reports(lsan.stderr)
     expected = reports[-1] if reports else {}
     got = memtrack_sites(document["processes"][0])
@@ -116,6 +117,7 @@ def main():
     compare(args, [], problems)
     if os.path.basename(args.memtrack_program).endswith("lsan_interface"):
         compare(args, ["recoverable"], problems)
+        compare(args, [], problems, ":use_globals=0")
     if problems:
         print("FAIL\n" + "\n".join(problems))
         sys.exit(1)

@@ -10,6 +10,7 @@
 //   rooted       40, held only by a registered root region: not a leak; the region (a
 //                heap block of 64, reachable only through the registration) is one
 //   unregistered 16 -> 8, a region registered and then unregistered: both leak
+//   keep_global  72, held by a global: not a leak (a leak with use_globals=0)
 //   by_default   56, matched by __lsan_default_suppressions: suppressed under memtrack run
 //   after_check  1000, after __lsan_do_leak_check: never reported (the check is done)
 // With the argument "recoverable" it first calls __lsan_do_recoverable_leak_check, which
@@ -57,6 +58,10 @@ const char* __lsan_default_options(void) {
 const char* __lsan_default_suppressions(void) {
   return "# the program's own\nleak:by_default\n";
 }
+
+// Held by a global: reachable, unless LSAN_OPTIONS=use_globals=0 takes the globals out of the
+// roots (check_lsan_verdict.py runs that too).
+void* g_kept;
 
 // Pointers the scan must not see: stored xor-ed.
 static uintptr_t g_hidden[2];
@@ -118,6 +123,10 @@ __attribute__((noinline)) void unregistered(void) {
   ESCAPE(region);
 }
 
+__attribute__((noinline)) void keep_global(void) {
+  g_kept = malloc(72);  // @global
+}
+
 __attribute__((noinline)) void by_default(void) {
   ESCAPE(malloc(56));  // @by_default
 }
@@ -133,6 +142,7 @@ int main(int argc, char** argv) {
   disabled();
   register_root();
   unregistered();
+  keep_global();
   by_default();
   ESCAPE(0);
   if (argc > 1 && strcmp(argv[1], "recoverable") == 0) {
