@@ -29,6 +29,8 @@ namespace memtrack::rt {
 namespace {
 
 std::atomic<bool> g_reported{false};
+// The report was made by __lsan_do_leak_check: the exit still owes the unwinder check.
+std::atomic<bool> g_reported_early{false};
 
 }  // namespace
 
@@ -36,6 +38,11 @@ void report_at_exit(const char* how, int status, bool have_status) {
   if (!initialized()) return;
   trace_log_flush_final();  // every path that ends the process comes here first
   if (!g_flags.report_at_exit) {
+    report_unwinder_check();
+    return;
+  }
+  if (g_reported_early.exchange(false)) {
+    RuntimeScope scope;
     report_unwinder_check();
     return;
   }
@@ -56,6 +63,7 @@ void report_at_exit(const char* how, int status, bool have_status) {
 void report_final_now(const char* how) {
   if (!initialized()) return;
   if (g_reported.exchange(true)) return;
+  g_reported_early.store(true);
   RuntimeScope scope;
   core::SpinLockGuard report_guard(g_report_lock);
   ScanGuard quiet;

@@ -15,6 +15,7 @@
 #include "runtime/hooks/exit_hooks.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/hooks/signal_report.h"
+#include "runtime/leakcheck/root_regions.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/process_info.h"
@@ -143,6 +144,7 @@ void fork_parent() {
 
 void fork_child() {
   misuse_reset_after_fork();
+  root_regions_reset_after_fork();
   g_allocs.reset_after_fork();
   g_stacks.reset_after_fork();
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
