@@ -3,9 +3,9 @@
 // PLAIN-COMPARE: none
 // EXPECT-LEAKED: 32 bytes in 1 block
 // EXPECT-GROUP: 32 bytes in 1 block | lose@lose main
-// EXPECT-DIAGNOSTIC: warning: __lsan_enable without a matching __lsan_disable on this thread; ignored
+// EXPECT-DIAGNOSTIC: warning: __lsan_enable without a matching __lsan_disable
 // EXPECT-DIAGNOSTIC: warning: __lsan_ignore_object: not the start of a live heap block; ignored
-// EXPECT-DIAGNOSTIC: warning: __lsan_unregister_root_region: no region was registered with this pointer and size; ignored
+// EXPECT-DIAGNOSTIC: warning: __lsan_unregister_root_region: no region was registered
 #include <sanitizer/lsan_interface.h>
 
 #include "e2e_util.h"
