@@ -71,6 +71,7 @@ std::string runtime_options(const Config& config, const ResultDir& dir) {
 }  // namespace
 
 int run_command(const Config& config) {
+  for (const std::string& note : config.lsan_notes) std::cerr << "memtrack: note: " << note << "\n";
   std::string runtime = find_runtime();
   std::string program = resolve_program(config.program.front());  // fail early
   report::Suppressions suppressions = load_suppressions(config);

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/lsan_environment.h"
 #include "cli/option_values.h"
 #include "cli/valgrind_options.h"
 #include "core/flags.h"
@@ -200,8 +201,10 @@ const std::vector<OptionSpec>& option_table() {
        "left open, no crash) out of the text report.",
        kRun | kReport | kSnapshot, false, [](Config& c, const std::string&) { c.quiet = true; }},
       {"-v,--verbose", nullptr,
-       "Accepted for valgrind command lines; the report is the same (it always has its notes).",
-       kRun | kReport | kSnapshot, false, [](Config&, const std::string&) {}},
+       "After each process's report, list the suppression entries that matched, with how "
+       "many groups and bytes each took (valgrind's used_suppression lines).",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string&) { c.used_suppressions = true; }},
       {"--xml", "yes|no",
        "valgrind's: yes needs --xml-file or --xml-fd (where the XML goes); no turns them off. "
        "Default: XML only when --xml-file or --xml-fd is given.",
@@ -657,6 +660,9 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
     *exit_code = kExitToolFailed;
     return false;
   }
+  // LSAN_OPTIONS first, so that the command line wins over it.
+  if (argc > 1 && std::string(argv[1]) == "run")
+    config->lsan_notes = apply_lsan_environment(*config);
   CLI::App* run = app.add_subcommand("run", "Run PROG under memtrack and report its leaks");
   run->prefix_command();  // the first non-option argument starts the program
   run->formatter(std::make_shared<RunFormatter>());

@@ -66,6 +66,11 @@ struct Config {
   // status (they override --show-leak-kinds and --errors-for-leak-kinds).
   enum class LeakCheck { kNo, kSummary, kFull } leak_check = LeakCheck::kFull;
   bool quiet = false;  // -q: the text report leaves out processes with nothing to report
+  // -v (LSAN_OPTIONS print_suppressions=1): list the suppression entries that matched.
+  bool used_suppressions = false;
+  int max_leaks = 0;  // LSAN_OPTIONS max_leaks: groups listed per process (0: all)
+  // run: what memtrack says about LSAN_OPTIONS and ASAN_OPTIONS before the program starts.
+  std::vector<std::string> lsan_notes;
   // Live mode (run): reports of allocation sites holding blocks older than expire_ms.
   int expire_ms = 0;           // 0: off
   int report_interval_ms = 0;  // 0: expire_ms

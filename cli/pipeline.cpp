@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/lsan_environment.h"
 #include "report/build_report.h"
 #include "report/collapsed_renderer.h"
 #include "report/html_renderer.h"
@@ -260,12 +261,20 @@ report::Report build_report(const std::vector<std::string>& result_files,
     auto& symbolizer = symbolizers[module_key(file.modules)];
     if (!symbolizer) symbolizer = std::make_unique<symbolize::Symbolizer>(file.modules);
     if (main && file.pid == main_pid) merge_exit(main->exit, file.exit);
+    // A program written for LeakSanitizer may bring suppressions of its own.
+    std::vector<std::string> lsan_notes;
+    std::optional<report::Suppressions> own;
+    if (!file.lsan_default_options.empty() || !file.lsan_default_suppressions.empty()) {
+      own = with_program_lsan_defaults(file, suppressions, &lsan_notes);
+    }
     report.processes.push_back(report::build_process_report(
         file,
         [&](uint64_t address, bool is_return) -> const std::vector<Frame>& {
           return symbolizer->symbolize(address, is_return);
         },
-        symbolizer->notes(), suppressions));
+        symbolizer->notes(), own ? *own : suppressions));
+    std::vector<std::string>& notes = report.processes.back().notes;
+    notes.insert(notes.end(), lsan_notes.begin(), lsan_notes.end());
   }
   return report;
 }
@@ -410,6 +419,8 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
   text_options.gen_suppressions = config.gen_suppressions;
   text_options.version = MEMTRACK_VERSION;
   text_options.show_kinds = config.show_leak_kinds;
+  text_options.max_groups = static_cast<size_t>(config.max_leaks);
+  text_options.used_suppressions = config.used_suppressions;
   report::JsonOptions json_options;
   json_options.show_kinds = config.show_leak_kinds;
   if (!config.text_report && config.log_file.empty()) {

@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 22u);
+  ASSERT_EQ(count, 26u);
   const struct {
     const char* name;
     FlagType type;
@@ -284,6 +284,10 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"follow_exec", FlagType::kBool, "true"},
       {"report_on_signal", FlagType::kBool, "true"},
       {"classify_leaks", FlagType::kBool, "true"},
+      {"scan_globals", FlagType::kBool, "true"},
+      {"scan_stacks", FlagType::kBool, "true"},
+      {"scan_registers", FlagType::kBool, "true"},
+      {"scan_root_regions", FlagType::kBool, "true"},
       {"show_reachable", FlagType::kBool, "false"},
       {"detect_misuse", FlagType::kBool, "true"},
       {"free_stacks", FlagType::kBool, "false"},
@@ -331,7 +335,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 22u);
+  EXPECT_EQ(entries, 26u);
 }
 
 }  // namespace

@@ -23,8 +23,12 @@ enum class Section : uint32_t {
   kResources = 8,  // descriptors the program opened and left open (fd tracking)
   kLive = 9,       // live report: allocation sites holding blocks older than the age threshold
   kCrash = 10,     // the signal that crashed the process, and the crashing thread's stack
+  kLsan = 11,      // the program's __lsan_default_options() and __lsan_default_suppressions()
   kEnd = 0xffff    // checksum of everything before this section; always last
 };
+
+// Section 11: each string is cut at this many bytes.
+inline constexpr uint32_t kMaxLsanText = 65536;
 
 // ExitInfo::How as stored.
 // kRunning: the process had not ended (a live report or a snapshot).

@@ -70,10 +70,22 @@ uint64_t sort_address(const LeakGroup& group) {
   return sort_address(group.stack);
 }
 
+// What each suppression entry matched, by entry number (Suppressions::match).
+using UsedCounts = std::map<size_t, UsedSuppression>;
+
+UsedSuppression& used_entry(UsedCounts& used, const Suppressions& suppressions, size_t index) {
+  UsedSuppression& entry = used[index];
+  if (entry.name.empty()) {
+    entry.name = suppressions.entry_name(index);
+    entry.origin = suppressions.entry_origin(index);
+  }
+  return entry;
+}
+
 // The descriptors open at exit, one site per stack that opened some, most descriptors
 // first; sites matched by a suppression are only counted.
 void add_resource_sites(const ResultFile& file, const SymbolizeFn& symbolize,
-                        const Suppressions& suppressions, ProcessReport& report) {
+                        const Suppressions& suppressions, UsedCounts& used, ProcessReport& report) {
   report.tracks_resources = file.tracks_resources;
   report.summary.untracked_descriptors = file.untracked_resources;
   std::map<uint32_t, std::vector<const RawResource*>> by_stack;
@@ -84,8 +96,9 @@ void add_resource_sites(const ResultFile& file, const SymbolizeFn& symbolize,
     for (const RawResource* raw : raws) site.resources.push_back(*raw);
     std::stable_sort(site.resources.begin(), site.resources.end(),
                      [](const ResourceFacts& a, const ResourceFacts& b) { return a.fd < b.fd; });
-    if (suppressions.matches_descriptors(site.stack)) {
+    if (auto entry = suppressions.match_descriptors(site.stack)) {
       report.summary.suppressed_descriptors += site.resources.size();
+      used_entry(used, suppressions, *entry).descriptors += site.resources.size();
       continue;
     }
     report.summary.open_descriptors += site.resources.size();
@@ -126,6 +139,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
 #include "core/stats.inc"
 #undef MEMTRACK_COUNTER
 
+  UsedCounts used;
   for (const RawLeak& raw : file.leaks) {
     if (raw.runtime_internal) {
       summary.runtime_internal_bytes += raw.bytes;
@@ -139,7 +153,11 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     group.indirect_bytes = raw.indirect_bytes;
     group.indirect_blocks = raw.indirect_blocks;
     group.stack = symbolize_stack(file, raw.stack_id, symbolize);
-    if (suppressions.matches(group)) {
+    if (auto entry = suppressions.match(group)) {
+      UsedSuppression& use = used_entry(used, suppressions, *entry);
+      use.groups += 1;
+      use.bytes += group.bytes;
+      use.blocks += group.blocks;
       summary.suppressed_bytes += group.bytes;
       summary.suppressed_blocks += group.blocks;
       report.suppressed.push_back(std::move(group));
@@ -153,7 +171,8 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     summary.errors += 1;
     summary.error_occurrences += raw.occurrences;
   }
-  add_resource_sites(file, symbolize, suppressions, report);
+  add_resource_sites(file, symbolize, suppressions, used, report);
+  for (auto& [index, entry] : used) report.used_suppressions.push_back(std::move(entry));
   if (file.crash) {
     CrashReport crash;
     static_cast<CrashFacts&>(crash) = *file.crash;

@@ -28,7 +28,8 @@ using SymbolizeFn =
 //   - the others get stack = symbolize(a0, true) + symbolize(a1, true) + ... over the
 //     addresses of file.stacks[stack_id] (an unknown stack id gives an empty stack);
 //   - groups matched by `suppressions` go to `suppressed` (summary.suppressed_*), the rest to
-//     `leaks` (summary.leaked_*).
+//     `leaks` (summary.leaked_*); used_suppressions counts, per matching entry in the order
+//     of the suppressions, the groups, bytes and blocks (and descriptors, below) it took.
 // Both lists are sorted by total bytes (own plus indirect), then blocks (largest first), then
 // by the first frame's
 // address (groups with an empty stack last), ties kept in file order: deterministic.

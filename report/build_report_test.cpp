@@ -152,6 +152,19 @@ TEST(BuildReport, SuppressedGroupsAreMovedAndTotalled) {
   EXPECT_EQ(p.summary.suppressed_blocks, 4u);
   EXPECT_EQ(p.summary.leaked_bytes, 40u);
   EXPECT_EQ(p.summary.leaked_blocks, 4u);
+  // -v: what each entry took, in the order of the file.
+  ASSERT_EQ(p.used_suppressions.size(), 2u);
+  EXPECT_EQ(p.used_suppressions[0].name, "leak:^libvendor.so.1$");
+  EXPECT_EQ(p.used_suppressions[0].origin, "s:1");
+  EXPECT_EQ(p.used_suppressions[0].groups, 1u);
+  EXPECT_EQ(p.used_suppressions[0].bytes, 10u);
+  EXPECT_EQ(p.used_suppressions[0].blocks, 1u);
+  EXPECT_EQ(p.used_suppressions[1].name, "leak:^mine$");
+  EXPECT_EQ(p.used_suppressions[1].origin, "s:2");
+  EXPECT_EQ(p.used_suppressions[1].groups, 2u);
+  EXPECT_EQ(p.used_suppressions[1].bytes, 45u);
+  EXPECT_EQ(p.used_suppressions[1].blocks, 3u);
+  EXPECT_EQ(p.used_suppressions[1].descriptors, 0u);
 }
 
 TEST(BuildReport, SortsByBytesThenBlocksThenFirstAddress) {

@@ -183,6 +183,18 @@ ordered_json process_to_json(const ProcessReport& process, const JsonOptions& op
   if (process.crash) out["crash"] = crash_to_json(*process.crash);
   out["leaks"] = groups_to_json(process.leaks, options.show_kinds, &suggestions.leaks);
   out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds, nullptr);
+  if (!process.used_suppressions.empty()) {
+    ordered_json used = ordered_json::array();
+    for (const UsedSuppression& u : process.used_suppressions) {
+      used.push_back({{"name", u.name},
+                      {"origin", u.origin},
+                      {"groups", u.groups},
+                      {"bytes", u.bytes},
+                      {"blocks", u.blocks},
+                      {"descriptors", u.descriptors}});
+    }
+    out["used_suppressions"] = std::move(used);
+  }
   if (process.tracks_resources) {
     out["resources"] = resources_to_json(process.resource_sites, suggestions.resource_sites);
   }

@@ -194,6 +194,10 @@ Report schema_coverage_report() {
   crash.stack = crashed.leaks[0].stack;
   crashed.crash = crash;
   r.processes.push_back(crashed);
+  ProcessReport used = sample_process();  // suppressions that matched (-v)
+  used.pid = 4246;
+  used.used_suppressions = {UsedSuppression{"leak:vendor_init", "app.supp:3", 1, 100, 1, 0}};
+  r.processes.push_back(used);
   ProcessReport check = sample_process();  // an on-demand leak check
   check.exit.how = ExitInfo::How::kRunning;
   check.occasion = "on-demand leak check 1 (memtrack_do_leak_check)";
@@ -203,7 +207,7 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 94u);
+  EXPECT_EQ(fields.size(), 101u);
   EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");

@@ -99,6 +99,17 @@ struct Summary {
   uint64_t untracked_descriptors = 0;   // opened, but beyond what the runtime could record
 };
 
+// A suppression entry that matched something in one process (valgrind -v's
+// "used_suppression", LeakSanitizer's "Suppressions used").
+struct UsedSuppression {
+  std::string name;     // "leak:PATTERN" or a valgrind-style block's name
+  std::string origin;   // where it is written, "FILE:LINE"
+  uint64_t groups = 0;  // leak groups it suppressed
+  uint64_t bytes = 0;   // their bytes and blocks
+  uint64_t blocks = 0;
+  uint64_t descriptors = 0;  // descriptors open at exit at the sites it suppressed
+};
+
 struct ProcessReport {
   uint32_t pid = 0;
   uint32_t ppid = 0;
@@ -109,8 +120,10 @@ struct ProcessReport {
   // (largest first).
   std::vector<LeakGroup> leaks;
   std::vector<LeakGroup> suppressed;  // groups matched by a suppression, every kind
-  std::vector<ErrorReport> errors;    // allocator misuse, in file order; never suppressed
-  std::optional<CrashReport> crash;   // the signal that crashed the process, if one did
+  // The suppression entries that matched, in the order of the suppression files.
+  std::vector<UsedSuppression> used_suppressions;
+  std::vector<ErrorReport> errors;   // allocator misuse, in file order; never suppressed
+  std::optional<CrashReport> crash;  // the signal that crashed the process, if one did
   // Descriptors open at exit, unsuppressed, by site: most descriptors first, then by the
   // first frame's address. tracks_resources: the runtime tracked descriptors at all.
   bool tracks_resources = false;

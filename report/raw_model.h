@@ -151,6 +151,10 @@ struct ResultFile {
   std::vector<RawResource> resources;  // in file order
   uint64_t untracked_resources = 0;    // opened, but beyond what the runtime could record
   std::optional<RawCrash> crash;       // the process crashed (SIGSEGV, SIGABRT, ...)
+  // What the program's __lsan_default_options() and __lsan_default_suppressions() returned
+  // ("" when it defines neither or the file has no lsan section).
+  std::string lsan_default_options;
+  std::string lsan_default_suppressions;
 };
 
 }  // namespace memtrack::report

@@ -82,6 +82,10 @@ struct FileSpec {
   uint32_t crash_flags = result::kCrashHasAddress;
   uint32_t crash_stack = 2;
   uint32_t crash_reserved = 0;
+  bool with_lsan_section = false;  // the program's __lsan_default_options/_suppressions
+  std::string lsan_options;
+  std::string lsan_suppressions;
+  uint32_t lsan_declared_extra = 0;  // added to the suppressions' declared size
 };
 
 inline void write_crash(core::ResultWriter& w, const FileSpec& spec) {
@@ -225,6 +229,14 @@ inline std::vector<uint8_t> make_file(const FileSpec& spec) {
     if (spec.with_resources_section && !spec.resources_first) write_resources(w, spec);
     if (spec.resources_twice) write_resources(w, spec);
     if (spec.with_crash_section) write_crash(w, spec);
+    if (spec.with_lsan_section) {
+      w.begin_section(result::Section::kLsan,
+                      8 + spec.lsan_options.size() + spec.lsan_suppressions.size());
+      w.put_u32(static_cast<uint32_t>(spec.lsan_options.size()));
+      w.put_bytes(spec.lsan_options.data(), spec.lsan_options.size());
+      w.put_u32(static_cast<uint32_t>(spec.lsan_suppressions.size()) + spec.lsan_declared_extra);
+      w.put_bytes(spec.lsan_suppressions.data(), spec.lsan_suppressions.size());
+    }
     EXPECT_TRUE(w.finish());
   }
   std::vector<uint8_t> data(static_cast<size_t>(lseek(fd, 0, SEEK_END)));

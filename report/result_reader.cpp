@@ -339,6 +339,17 @@ void read_resources(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 11: the program's LeakSanitizer defaults, two length-prefixed strings.
+void read_lsan(Cursor c, ResultFile& file) {
+  for (std::string* text : {&file.lsan_default_options, &file.lsan_default_suppressions}) {
+    uint32_t size = c.get<uint32_t>();
+    if (size > result::kMaxLsanText)
+      c.fail("text longer than " + std::to_string(result::kMaxLsanText) + " bytes");
+    *text = c.string(size);
+  }
+  c.expect_end();
+}
+
 const char* section_name(uint32_t type) {
   switch (static_cast<result::Section>(type)) {
     case result::Section::kProcess:
@@ -361,6 +372,8 @@ const char* section_name(uint32_t type) {
       return "resources section";
     case result::Section::kCrash:
       return "crash section";
+    case result::Section::kLsan:
+      return "lsan section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -473,6 +486,9 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_crash(c, file);
+        break;
+      case result::Section::kLsan:
+        read_lsan(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

@@ -319,5 +319,24 @@ TEST(ResultReaderTest, RejectsBadCrashSections) {
   EXPECT_EQ(error_of(make_file(reserved)), prefix + "reserved field is not 0)");
 }
 
+TEST(ResultReaderTest, RoundTripsTheProgramsLsanDefaults) {
+  FileSpec spec;
+  spec.with_lsan_section = true;
+  spec.lsan_options = "use_stacks=0:suppressions=/tmp/x.supp";
+  spec.lsan_suppressions = "leak:libfoo\nleak:bar\n";
+  ResultFile file = parse_result(make_file(spec), "f.mtr");
+  EXPECT_EQ(file.lsan_default_options, "use_stacks=0:suppressions=/tmp/x.supp");
+  EXPECT_EQ(file.lsan_default_suppressions, "leak:libfoo\nleak:bar\n");
+  EXPECT_EQ(parse_result(make_file(), "f.mtr").lsan_default_options, "");
+}
+
+TEST(ResultReaderTest, RejectsAnLsanSectionWhoseTextIsCutOff) {
+  FileSpec spec;
+  spec.with_lsan_section = true;
+  spec.lsan_suppressions = "leak:x";
+  spec.lsan_declared_extra = 1;
+  EXPECT_THROW(parse_result(make_file(spec), "f.mtr"), Error);
+}
+
 }  // namespace
 }  // namespace memtrack::report

@@ -120,7 +120,7 @@ bool is_valgrind_format(std::string_view text) {
 }
 
 void parse_lsan(std::string_view text, const std::string& source_name,
-                std::vector<std::string>* patterns) {
+                std::vector<std::string>* patterns, std::vector<std::string>* origins) {
   LineReader lines(text);
   std::string_view line;
   while (lines.next(&line)) {
@@ -132,6 +132,7 @@ void parse_lsan(std::string_view text, const std::string& source_name,
           fmt::format("{}:{}: {}; expected leak:PATTERN", source_name, lines.number(), problem));
     }
     patterns->push_back(std::move(pattern));
+    origins->push_back(fmt::format("{}:{}", source_name, lines.number()));
   }
 }
 
@@ -241,6 +242,7 @@ class ValgrindParser {
   void parse_block(std::vector<StackSuppression>* blocks, size_t* ignored) {
     size_t open_line = lines_.number();
     StackSuppression block;
+    block.origin = fmt::format("{}:{}", source_name_, open_line);
     std::string_view line = next_in_block(open_line);
     if (line == "}") fail("block has no name");
     block.name = std::string(line);
@@ -377,7 +379,7 @@ Suppressions Suppressions::parse(std::string_view text, const std::string& sourc
   if (is_valgrind_format(text)) {
     ValgrindParser(text, source_name).parse(&result.blocks_, &result.ignored_blocks_);
   } else {
-    parse_lsan(text, source_name, &result.patterns_);
+    parse_lsan(text, source_name, &result.patterns_, &result.pattern_origins_);
   }
   return result;
 }
@@ -399,46 +401,61 @@ Suppressions Suppressions::load(const std::string& path) {
 
 void Suppressions::append(const Suppressions& other) {
   patterns_.insert(patterns_.end(), other.patterns_.begin(), other.patterns_.end());
+  pattern_origins_.insert(pattern_origins_.end(), other.pattern_origins_.begin(),
+                          other.pattern_origins_.end());
   blocks_.insert(blocks_.end(), other.blocks_.begin(), other.blocks_.end());
   ignored_blocks_ += other.ignored_blocks_;
 }
 
-bool Suppressions::matches(const LeakGroup& group) const {
-  if (any_pattern_matches(group.stack)) return true;
-  for (const StackSuppression& block : blocks_) {
+std::optional<size_t> Suppressions::match(const LeakGroup& group) const {
+  if (auto pattern = first_pattern_match(group.stack)) return pattern;
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    const StackSuppression& block = blocks_[i];
     if (block.applies == StackSuppression::Applies::kLeaks && block.kinds.contains(group.kind) &&
         block.matches_stack(group.stack)) {
-      return true;
+      return patterns_.size() + i;
     }
   }
-  return false;
+  return std::nullopt;
 }
 
-bool Suppressions::matches_descriptors(const std::vector<Frame>& stack) const {
-  if (any_pattern_matches(stack)) return true;
-  for (const StackSuppression& block : blocks_) {
+std::optional<size_t> Suppressions::match_descriptors(const std::vector<Frame>& stack) const {
+  if (auto pattern = first_pattern_match(stack)) return pattern;
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    const StackSuppression& block = blocks_[i];
     if (block.applies == StackSuppression::Applies::kDescriptors && block.matches_stack(stack)) {
-      return true;
+      return patterns_.size() + i;
     }
   }
-  return false;
+  return std::nullopt;
+}
+
+std::string Suppressions::entry_name(size_t index) const {
+  if (index < patterns_.size()) return "leak:" + patterns_[index];
+  return blocks_.at(index - patterns_.size()).name;
+}
+
+std::string Suppressions::entry_origin(size_t index) const {
+  if (index < patterns_.size()) return pattern_origins_[index];
+  return blocks_.at(index - patterns_.size()).origin;
 }
 
 // Only the printed frames: the C start-up code below main is in every stack of the program,
 // so a pattern matching it (leak:libc.so.6, leak:_start) would suppress everything.
-bool Suppressions::any_pattern_matches(const std::vector<Frame>& stack) const {
+std::optional<size_t> Suppressions::first_pattern_match(const std::vector<Frame>& stack) const {
   size_t printed = printed_frame_count(stack);
   for (size_t i = 0; i < printed; ++i) {
     const Frame& frame = stack[i];
-    for (const std::string& pattern : patterns_) {
+    for (size_t p = 0; p < patterns_.size(); ++p) {
+      const std::string& pattern = patterns_[p];
       if (pattern_matches(pattern, frame.function) || pattern_matches(pattern, frame.module) ||
           pattern_matches(pattern, path_basename(frame.module)) ||
           pattern_matches(pattern, frame.file)) {
-        return true;
+        return p;
       }
     }
   }
-  return false;
+  return std::nullopt;
 }
 
 }  // namespace memtrack::report

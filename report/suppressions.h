@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,7 @@ struct FramePattern {
 struct StackSuppression {
   enum class Applies { kLeaks, kDescriptors };
   std::string name;
+  std::string origin;  // "FILE:LINE" of its '{'
   Applies applies = Applies::kLeaks;
   // match-leak-kinds; without that line every kind, unclassified included.
   LeakKinds kinds = LeakKinds::all();
@@ -79,13 +81,23 @@ class Suppressions {
   // Adds other's suppressions after this set's (several --suppressions files).
   void append(const Suppressions& other);
 
-  // True if a leak: pattern matches the function, module path, module basename or source
-  // file of one of the group's printed frames (empty fields never match), or a leak block
-  // whose kinds include the group's kind matches its stack.
-  bool matches(const LeakGroup& group) const;
+  // The entry that suppresses the group: a leak: pattern that matches the function, module
+  // path, module basename or source file of one of the group's printed frames (empty fields
+  // never match; frames in order, then patterns in order), else the first leak block whose
+  // kinds include the group's kind and that matches its stack. An entry is numbered as in
+  // entry_name: patterns first, then blocks. std::nullopt if none matches.
+  std::optional<size_t> match(const LeakGroup& group) const;
+  bool matches(const LeakGroup& group) const { return match(group).has_value(); }
   // The same for the stack that opened descriptors left open: leak: patterns and
   // descriptor blocks.
-  bool matches_descriptors(const std::vector<Frame>& stack) const;
+  std::optional<size_t> match_descriptors(const std::vector<Frame>& stack) const;
+  bool matches_descriptors(const std::vector<Frame>& stack) const {
+    return match_descriptors(stack).has_value();
+  }
+  // Entry `index` (< size()) as the used-suppressions list names it: "leak:PATTERN" or the
+  // block's name, and where it was read, "FILE:LINE".
+  std::string entry_name(size_t index) const;
+  std::string entry_origin(size_t index) const;
 
   size_t size() const { return patterns_.size() + blocks_.size(); }
   const std::vector<std::string>& patterns() const { return patterns_; }
@@ -94,9 +106,10 @@ class Suppressions {
   size_t ignored_blocks() const { return ignored_blocks_; }
 
  private:
-  bool any_pattern_matches(const std::vector<Frame>& stack) const;
+  std::optional<size_t> first_pattern_match(const std::vector<Frame>& stack) const;
 
   std::vector<std::string> patterns_;
+  std::vector<std::string> pattern_origins_;  // "FILE:LINE", one per pattern
   std::vector<StackSuppression> blocks_;
   size_t ignored_blocks_ = 0;
 };

@@ -364,5 +364,36 @@ TEST(SuppressionsBlock, ErrorsNameFileAndLine) {
             "definite, indirect, possible, reachable, not 'lost'");
 }
 
+TEST(SuppressionsMatch, NamesTheEntryThatMatchedAndWhereItIsWritten) {
+  Suppressions all = Suppressions::parse("# lsan\nleak:nothing\n\nleak:vendor_*\n", "a.supp");
+  all.append(Suppressions::parse(
+      "{\n  first-block\n  Memcheck:Leak\n  fun:mine\n}\n"
+      "# the same frames again\n{\n  second-block\n  Memcheck:Leak\n  fun:mine\n}\n",
+      "b.supp"));
+  ASSERT_EQ(all.size(), 4u);
+  LeakGroup vendor;
+  vendor.stack = {Frame{}, Frame{}};
+  vendor.stack[0].function = "vendor_alloc";
+  vendor.stack[1].function = "main";
+  LeakGroup mine;
+  mine.stack = {Frame{}, Frame{}};
+  mine.stack[0].function = "mine";
+  mine.stack[1].function = "main";
+  LeakGroup other;
+  other.stack = {Frame{}};
+  other.stack[0].function = "other";
+  EXPECT_EQ(all.match(vendor), std::optional<size_t>(1));
+  EXPECT_EQ(all.match(mine), std::optional<size_t>(2));  // the first block that matches
+  EXPECT_EQ(all.match(other), std::nullopt);
+  EXPECT_EQ(all.entry_name(1), "leak:vendor_*");
+  EXPECT_EQ(all.entry_origin(1), "a.supp:4");
+  EXPECT_EQ(all.entry_name(2), "first-block");
+  EXPECT_EQ(all.entry_origin(2), "b.supp:1");
+  EXPECT_EQ(all.entry_name(3), "second-block");
+  EXPECT_EQ(all.entry_origin(3), "b.supp:7");
+  EXPECT_EQ(all.match_descriptors(vendor.stack), std::optional<size_t>(1));
+  EXPECT_EQ(all.match_descriptors(mine.stack), std::nullopt);  // leak blocks: leaks only
+}
+
 }  // namespace
 }  // namespace memtrack::report

@@ -329,6 +329,19 @@ void write_leak_summary(const ProcessReport& process, bool no_leaks, LineWriter&
   for (const std::string& note : process.notes) lines.line("  note: " + note);
 }
 
+void write_used_suppressions(const ProcessReport& process, LineWriter& lines) {
+  for (const UsedSuppression& used : process.used_suppressions) {
+    std::string what;
+    if (used.groups > 0) what = bytes_in_blocks(used.bytes, used.blocks);
+    if (used.descriptors > 0) {
+      if (!what.empty()) what += ", ";
+      what += count_of(used.descriptors, "descriptor", "descriptors");
+    }
+    lines.line(fmt::format("used_suppression: {:>6} {} {} ({})", used.groups + used.descriptors,
+                           used.name, used.origin, what));
+  }
+}
+
 // valgrind's last line: occurrences ("errors") from distinct records ("contexts").
 void write_error_summary(const Summary& s, LineWriter& lines) {
   if (s.errors == 0) return;
@@ -378,6 +391,7 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   bool has_errors = !process.errors.empty() || process.summary.errors > 0;
   if (no_leaks && !has_errors && process.resource_sites.empty() && !process.crash) {
     write_no_leaks_line(process, lines);
+    if (options.used_suppressions) write_used_suppressions(process, lines);
     return;
   }
   write_header(process, options, lines);
@@ -388,12 +402,25 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
     suggestions = suggest_suppressions(process);
   }
   const ProcessSuggestions* s = suggestions ? &*suggestions : nullptr;
+  size_t listed = 0;
+  size_t not_listed = 0;
   for (size_t i = 0; i < process.leaks.size(); ++i) {
     if (!shown(process.leaks[i])) continue;
+    if (options.max_groups != 0 && listed == options.max_groups) {
+      ++not_listed;
+      continue;
+    }
+    ++listed;
     write_group(process.leaks[i], s ? &s->leaks[i] : nullptr, options, lines);
+  }
+  if (not_listed > 0) {
+    lines.line(fmt::format("{} not listed (max_leaks={})",
+                           count_of(not_listed, "more group", "more groups"), options.max_groups));
+    lines.line("");
   }
   write_resources(process, s, options.gen_suppressions, lines);
   write_leak_summary(process, no_leaks, lines);
+  if (options.used_suppressions) write_used_suppressions(process, lines);
   write_error_summary(process.summary, lines);
 }
 

@@ -19,6 +19,14 @@ struct TextOptions {
   std::string version;  // "0.1.0" -> "memtrack 0.1.0: ..." in the header
   // Groups of other kinds are not listed, only totalled in the LEAK SUMMARY.
   LeakKinds show_kinds = kDefaultShownKinds;
+  // List at most this many groups per process, largest first (0: all); a line says how many
+  // more there are (LeakSanitizer's max_leaks). The LEAK SUMMARY still totals them all.
+  size_t max_groups = 0;
+  // After the LEAK SUMMARY (or the no-leaks line), one line per suppression entry that matched
+  // (-v, LeakSanitizer's print_suppressions):
+  //   ==1234== used_suppression:      2 leak:libfoo /src/app.supp:3 (96 bytes in 3 blocks)
+  // the count being the groups and descriptors it suppressed.
+  bool used_suppressions = false;
 };
 
 // Every process of the report, one after another (see render_process_text).

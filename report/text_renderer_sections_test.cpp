@@ -1,5 +1,5 @@
-// Text report sections beyond the leak groups: --gen-suppressions blocks, the crash section
-// and the header of an on-demand check.
+// Text report sections beyond the leak groups: --gen-suppressions blocks, the crash section,
+// the header of an on-demand check, the used suppressions (-v) and max_leaks.
 #include <gtest/gtest.h>
 
 #include "report/test_fixtures.h"
@@ -10,6 +10,7 @@ namespace memtrack::report {
 namespace {
 
 using testing::render;
+using testing::sample_process;
 using testing::sample_report;
 using testing::with_version;
 
@@ -86,6 +87,51 @@ TEST(TextRenderer, OnDemandCheckSaysSoInItsHeader) {
                            "(memtrack_do_leak_check)"),
             std::string::npos)
       << render(p);
+}
+
+// -v: one line per entry that matched, after the LEAK SUMMARY; none without -v.
+TEST(TextRenderer, UsedSuppressionsAfterTheSummary) {
+  ProcessReport p = sample_process();
+  p.used_suppressions = {UsedSuppression{"leak:vendor_init", "/src/app.supp:3", 1, 100, 1, 0},
+                         UsedSuppression{"old-sockets", "/src/vg.supp:12", 0, 0, 0, 2}};
+  EXPECT_EQ(render(p).find("used_suppression"), std::string::npos);
+  TextOptions options;
+  options.used_suppressions = true;
+  std::string text = render(p, options);
+  EXPECT_NE(text.find("==1234== used_suppression:      1 leak:vendor_init /src/app.supp:3 (100 "
+                      "bytes in 1 block)\n"
+                      "==1234== used_suppression:      2 old-sockets /src/vg.supp:12 (2 "
+                      "descriptors)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_LT(text.find("LEAK SUMMARY"), text.find("used_suppression"));
+  // A process without leaks still lists what was suppressed.
+  ProcessReport clean;
+  clean.pid = 9;
+  clean.command = {"./prog"};
+  clean.summary.suppressed_bytes = 8;
+  clean.summary.suppressed_blocks = 1;
+  clean.used_suppressions = {UsedSuppression{"leak:x", "s:1", 1, 8, 1, 0}};
+  EXPECT_NE(render(clean, options)
+                .find("==9== used_suppression:      1 leak:x s:1 (8 bytes in 1 "
+                      "block)\n"),
+            std::string::npos)
+      << render(clean, options);
+}
+
+// max_leaks: the largest groups are listed, the rest counted in one line; the summary keeps
+// every group's bytes.
+TEST(TextRenderer, MaxGroupsListsTheLargestAndCountsTheRest) {
+  ProcessReport p = sample_process();
+  ASSERT_EQ(p.leaks.size(), 4u);
+  TextOptions options;
+  options.max_groups = 1;
+  std::string text = render(p, options);
+  EXPECT_NE(text.find("==1234== 2 more groups not listed (max_leaks=1)\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find(" is indirectly lost"), std::string::npos) << text;
+  std::string all = render(p);
+  EXPECT_EQ(text.substr(text.find("LEAK SUMMARY")), all.substr(all.find("LEAK SUMMARY")));
 }
 
 }  // namespace

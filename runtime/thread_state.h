@@ -28,6 +28,8 @@ struct ThreadState {
   bool exit_hook_set = false;   // the thread-exit publication is registered
   int allowed_allocations = 0;  // AllowAllocation depth (alloc_guard.h)
   int tid = 0;  // cached gettid() for the event log (output/trace_log.cpp); 0 = unknown
+  // __lsan_disable depth (hooks/lsan_interface.cpp): blocks allocated meanwhile are ignored.
+  int lsan_disabled = 0;
 };
 
 extern __thread ThreadState t_thread;

@@ -29,6 +29,8 @@ namespace memtrack::rt {
 namespace {
 
 std::atomic<bool> g_reported{false};
+// The report was made by __lsan_do_leak_check: the exit still owes the unwinder check.
+std::atomic<bool> g_reported_early{false};
 
 }  // namespace
 
@@ -36,6 +38,11 @@ void report_at_exit(const char* how, int status, bool have_status) {
   if (!initialized()) return;
   trace_log_flush_final();  // every path that ends the process comes here first
   if (!g_flags.report_at_exit) {
+    report_unwinder_check();
+    return;
+  }
+  if (g_reported_early.exchange(false)) {
+    RuntimeScope scope;
     report_unwinder_check();
     return;
   }
@@ -51,6 +58,41 @@ void report_at_exit(const char* how, int status, bool have_status) {
   produce_report(how, status, have_status, true,
                  reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   errno = saved_errno;
+}
+
+void report_final_now(const char* how) {
+  if (!initialized()) return;
+  if (g_reported.exchange(true)) return;
+  g_reported_early.store(true);
+  RuntimeScope scope;
+  core::SpinLockGuard report_guard(g_report_lock);
+  ScanGuard quiet;
+  int saved_errno = errno;
+  produce_report(how, 0, false, true, reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  errno = saved_errno;
+}
+
+long report_check_now(const char* how) {
+  if (!initialized()) return -1;
+  // One report at a time, on-demand checks, snapshots and live reports alike.
+  core::SpinLockGuard guard(g_report_lock);
+  RuntimeScope scope;
+  ScanGuard quiet;
+  int saved_errno = errno;
+  long lost =
+      produce_report(how, 0, false, false, reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
+  errno = saved_errno;
+  return lost;
+}
+
+void ignore_object(const void* ptr, const char* api) {
+  if (ptr == nullptr || !initialized()) return;
+  RuntimeScope scope;
+  if (!g_allocs.try_mark_ignored(reinterpret_cast<uintptr_t>(ptr))) {
+    core::FixedText<160> line;
+    line.str("warning: ").str(api).str(": not the start of a live heap block; ignored");
+    diag(line.data());
+  }
 }
 
 namespace {
@@ -94,22 +136,9 @@ MEMTRACK_EXPORT_C __attribute__((noreturn)) void _Exit(int status) {
 // The cooperation API (include/memtrack/memtrack.h).
 
 MEMTRACK_EXPORT_C void memtrack_rt_ignore_object(const void* ptr) {
-  if (ptr == nullptr || !rt::initialized()) return;
-  rt::RuntimeScope scope;
-  if (!rt::g_allocs.try_mark_ignored(reinterpret_cast<uintptr_t>(ptr))) {
-    rt::diag("warning: memtrack_ignore_object: not the start of a live heap block; ignored");
-  }
+  rt::ignore_object(ptr, "memtrack_ignore_object");
 }
 
 MEMTRACK_EXPORT_C long memtrack_rt_do_leak_check() {
-  if (!rt::initialized()) return -1;
-  // One report at a time, on-demand checks, snapshots and live reports alike.
-  memtrack::core::SpinLockGuard guard(rt::g_report_lock);
-  rt::RuntimeScope scope;
-  rt::ScanGuard quiet;
-  int saved_errno = errno;
-  long lost = rt::produce_report("on demand (memtrack_do_leak_check)", 0, false, false,
-                                 reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
-  errno = saved_errno;
-  return lost;
+  return rt::report_check_now("on demand (memtrack_do_leak_check)");
 }

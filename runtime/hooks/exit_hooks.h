@@ -7,4 +7,16 @@ namespace memtrack::rt {
 // Produces the exit report once per process. `how` says what ended the program.
 void report_at_exit(const char* how, int status, bool have_status);
 
+// Produces the process's one exit report now, while it runs (__lsan_do_leak_check: the
+// check at exit moves here); later calls and the exit itself report nothing more.
+void report_final_now(const char* how);
+
+// An on-demand check (memtrack_do_leak_check, __lsan_do_recoverable_leak_check): a report
+// now, the exit report still to come. `how` names the call. Returns the lost bytes, or -1.
+long report_check_now(const char* how);
+
+// Marks the block that starts at `ptr` as never a leak; warns, naming `api`, if `ptr` is
+// not the start of a live block.
+void ignore_object(const void* ptr, const char* api);
+
 }  // namespace memtrack::rt

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "core/lsan_options.h"
 #include "core/metadata_budget.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
@@ -14,6 +15,7 @@
 #include "runtime/hooks/exit_hooks.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/hooks/signal_report.h"
+#include "runtime/leakcheck/root_regions.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/process_info.h"
@@ -34,15 +36,66 @@ void flag_warning(const char* message) {
   diag(line.data());
 }
 
+using DefaultOptions = const char* (*)();
+
+const char* program_default_options(const char* function_name) {
+  auto defaults = reinterpret_cast<DefaultOptions>(find_main_program_function(function_name));
+  return defaults != nullptr ? defaults() : nullptr;
+}
+
+// LeakSanitizer's options (core/lsan_options.h): those of the scan always; those of the
+// report only for the runtime's own text report (under memtrack run the CLI reads them).
+void apply_lsan_options(const char* text) {
+  size_t pos = 0;
+  core::LsanEntry entry;
+  while (core::next_lsan_entry(text, &pos, &entry)) {
+    if (!core::apply_lsan_runtime_option(entry, &g_flags)) {
+      core::apply_lsan_standalone_option(entry, &g_flags);
+    }
+  }
+}
+
+// Without memtrack run nobody else tells the user which LeakSanitizer options have no effect.
+void note_ignored_lsan_options(const char* source, const char* text) {
+  size_t pos = 0;
+  core::LsanEntry entry;
+  while (core::next_lsan_entry(text, &pos, &entry)) {
+    const char* why = nullptr;
+    switch (entry.option) {
+      case core::LsanOption::kOther:
+        why = core::lsan_ignored_reason(entry.name, entry.name_size);
+        break;
+      case core::LsanOption::kSuppressions:
+      case core::LsanOption::kExitcode:
+      case core::LsanOption::kPrintSuppressions:
+        why = "applies under memtrack run only";
+        break;
+      default:
+        break;
+    }
+    if (why == nullptr) continue;
+    core::FixedText<512> line;
+    line.str("note: ").str(source).str(": ").str(entry.name, entry.name_size);
+    line.str(" is ignored (").str(why).chr(')');
+    diag(line.data());
+  }
+}
+
+// Later sources win: LeakSanitizer's options (the program's __lsan_default_options, then
+// LSAN_OPTIONS), then memtrack's (memtrack_default_options, then MEMTRACK_OPTIONS).
 void read_options() {
   core::set_defaults(&g_flags);
-  // The program's own defaults (include/memtrack/memtrack.h) come first; the environment wins.
-  using DefaultOptions = const char* (*)();
-  auto defaults =
-      reinterpret_cast<DefaultOptions>(find_main_program_function("memtrack_default_options"));
-  if (defaults != nullptr) core::parse_flags(defaults(), &g_flags, flag_warning);
+  const char* lsan_defaults = program_default_options("__lsan_default_options");
+  const char* lsan_env = getenv("LSAN_OPTIONS");
+  apply_lsan_options(lsan_defaults);
+  apply_lsan_options(lsan_env);
+  core::parse_flags(program_default_options("memtrack_default_options"), &g_flags, flag_warning);
   core::parse_flags(getenv("MEMTRACK_OPTIONS"), &g_flags, flag_warning);
   core::validate_flags(&g_flags, flag_warning);
+  if (g_flags.result_dir[0] == '\0') {
+    note_ignored_lsan_options("__lsan_default_options", lsan_defaults);
+    note_ignored_lsan_options("LSAN_OPTIONS", lsan_env);
+  }
   core::set_metadata_limit(static_cast<size_t>(g_flags.max_metadata_mb) << 20);
   if (g_flags.help) core::write_flag_help(2);
 }
@@ -91,6 +144,7 @@ void fork_parent() {
 
 void fork_child() {
   misuse_reset_after_fork();
+  root_regions_reset_after_fork();
   g_allocs.reset_after_fork();
   g_stacks.reset_after_fork();
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);

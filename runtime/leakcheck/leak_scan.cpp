@@ -11,6 +11,7 @@
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/proc_maps.h"
+#include "runtime/leakcheck/root_regions.h"
 #include "runtime/leakcheck/stop_threads.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/fast_unwind.h"
@@ -195,18 +196,36 @@ void scan_around_mmapped_chunks(ReachabilityScan& scan, const core::MmapArray<Sc
   if (cursor < m.end) scan_without_own(scan, cursor, m.end, own);
 }
 
+// The program's __lsan_register_root_region regions: only their readable parts, as LSan
+// skips what is inaccessible (a region may span mprotect'ed pages).
+void scan_registered_regions(ReachabilityScan& scan, const core::MmapArray<MapRegion>& maps) {
+  static uintptr_t regions[kMaxRootRegions][2];  // under the report lock
+  size_t count = copy_root_regions(regions, kMaxRootRegions);
+  for (size_t i = 0; i < count; ++i) {
+    for (const MapRegion& m : maps) {
+      if (!m.readable || m.special || m.device) continue;
+      uintptr_t begin = regions[i][0] > m.start ? regions[i][0] : m.start;
+      uintptr_t end = regions[i][1] < m.end ? regions[i][1] : m.end;
+      if (begin < end) scan.scan_root_range(begin, end);
+    }
+  }
+}
+
 void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
                 const core::MmapArray<MapRegion>& maps,
                 const core::MmapArray<core::sys::MemoryRange>& own, uintptr_t self_sp) {
   uintptr_t self_start = 0;
   uintptr_t self_end = 0;
   skipped_code_range(&self_start, &self_end);
+  // scan_globals and scan_stacks (LeakSanitizer's use_globals, use_stacks) split the
+  // mappings: a live thread's stack, and everything else.
   auto scan_region = [&](const MapRegion& m) {
     if (contains_block_start(blocks, m.start, m.end)) {
-      scan_around_mmapped_chunks(scan, blocks, m, own);
+      if (g_flags.scan_globals) scan_around_mmapped_chunks(scan, blocks, m, own);
       return;
     }
     uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
+    if (!(sp != 0 ? g_flags.scan_stacks : g_flags.scan_globals)) return;
     // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
     if (sp == 0 && is_dead_thread_stack(m)) return;
     scan_without_own(scan, sp != 0 ? sp : m.start, m.end, own);
@@ -226,14 +245,17 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
     if (before.start < before.end) scan_region(before);
     if (after.start < after.end) scan_region(after);
   }
-  for (size_t i = 0; i < g_stopper.count(); ++i) {
-    const StoppedThread& t = g_stopper.thread(i);
-    if (!t.captured) continue;
-    for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
+  if (g_flags.scan_registers) {
+    for (size_t i = 0; i < g_stopper.count(); ++i) {
+      const StoppedThread& t = g_stopper.thread(i);
+      if (!t.captured) continue;
+      for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
+    }
+    for (size_t i = 0; i < g_interrupted_count; ++i) {
+      scan.scan_root_word(g_interrupted_registers[i]);
+    }
   }
-  for (size_t i = 0; i < g_interrupted_count; ++i) {
-    scan.scan_root_word(g_interrupted_registers[i]);
-  }
+  if (g_flags.scan_root_regions) scan_registered_regions(scan, maps);
   // FILE objects of open streams are no blocks (fd_tracking.h) but glibc's list of open
   // streams points to them: roots, like the list. Only inside a readable mapping, in case a
   // stream was freed behind the hooks' back.

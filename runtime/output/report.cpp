@@ -6,6 +6,7 @@
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
 #include "runtime/leakcheck/leak_scan.h"
+#include "runtime/output/elf_symbols.h"
 #include "runtime/output/log_file.h"
 #include "runtime/output/process_info.h"
 #include "runtime/output/report_text.h"
@@ -35,6 +36,16 @@ void mark_runtime_internal(LeakReport& report) {
   }
 }
 
+// LeakSanitizer's __lsan_is_turned_off(), if the program defines it: nonzero means no leak
+// check for this program. The report keeps its errors and descriptors.
+bool leak_check_turned_off() {
+  using TurnedOff = int (*)();
+  auto turned_off = reinterpret_cast<TurnedOff>(find_main_program_function("__lsan_is_turned_off"));
+  if (turned_off == nullptr || turned_off() == 0) return false;
+  diag("note: the program's __lsan_is_turned_off() returned nonzero: no leak check");
+  return true;
+}
+
 }  // namespace
 
 bool build_leak_report(LeakReport& report, uintptr_t stack_top) {
@@ -54,6 +65,7 @@ long produce_report(const char* how, int status, bool have_status, bool final,
     diag("error: cannot map memory to build the leak report; no report");
     return -1;
   }
+  if (leak_check_turned_off()) report.groups().clear();
   long lost = 0;
   for (const LeakGroup& g : report.groups()) {
     if (!g.runtime_internal && g.kind != LeakKind::kReachable) lost += static_cast<long>(g.bytes);

@@ -12,6 +12,7 @@
 #include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/output/elf_symbols.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"
@@ -247,6 +248,34 @@ bool write_file(const char* dir, const core::TextBuffer& name, WriteSections&& w
   return true;
 }
 
+// The text a function of the program returns (__lsan_default_options, ...), cut at
+// kMaxLsanText bytes; "" when the program has no such function or it returns null.
+const char* program_text(const char* function_name, uint32_t* size) {
+  using TextFunction = const char* (*)();
+  auto function = reinterpret_cast<TextFunction>(find_main_program_function(function_name));
+  const char* text = function != nullptr ? function() : nullptr;
+  if (text == nullptr) text = "";
+  uint32_t n = 0;
+  while (n < result::kMaxLsanText && text[n] != '\0') ++n;
+  *size = n;
+  return text;
+}
+
+// Section 11, only for a program that defines one of the two functions: the CLI applies
+// them as LeakSanitizer would (suppressions and report options live there).
+void write_lsan(core::ResultWriter& w) {
+  uint32_t options_size = 0;
+  uint32_t suppressions_size = 0;
+  const char* options = program_text("__lsan_default_options", &options_size);
+  const char* suppressions = program_text("__lsan_default_suppressions", &suppressions_size);
+  if (options_size == 0 && suppressions_size == 0) return;
+  w.begin_section(result::Section::kLsan, 8 + uint64_t{options_size} + suppressions_size);
+  w.put_u32(options_size);
+  w.put_bytes(options, options_size);
+  w.put_u32(suppressions_size);
+  w.put_bytes(suppressions, suppressions_size);
+}
+
 bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport& report,
                        bool running) {
   core::MmapArray<ModuleRecord> modules;
@@ -269,6 +298,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     if (errors.size() > 0) write_errors(w, errors);
     if (g_flags.track_fds) write_resources(w, fds);
     if (!running && crash_record().valid) write_crash(w, crash_record());
+    write_lsan(w);
   });
 }
 

@@ -6,6 +6,7 @@
 #include "runtime/diag.h"
 #include "runtime/record/peak.h"
 #include "runtime/runtime.h"
+#include "runtime/thread_state.h"
 #include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
@@ -33,6 +34,8 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   rec.stack_id = stack_id;
   rec.family = family;
   rec.aligned = aligned ? 1 : 0;
+  // Between __lsan_disable and __lsan_enable this thread's blocks are not leaks.
+  rec.ignored = t_thread.lsan_disabled > 0 ? 1 : 0;
   rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
   if (g_allocs.try_insert(rec)) {
     note_live_bytes(static_cast<int64_t>(size));
