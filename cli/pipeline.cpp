@@ -180,6 +180,8 @@ void check_output_paths(const Config& config) {
   check_writable("--junit", config.junit_file);
   check_writable("--collapsed", config.collapsed_file);
   check_writable("--live-json", config.live_json);
+  check_writable("--profile", config.profile_file);
+  check_writable("--massif", config.massif_file);
 }
 
 bool use_color(const Config& config) {

@@ -28,6 +28,7 @@ struct ThreadState {
   bool exit_hook_set = false;   // the thread-exit publication is registered
   int allowed_allocations = 0;  // AllowAllocation depth (alloc_guard.h)
   int tid = 0;  // cached gettid() for the event log (output/trace_log.cpp); 0 = unknown
+  bool in_realloc = false;  // record/profile.cpp: a free is the first half of a realloc
 };
 
 extern __thread ThreadState t_thread;
