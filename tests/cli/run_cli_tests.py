@@ -42,6 +42,7 @@ import test_golden  # noqa: E402,F401
 import test_live  # noqa: E402,F401
 import test_install  # noqa: E402,F401
 import test_misuse  # noqa: E402,F401
+import test_profile  # noqa: E402,F401
 import test_processes  # noqa: E402,F401
 import test_readme  # noqa: E402,F401
 import test_runtime_reports  # noqa: E402,F401
