@@ -172,7 +172,7 @@ std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& pa
     c.compressed_size = x.get<uint32_t>();
     c.raw_size = x.get<uint32_t>();
     c.time_us = x.get<uint64_t>();
-    c.last_ptr = x.get<uint64_t>();
+    c.allocations = x.get<uint64_t>();
     c.tid = x.get<uint32_t>();
     c.events_before = x.get<uint64_t>();
     if (c.offset > meta_offset || c.compressed_size > meta_offset - c.offset ||
@@ -314,8 +314,16 @@ bool EventReader::next(Event* event) {
     } else {
       event->kind = tag == Tag::kFree ? Event::Kind::kFree : Event::Kind::kReallocFree;
     }
-    last_ptr_ += static_cast<uint64_t>(format::unzigzag(varint()));
-    event->ptr = last_ptr_;
+    if (!meta_.packed) {
+      last_ptr_ += static_cast<uint64_t>(format::unzigzag(varint()));
+      event->ptr = last_ptr_;
+    } else if (tag == Tag::kAlloc) {
+      event->ptr = ++last_ptr_;  // packed: the allocation's number names the block
+    } else {
+      uint64_t back = varint();
+      if (back > last_ptr_) fail("free of a block not yet allocated");
+      event->ptr = back == 0 ? 0 : last_ptr_ - back + 1;  // 0: never an allocation's number
+    }
     return true;
   }
 }

@@ -19,7 +19,7 @@ struct Event {
   enum class Kind : uint8_t { kAlloc, kFree, kReallocFree, kSample } kind = Kind::kAlloc;
   uint64_t time_us = 0;  // since the process started
   uint32_t tid = 0;
-  uint64_t ptr = 0;
+  uint64_t ptr = 0;  // the block: its address (raw files) or its allocation's number (packed)
   uint64_t size = 0;      // kAlloc: bytes; kSample: RSS bytes
   uint32_t stack_id = 0;  // kAlloc
 };
@@ -69,7 +69,7 @@ class EventReader {
   uint64_t consumed_ = 0;  // bytes of the stream before buffer_[0], for error messages
   ProfileMeta meta_;
   uint64_t time_us_ = 0;
-  uint64_t last_ptr_ = 0;
+  uint64_t last_ptr_ = 0;  // raw: the last address; packed: the last allocation's number
   uint32_t tid_ = 0;
 };
 

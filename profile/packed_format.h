@@ -3,11 +3,15 @@
 // an index of the chunks and a fixed-size footer that locates them.
 //
 //   header   "MTPROFZS"  u32 version = 1  u32 pid
-//   chunk*   zstd frame of at most kChunkBytes of event records
+//   chunk*   zstd frame of at most kChunkBytes of event records, as in the raw file but
+//            without addresses: an allocation is numbered (1, 2, ...), a free names the
+//            block by varint (allocations so far - its number + 1), 0 for a block allocated
+//            before the recording
 //   meta     zstd frame: u8 complete, u32 modules_size, modules payload (result file
 //            section 3), u32 stack_count, per stack u32 id, u32 depth, depth x u64 address
 //   index    u32 count, per chunk: u64 offset, u32 compressed_size, u32 raw_size,
-//            u64 time_us, u64 last_ptr, u32 tid, u64 events_before (decoder state at its start)
+//            u64 time_us, u64 allocations, u32 tid, u64 events_before (decoder state at its
+//            start)
 //   footer   u64 meta_offset, u64 meta_size, u64 index_offset, "MTPRFEND"
 #pragma once
 
@@ -28,7 +32,7 @@ struct ChunkInfo {
   uint32_t compressed_size = 0;
   uint32_t raw_size = 0;
   uint64_t time_us = 0;
-  uint64_t last_ptr = 0;
+  uint64_t allocations = 0;  // allocations before the chunk: the last one's number
   uint32_t tid = 0;
   uint64_t events_before = 0;
 };

@@ -1,6 +1,7 @@
-// Packing raw heap profiles (see packer.h). The records are decoded only to find their
-// boundaries and pull out the stacks and modules: event records are copied as they are, since
-// their time and address differences do not depend on the records taken out.
+// Packing raw heap profiles (see packer.h). The stacks and modules go to the metadata; the
+// events are re-encoded without addresses: a block is named by its allocation's number, and
+// a free by how many allocations back that was (1: the latest), which repeats far more than
+// addresses do and so compresses several times better (docs/format.md, "Heap profiles").
 #include "profile/packer.h"
 
 #include <zstd.h>
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "common/error.h"
@@ -23,13 +25,19 @@ namespace {
 
 constexpr size_t kMaxDepth = 4096;
 
+void put_varint(std::vector<uint8_t>& out, uint64_t value) {
+  uint8_t bytes[10];
+  size_t n = format::put_varint(bytes, value);
+  out.insert(out.end(), bytes, bytes + n);
+}
+
 template <typename T>
 void append(std::vector<uint8_t>& out, T value) {
   const auto* p = reinterpret_cast<const uint8_t*>(&value);
   out.insert(out.end(), p, p + sizeof(T));
 }
 
-// Decodes the raw stream record by record, straight from a memory-mapped view of one block.
+// Decodes the raw stream record by record from a buffer refilled 4 MiB at a time.
 class RawScanner {
  public:
   RawScanner(std::ifstream& in, const std::string& path) : in_(in), path_(path) {}
@@ -57,6 +65,7 @@ class RawScanner {
   Tag tag = Tag::kEnd;
   uint64_t dt = 0;
   uint64_t ptr_delta = 0;  // zigzag
+  uint64_t size = 0;       // allocation: bytes; sample: RSS bytes
   uint32_t tid = 0;
   uint32_t stack_id = 0;
   std::vector<uint64_t> frames;
@@ -91,12 +100,14 @@ class RawScanner {
     uint64_t b = 0;
     switch (tag) {
       case Tag::kAlloc:
-        return varint(&dt) && varint(&a) && varint(&b) && varint(&ptr_delta);
+        if (!varint(&dt) || !varint(&size) || !varint(&b) || !varint(&ptr_delta)) return false;
+        stack_id = static_cast<uint32_t>(b);
+        return true;
       case Tag::kFree:
       case Tag::kReallocFree:
         return varint(&dt) && varint(&ptr_delta);
       case Tag::kSample:
-        return varint(&dt) && varint(&a);
+        return varint(&dt) && varint(&size);
       case Tag::kThread:
         if (!varint(&a)) return false;
         tid = static_cast<uint32_t>(a);
@@ -216,6 +227,8 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
   std::vector<ChunkInfo> index;
   std::vector<uint8_t> chunk;
   ChunkInfo state;  // decoder state after the last record
+  uint64_t ptr = 0;
+  std::unordered_map<uint64_t, uint64_t> live;  // address -> number of its allocation
   ChunkInfo chunk_start;
   uint64_t raw_bytes = format::kRawHeaderSize;
   auto flush = [&] {
@@ -243,15 +256,28 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
       continue;
     }
     if (chunk.empty()) chunk_start = state;
-    chunk.insert(chunk.end(), scan.view() + begin, scan.view() + end);
+    chunk.push_back(static_cast<uint8_t>(scan.tag));
     if (scan.tag == Tag::kThread) {
       state.tid = scan.tid;
+      put_varint(chunk, scan.tid);
     } else {
       state.time_us += scan.dt;
-      if (scan.tag != Tag::kSample) {
-        state.last_ptr += static_cast<uint64_t>(format::unzigzag(scan.ptr_delta));
+      put_varint(chunk, scan.dt);
+      if (scan.tag == Tag::kSample) {
+        put_varint(chunk, scan.size);
+      } else {
+        ptr += static_cast<uint64_t>(format::unzigzag(scan.ptr_delta));
         ++stats.events;
         ++state.events_before;
+        if (scan.tag == Tag::kAlloc) {
+          put_varint(chunk, scan.size);
+          put_varint(chunk, scan.stack_id);
+          live[ptr] = ++state.allocations;
+        } else {
+          auto it = live.find(ptr);
+          put_varint(chunk, it == live.end() ? 0 : state.allocations - it->second + 1);
+          if (it != live.end()) live.erase(it);
+        }
       }
     }
     if (chunk.size() >= kChunkBytes - 64) flush();
@@ -267,7 +293,7 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
     append(tail, c.compressed_size);
     append(tail, c.raw_size);
     append(tail, c.time_us);
-    append(tail, c.last_ptr);
+    append(tail, c.allocations);
     append(tail, c.tid);
     append(tail, c.events_before);
   }
