@@ -29,6 +29,9 @@ enum class Tag : uint8_t {
   kEnd = 8,          // the process ended normally; nothing follows
 };
 
+// Packed files only (profile/packed_format.h): set in the tag of a free that is temporary.
+inline constexpr uint8_t kTemporaryBit = 0x80;
+
 // Appends `value` as LEB128 to `out` (at most 10 bytes); returns the bytes written.
 inline size_t put_varint(uint8_t* out, uint64_t value) {
   size_t n = 0;

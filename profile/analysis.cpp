@@ -1,8 +1,6 @@
 // The streaming analysis of a heap profile (see analysis.h).
 #include "profile/analysis.h"
 
-#include <unordered_map>
-
 #include "common/error.h"
 
 namespace memtrack::profile {
@@ -10,12 +8,6 @@ namespace {
 
 constexpr uint64_t kFirstBucketUs = 1000;
 constexpr uint32_t kMaxStackId = 1u << 24;
-
-struct LiveBlock {
-  uint64_t size;
-  uint32_t stack_id;
-  bool in_window;
-};
 
 class Analyzer {
  public:
@@ -51,14 +43,6 @@ class Analyzer {
   void finish() {
     for (SiteStats& site : a_.sites) bring_to_peak(site);
     if (a_.has_window && a_.window_to_us == UINT64_MAX) a_.window_to_us = a_.end_time_us;
-    for (const auto& [ptr, block] : live_) {
-      if (!block.in_window) continue;
-      SiteStats& site = a_.sites[block.stack_id];
-      site.window_bytes += block.size;
-      ++site.window_blocks;
-      a_.window_bytes += block.size;
-      ++a_.window_blocks;
-    }
   }
 
  private:
@@ -88,11 +72,7 @@ class Analyzer {
     s.allocated_bytes += e.size;
     s.live_bytes += e.size;
     ++s.live_blocks;
-    bool in_window = a_.has_window && e.time_us >= a_.window_from_us && e.time_us < a_.window_to_us;
-    auto [it, inserted] = live_.insert_or_assign(e.ptr, LiveBlock{e.size, e.stack_id, in_window});
-    if (!inserted) throw Error("corrupt heap profile (a block allocated twice)");
-    if (live_.size() > a_.max_live_blocks) a_.max_live_blocks = live_.size();
-    last_alloc_[e.tid] = e.ptr;
+    if (in_window(e.time_us)) add_window(s, e.size, 1);
     a_.live_bytes += e.size;
     ++a_.live_blocks;
     if (a_.live_bytes > a_.peak_bytes) {
@@ -105,41 +85,44 @@ class Analyzer {
 
   void free(const Event& e) {
     if (e.kind == Event::Kind::kReallocFree) ++a_.reallocs;
-    auto it = live_.find(e.ptr);
-    uint64_t& last = last_alloc_[e.tid];
-    bool temporary = last == e.ptr;
-    last = 0;
-    if (it == live_.end()) {
+    if (e.stack_id == 0) {
       ++a_.unknown_frees;
       return;
     }
-    LiveBlock block = it->second;
-    live_.erase(it);
-    SiteStats& s = a_.sites[block.stack_id];
+    SiteStats& s = site(e.stack_id);
+    if (s.live_blocks == 0 || s.live_bytes < e.size) {
+      throw Error("corrupt heap profile (a free of more than its site holds)");
+    }
     bring_to_peak(s);
     ++a_.frees;
-    s.live_bytes -= block.size;
+    s.live_bytes -= e.size;
     --s.live_blocks;
-    a_.live_bytes -= block.size;
+    a_.live_bytes -= e.size;
     --a_.live_blocks;
-    if (temporary) {
+    if (e.temporary) {
       ++a_.temporary;
       ++s.temporary;
     }
-    if (block.in_window && e.time_us < a_.window_to_us) {
-      // freed inside the window: not kept
-    } else if (block.in_window) {
-      keep_window(block);
-    }
+    // Freed inside the window: the window did not keep it.
+    if (in_window(e.alloc_time_us) && e.time_us < a_.window_to_us) add_window(s, e.size, -1);
   }
 
-  // A block of the window freed after the window ended still counts as kept by it.
-  void keep_window(const LiveBlock& block) {
-    SiteStats& s = a_.sites[block.stack_id];
-    s.window_bytes += block.size;
-    ++s.window_blocks;
-    a_.window_bytes += block.size;
-    ++a_.window_blocks;
+  bool in_window(uint64_t time_us) const {
+    return a_.has_window && time_us >= a_.window_from_us && time_us < a_.window_to_us;
+  }
+
+  void add_window(SiteStats& s, uint64_t bytes, int blocks) {
+    if (blocks > 0) {
+      s.window_bytes += bytes;
+      ++s.window_blocks;
+      a_.window_bytes += bytes;
+      ++a_.window_blocks;
+    } else {
+      s.window_bytes -= bytes;
+      --s.window_blocks;
+      a_.window_bytes -= bytes;
+      --a_.window_blocks;
+    }
   }
 
   SeriesPoint& point_at(uint64_t time_us) {
@@ -178,8 +161,6 @@ class Analyzer {
 
   ProfileAnalysis& a_;
   const AnalyzeOptions& options_;
-  std::unordered_map<uint64_t, LiveBlock> live_;
-  std::unordered_map<uint32_t, uint64_t> last_alloc_;  // per thread: its latest allocation
   uint64_t peak_epoch_ = 0;
 };
 

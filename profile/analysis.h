@@ -1,7 +1,8 @@
 // One streaming pass over a heap profile: heap over time, the peak and who held it, the top
 // sites, temporary allocations, what a time window allocated and kept, and what was still
-// live at the end. Memory grows with the number of unique stacks and of blocks live at once,
-// never with the number of events (docs/profiling.md).
+// live at the end. Memory grows with the number of unique stacks (and, for a raw file, whose
+// frees name blocks by address, of blocks live at once), never with the number of events
+// (docs/profiling.md).
 #pragma once
 
 #include <cstdint>
@@ -67,7 +68,6 @@ struct ProfileAnalysis {
   uint64_t bucket_us = 0;
   std::vector<SeriesPoint> series;
   std::vector<SiteStats> sites;  // index = stack id
-  size_t max_live_blocks = 0;    // the most blocks live at once (memory the analysis needed)
 };
 
 // Reads `path` (raw or packed) once. Throws Error for unreadable or corrupt input.

@@ -273,11 +273,30 @@ void EventReader::read_modules() {
   pos_ += size;
 }
 
+void EventReader::describe_raw_free(uint64_t ptr, Event* event) {
+  uint64_t& last = last_alloc_[tid_];
+  event->temporary = last == ptr;
+  last = 0;
+  auto it = live_.find(ptr);
+  if (it == live_.end()) {  // allocated before the recording started
+    event->size = 0;
+    event->stack_id = 0;
+    event->alloc_time_us = 0;
+    return;
+  }
+  event->size = it->second.size;
+  event->stack_id = it->second.stack_id;
+  event->alloc_time_us = it->second.time_us;
+  live_.erase(it);
+}
+
 bool EventReader::next(Event* event) {
   for (;;) {
     if (buffer_.size() - pos_ < kMaxRecord) ensure(kMaxRecord);  // short only at the end
     if (pos_ >= buffer_.size()) return false;
-    auto tag = static_cast<Tag>(byte());
+    uint8_t tag_byte = byte();
+    bool temporary = meta_.packed && (tag_byte & format::kTemporaryBit) != 0;
+    auto tag = static_cast<Tag>(meta_.packed ? tag_byte & ~format::kTemporaryBit : tag_byte);
     switch (tag) {
       case Tag::kThread:
         tid_ = static_cast<uint32_t>(varint());
@@ -314,15 +333,21 @@ bool EventReader::next(Event* event) {
     } else {
       event->kind = tag == Tag::kFree ? Event::Kind::kFree : Event::Kind::kReallocFree;
     }
-    if (!meta_.packed) {
+    if (meta_.packed && tag != Tag::kAlloc) {  // size, stack, age (packed_format.h)
+      event->size = varint();
+      event->stack_id = static_cast<uint32_t>(varint());
+      uint64_t age = varint();
+      if (age > time_us_) fail("free of a block allocated before the recording started");
+      event->alloc_time_us = time_us_ - age;
+      event->temporary = temporary;
+    } else if (!meta_.packed) {
       last_ptr_ += static_cast<uint64_t>(format::unzigzag(varint()));
-      event->ptr = last_ptr_;
-    } else if (tag == Tag::kAlloc) {
-      event->ptr = ++last_ptr_;  // packed: the allocation's number names the block
-    } else {
-      uint64_t back = varint();
-      if (back > last_ptr_) fail("free of a block not yet allocated");
-      event->ptr = back == 0 ? 0 : last_ptr_ - back + 1;  // 0: never an allocation's number
+      if (tag == Tag::kAlloc) {
+        live_[last_ptr_] = Block{event->size, time_us_, event->stack_id};
+        last_alloc_[tid_] = last_ptr_;
+      } else {
+        describe_raw_free(last_ptr_, event);
+      }
     }
     return true;
   }

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/frame.h"
@@ -19,9 +20,13 @@ struct Event {
   enum class Kind : uint8_t { kAlloc, kFree, kReallocFree, kSample } kind = Kind::kAlloc;
   uint64_t time_us = 0;  // since the process started
   uint32_t tid = 0;
-  uint64_t ptr = 0;  // the block: its address (raw files) or its allocation's number (packed)
-  uint64_t size = 0;      // kAlloc: bytes; kSample: RSS bytes
-  uint32_t stack_id = 0;  // kAlloc
+  uint64_t size = 0;      // the block's bytes; kSample: RSS bytes
+  uint32_t stack_id = 0;  // the block's allocation stack; 0 for a free of a block allocated
+                          // before the recording started (nothing else is known of it)
+  // Frees only: when the block was allocated, and whether the free is a temporary one
+  // (docs/profiling.md: the thread's previous event was this block's allocation).
+  uint64_t alloc_time_us = 0;
+  bool temporary = false;
 };
 
 // What a profile says besides its events. For a raw file the stacks and modules are only
@@ -64,12 +69,22 @@ class EventReader {
 
   std::string path_;
   std::unique_ptr<Source> source_;
+  // Raw files name blocks by address: the reader keeps the live ones (and each thread's
+  // latest allocation) to describe their frees as the packed file does.
+  struct Block {
+    uint64_t size;
+    uint64_t time_us;
+    uint32_t stack_id;
+  };
+  void describe_raw_free(uint64_t ptr, Event* event);
+  std::unordered_map<uint64_t, Block> live_;
+  std::unordered_map<uint32_t, uint64_t> last_alloc_;
   std::vector<uint8_t> buffer_;
   size_t pos_ = 0;
   uint64_t consumed_ = 0;  // bytes of the stream before buffer_[0], for error messages
   ProfileMeta meta_;
   uint64_t time_us_ = 0;
-  uint64_t last_ptr_ = 0;  // raw: the last address; packed: the last allocation's number
+  uint64_t last_ptr_ = 0;  // raw files: the last address
   uint32_t tid_ = 0;
 };
 

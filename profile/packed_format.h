@@ -4,9 +4,9 @@
 //
 //   header   "MTPROFZS"  u32 version = 1  u32 pid
 //   chunk*   zstd frame of at most kChunkBytes of event records, as in the raw file but
-//            without addresses: an allocation is numbered (1, 2, ...), a free names the
-//            block by varint (allocations so far - its number + 1), 0 for a block allocated
-//            before the recording
+//            without addresses: a free carries its block's varint size, stack id and age
+//            (microseconds since its allocation), all 0 for a block allocated before the
+//            recording, and kTemporaryBit in its tag when it is temporary
 //   meta     zstd frame: u8 complete, u32 modules_size, modules payload (result file
 //            section 3), u32 stack_count, per stack u32 id, u32 depth, depth x u64 address
 //   index    u32 count, per chunk: u64 offset, u32 compressed_size, u32 raw_size,

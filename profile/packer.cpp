@@ -1,7 +1,8 @@
 // Packing raw heap profiles (see packer.h). The stacks and modules go to the metadata; the
-// events are re-encoded without addresses: a block is named by its allocation's number, and
-// a free by how many allocations back that was (1: the latest), which repeats far more than
-// addresses do and so compresses several times better (docs/format.md, "Heap profiles").
+// events are re-encoded without addresses: a free carries its block's size, stack and age
+// instead (and whether it is temporary), which repeat far more than addresses do and so
+// compress several times better, and leave the analysis nothing to look up per block
+// (docs/format.md, "Heap profiles").
 #include "profile/packer.h"
 
 #include <zstd.h>
@@ -24,6 +25,12 @@ using format::Tag;
 namespace {
 
 constexpr size_t kMaxDepth = 4096;
+
+struct Block {
+  uint64_t size;
+  uint64_t time_us;
+  uint32_t stack_id;
+};
 
 void put_varint(std::vector<uint8_t>& out, uint64_t value) {
   uint8_t bytes[10];
@@ -228,7 +235,8 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
   std::vector<uint8_t> chunk;
   ChunkInfo state;  // decoder state after the last record
   uint64_t ptr = 0;
-  std::unordered_map<uint64_t, uint64_t> live;  // address -> number of its allocation
+  std::unordered_map<uint64_t, Block> live;           // by address
+  std::unordered_map<uint32_t, uint64_t> last_alloc;  // per thread: its latest allocation
   ChunkInfo chunk_start;
   uint64_t raw_bytes = format::kRawHeaderSize;
   auto flush = [&] {
@@ -256,6 +264,7 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
       continue;
     }
     if (chunk.empty()) chunk_start = state;
+    size_t tag_at = chunk.size();
     chunk.push_back(static_cast<uint8_t>(scan.tag));
     if (scan.tag == Tag::kThread) {
       state.tid = scan.tid;
@@ -272,10 +281,18 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
         if (scan.tag == Tag::kAlloc) {
           put_varint(chunk, scan.size);
           put_varint(chunk, scan.stack_id);
-          live[ptr] = ++state.allocations;
+          live[ptr] = Block{scan.size, state.time_us, scan.stack_id};
+          last_alloc[state.tid] = ptr;
+          ++state.allocations;
         } else {
+          uint64_t& last = last_alloc[state.tid];
+          if (last == ptr) chunk[tag_at] |= format::kTemporaryBit;
+          last = 0;
           auto it = live.find(ptr);
-          put_varint(chunk, it == live.end() ? 0 : state.allocations - it->second + 1);
+          Block block = it == live.end() ? Block{0, state.time_us, 0} : it->second;
+          put_varint(chunk, block.size);
+          put_varint(chunk, block.stack_id);
+          put_varint(chunk, state.time_us - block.time_us);
           if (it != live.end()) live.erase(it);
         }
       }
