@@ -70,6 +70,8 @@ class EventReader::Source {
   virtual ~Source() = default;
   // Appends up to about kReadBlock more bytes of the event stream to `out`; false at the end.
   virtual bool more(std::vector<uint8_t>& out) = 0;
+  // Packed files: the next age of a free, from the chunks' separate age streams.
+  virtual uint64_t next_age() { return 0; }
 };
 
 namespace {
@@ -103,8 +105,26 @@ class PackedSource : public EventReader::Source {
       throw Error(path_ + ": corrupt heap profile (a chunk is cut short)");
     }
     std::vector<uint8_t> raw = decompress(compressed, chunk.raw_size, path_);
-    out.insert(out.end(), raw.begin(), raw.end());
+    if (raw.size() < 4) throw Error(path_ + ": corrupt heap profile (a chunk is too short)");
+    uint32_t records = load<uint32_t>(raw.data());
+    if (records > raw.size() - 4) throw Error(path_ + ": corrupt heap profile (bad chunk)");
+    out.insert(out.end(), raw.begin() + 4, raw.begin() + 4 + records);
+    if (age_pos_ > 0) {
+      ages_.erase(ages_.begin(), ages_.begin() + static_cast<std::ptrdiff_t>(age_pos_));
+      age_pos_ = 0;
+    }
+    ages_.insert(ages_.end(), raw.begin() + 4 + records, raw.end());
     return true;
+  }
+  uint64_t next_age() override {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (age_pos_ >= ages_.size()) throw Error(path_ + ": corrupt heap profile (ages cut short)");
+      uint8_t b = ages_[age_pos_++];
+      value |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return value;
+    }
+    throw Error(path_ + ": corrupt heap profile (age too long)");
   }
 
  private:
@@ -112,6 +132,8 @@ class PackedSource : public EventReader::Source {
   std::vector<ChunkInfo> chunks_;
   const std::string& path_;
   size_t next_ = 0;
+  std::vector<uint8_t> ages_;  // the ages not yet read, of this chunk and the one before
+  size_t age_pos_ = 0;
 };
 
 // Reads the metadata and index of a packed file.
@@ -333,14 +355,25 @@ bool EventReader::next(Event* event) {
     } else {
       event->kind = tag == Tag::kFree ? Event::Kind::kFree : Event::Kind::kReallocFree;
     }
-    if (meta_.packed && tag != Tag::kAlloc) {  // size, stack, age (packed_format.h)
-      event->size = varint();
-      event->stack_id = static_cast<uint32_t>(varint());
-      uint64_t age = varint();
-      if (age > time_us_) fail("free of a block allocated before the recording started");
-      event->alloc_time_us = time_us_ - age;
+    if (meta_.packed && tag == Tag::kAlloc) {
+      last_alloc_block_[tid_] = Block{event->size, time_us_, event->stack_id};
+    } else if (meta_.packed) {  // packed_format.h: a temporary free is of the latest block
+      auto last = last_alloc_block_.find(tid_);
+      if (temporary) {
+        if (last == last_alloc_block_.end()) fail("temporary free without an allocation");
+        event->size = last->second.size;
+        event->stack_id = last->second.stack_id;
+        event->alloc_time_us = last->second.time_us;
+      } else {
+        event->size = varint();
+        event->stack_id = static_cast<uint32_t>(varint());
+        uint64_t age = source_->next_age();
+        if (age > time_us_) fail("free of a block allocated before the recording started");
+        event->alloc_time_us = time_us_ - age;
+      }
       event->temporary = temporary;
-    } else if (!meta_.packed) {
+      if (last != last_alloc_block_.end()) last_alloc_block_.erase(last);
+    } else {
       last_ptr_ += static_cast<uint64_t>(format::unzigzag(varint()));
       if (tag == Tag::kAlloc) {
         live_[last_ptr_] = Block{event->size, time_us_, event->stack_id};

@@ -79,6 +79,9 @@ class EventReader {
   void describe_raw_free(uint64_t ptr, Event* event);
   std::unordered_map<uint64_t, Block> live_;
   std::unordered_map<uint32_t, uint64_t> last_alloc_;
+  // Packed files: each thread's latest allocation until its next free (temporary frees
+  // name no block).
+  std::unordered_map<uint32_t, Block> last_alloc_block_;
   std::vector<uint8_t> buffer_;
   size_t pos_ = 0;
   uint64_t consumed_ = 0;  // bytes of the stream before buffer_[0], for error messages

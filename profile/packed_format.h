@@ -3,10 +3,13 @@
 // an index of the chunks and a fixed-size footer that locates them.
 //
 //   header   "MTPROFZS"  u32 version = 1  u32 pid
-//   chunk*   zstd frame of at most kChunkBytes of event records, as in the raw file but
-//            without addresses: a free carries its block's varint size, stack id and age
-//            (microseconds since its allocation), all 0 for a block allocated before the
-//            recording, and kTemporaryBit in its tag when it is temporary
+//   chunk*   zstd frame of at most kChunkBytes: u32 records_size, event records as in the
+//            raw file but without addresses (a free carries its block's varint size and
+//            stack id, both 0 for a block allocated before the recording; a temporary free
+//            has kTemporaryBit in its tag and nothing else: its block is its thread's
+//            latest allocation), then the ages of the other frees
+//            (microseconds since their allocation, varints, in order): kept apart, the
+//            records repeat more and compress better
 //   meta     zstd frame: u8 complete, u32 modules_size, modules payload (result file
 //            section 3), u32 stack_count, per stack u32 id, u32 depth, depth x u64 address
 //   index    u32 count, per chunk: u64 offset, u32 compressed_size, u32 raw_size,
@@ -25,7 +28,7 @@ inline constexpr size_t kFooterSize = 32;
 inline constexpr char kFooterMagic[8] = {'M', 'T', 'P', 'R', 'F', 'E', 'N', 'D'};
 inline constexpr size_t kChunkBytes = size_t{4} << 20;  // raw bytes per chunk
 inline constexpr size_t kIndexEntrySize = 8 + 4 + 4 + 8 + 8 + 4 + 8;
-inline constexpr int kZstdLevel = 3;
+inline constexpr int kZstdLevel = 7;
 
 struct ChunkInfo {
   uint64_t offset = 0;

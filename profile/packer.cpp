@@ -233,7 +233,8 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
   std::vector<uint8_t> modules;
   std::vector<ChunkInfo> index;
   std::vector<uint8_t> chunk;
-  ChunkInfo state;  // decoder state after the last record
+  std::vector<uint8_t> ages;  // the frees' ages, stored after the chunk's records
+  ChunkInfo state;            // decoder state after the last record
   uint64_t ptr = 0;
   std::unordered_map<uint64_t, Block> live;           // by address
   std::unordered_map<uint32_t, uint64_t> last_alloc;  // per thread: its latest allocation
@@ -241,11 +242,16 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
   uint64_t raw_bytes = format::kRawHeaderSize;
   auto flush = [&] {
     if (chunk.empty()) return;
+    std::vector<uint8_t> raw;
+    append<uint32_t>(raw, static_cast<uint32_t>(chunk.size()));
+    raw.insert(raw.end(), chunk.begin(), chunk.end());
+    raw.insert(raw.end(), ages.begin(), ages.end());
     chunk_start.offset = writer.offset();
-    chunk_start.raw_size = static_cast<uint32_t>(chunk.size());
-    chunk_start.compressed_size = writer.write(chunk);
+    chunk_start.raw_size = static_cast<uint32_t>(raw.size());
+    chunk_start.compressed_size = writer.write(raw);
     index.push_back(chunk_start);
     chunk.clear();
+    ages.clear();
   };
   size_t begin = 0;
   size_t end = 0;
@@ -286,18 +292,23 @@ PackStats pack_profile(const std::string& raw_path, const std::string& out_path)
           ++state.allocations;
         } else {
           uint64_t& last = last_alloc[state.tid];
-          if (last == ptr) chunk[tag_at] |= format::kTemporaryBit;
+          bool temporary = last == ptr;
           last = 0;
           auto it = live.find(ptr);
           Block block = it == live.end() ? Block{0, state.time_us, 0} : it->second;
+          if (it != live.end()) live.erase(it);
+          if (temporary) {  // the reader knows the block: the thread's latest allocation
+            chunk[tag_at] |= format::kTemporaryBit;
+            if (chunk.size() + ages.size() >= kChunkBytes - 64) flush();
+            continue;
+          }
           put_varint(chunk, block.size);
           put_varint(chunk, block.stack_id);
-          put_varint(chunk, state.time_us - block.time_us);
-          if (it != live.end()) live.erase(it);
+          put_varint(ages, state.time_us - block.time_us);
         }
       }
     }
-    if (chunk.size() >= kChunkBytes - 64) flush();
+    if (chunk.size() + ages.size() >= kChunkBytes - 64) flush();
   }
   flush();
   uint64_t meta_offset = writer.offset();

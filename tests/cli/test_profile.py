@@ -232,3 +232,20 @@ def test_profile_bad_input(ctx):
     run = ctx.memtrack("report", path, results[0])
     ctx.expect_error(run, 125, "memtrack report analyses one heap profile at a time (2 files "
                      "given)", "a profile with another file")
+
+
+@cli_test
+def test_profile_raw_matches_packed(ctx):
+    """The raw file the runtime wrote (kept with --keep-results) and the packed one give the
+    same analysis: the packed file's frees without addresses lose nothing."""
+    path = ctx.path("hp.prof")
+    run = ctx.memtrack("run", f"--profile={path}", f"--keep-results={ctx.path('kept')}",
+                       ctx.program("heap_pattern"))
+    ctx.require_eq(run.exit, 0, "memtrack run --profile --keep-results: exit status", run)
+    raws = [n for n in os.listdir(ctx.path("kept")) if re.fullmatch(r"profile\.\d+\.raw", n)]
+    ctx.require_eq(len(raws), 1, "one raw profile in the result directory", run)
+    packed, run = report_json(ctx, path, "--from=100ms", "--sites=100")
+    raw, run = report_json(ctx, os.path.join(ctx.path("kept"), raws[0]), "--from=100ms",
+                           "--sites=100")
+    for key in ("summary", "peak", "window", "top", "sites", "series", "complete"):
+        ctx.expect_eq(raw[key], packed[key], f"raw vs packed: {key}", run)
