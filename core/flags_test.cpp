@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 22u);
+  ASSERT_EQ(count, 24u);
   const struct {
     const char* name;
     FlagType type;
@@ -296,6 +296,8 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"help", FlagType::kBool, "false"},
       {"track_fds", FlagType::kBool, "true"},
       {"trace_log", FlagType::kString, "\"\""},
+      {"profile", FlagType::kString, "\"\""},
+      {"profile_interval_ms", FlagType::kInt, "10"},
   };
   for (size_t i = 0; i < count; ++i) {
     EXPECT_STREQ(table[i].name, kExpected[i].name);
@@ -331,7 +333,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 22u);
+  EXPECT_EQ(entries, 24u);
 }
 
 }  // namespace
