@@ -22,6 +22,13 @@ constexpr size_t kMaxRecord = 16 + 10 * 260;
 constexpr uint64_t kMaxModulesBytes = uint64_t{64} << 20;
 constexpr uint32_t kMaxDepth = 4096;
 
+// Stack ids are the depot's, dense from 1 (a few are never written: their allocation did not
+// fit in the table). An id far beyond the number of stacks is corruption, and would make the
+// analysis's per-id arrays as large as the id.
+bool plausible_stack_id(uint64_t id, size_t stacks_so_far) {
+  return id >= 1 && id <= 2 * stacks_so_far + 1024;
+}
+
 std::ifstream open_binary(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read " + path);
@@ -175,6 +182,7 @@ std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& pa
   auto stack_count = b.get<uint32_t>();
   for (uint32_t i = 0; i < stack_count; ++i) {
     auto id = b.get<uint32_t>();
+    if (!plausible_stack_id(id, stack_count)) throw corrupt("stack id out of range");
     auto depth = b.get<uint32_t>();
     if (depth > kMaxDepth) throw corrupt("stack too deep");
     std::vector<uint64_t> frames(depth);
@@ -274,7 +282,9 @@ uint64_t EventReader::varint() {
 }
 
 void EventReader::read_stack() {
-  auto id = static_cast<uint32_t>(varint());
+  uint64_t id_value = varint();
+  if (!plausible_stack_id(id_value, meta_.stacks.size())) fail("stack id out of range");
+  auto id = static_cast<uint32_t>(id_value);
   uint64_t depth = varint();
   if (depth > kMaxDepth) fail("stack too deep");
   std::vector<uint64_t> frames(depth);
@@ -351,7 +361,9 @@ bool EventReader::next(Event* event) {
     if (tag == Tag::kAlloc) {
       event->kind = Event::Kind::kAlloc;
       event->size = varint();
-      event->stack_id = static_cast<uint32_t>(varint());
+      uint64_t stack_id = varint();
+      if (!plausible_stack_id(stack_id, meta_.stacks.size())) fail("stack id out of range");
+      event->stack_id = static_cast<uint32_t>(stack_id);
     } else {
       event->kind = tag == Tag::kFree ? Event::Kind::kFree : Event::Kind::kReallocFree;
     }
@@ -366,7 +378,11 @@ bool EventReader::next(Event* event) {
         event->alloc_time_us = last->second.time_us;
       } else {
         event->size = varint();
-        event->stack_id = static_cast<uint32_t>(varint());
+        uint64_t stack_id = varint();
+        if (stack_id != 0 && !plausible_stack_id(stack_id, meta_.stacks.size())) {
+          fail("stack id out of range");
+        }
+        event->stack_id = static_cast<uint32_t>(stack_id);
         uint64_t age = source_->next_age();
         if (age > time_us_) fail("free of a block allocated before the recording started");
         event->alloc_time_us = time_us_ - age;
