@@ -267,7 +267,10 @@ bool EventReader::ensure(size_t bytes) {
 }
 
 uint8_t EventReader::byte() {
-  if (pos_ >= buffer_.size() && !ensure(1)) fail("record cut short");
+  if (pos_ >= buffer_.size() && !ensure(1)) {
+    if (!meta_.packed) throw CutShort{};  // a raw file of a killed process: next() stops
+    fail("record cut short");
+  }
   return buffer_[pos_++];
 }
 
@@ -299,7 +302,10 @@ void EventReader::read_stack() {
 void EventReader::read_modules() {
   uint64_t size = varint();
   if (size > kMaxModulesBytes) fail("module map too large");
-  if (!ensure(size)) fail("module map cut short");
+  if (!ensure(size)) {
+    if (!meta_.packed) throw CutShort{};
+    fail("module map cut short");
+  }
   meta_.modules =
       report::parse_modules_section({buffer_.data() + pos_, static_cast<size_t>(size)}, path_);
   pos_ += size;
@@ -323,6 +329,15 @@ void EventReader::describe_raw_free(uint64_t ptr, Event* event) {
 }
 
 bool EventReader::next(Event* event) {
+  try {
+    return next_record(event);
+  } catch (const CutShort&) {
+    pos_ = buffer_.size();  // the last record was cut short: the file ends before it
+    return false;
+  }
+}
+
+bool EventReader::next_record(Event* event) {
   for (;;) {
     if (buffer_.size() - pos_ < kMaxRecord) ensure(kMaxRecord);  // short only at the end
     if (pos_ >= buffer_.size()) return false;

@@ -52,7 +52,8 @@ class EventReader {
   EventReader(const EventReader&) = delete;
   EventReader& operator=(const EventReader&) = delete;
 
-  // The next event; false at the end of the file. Stack and module records are taken into
+  // The next event; false at the end of the file (for a raw file also where it ends inside a
+  // record: the process was killed while writing). Stack and module records are taken into
   // meta() as they come.
   bool next(Event* /*out*/ event);
   const ProfileMeta& meta() const { return meta_; }
@@ -60,6 +61,8 @@ class EventReader {
   class Source;  // where the decoded bytes come from (raw file or zstd chunks)
 
  private:
+  struct CutShort {};  // thrown inside next_record when a raw file ends inside a record
+  bool next_record(Event* event);
   bool ensure(size_t bytes);  // false if the file ends first
   uint8_t byte();
   uint64_t varint();

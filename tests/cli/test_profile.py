@@ -249,3 +249,21 @@ def test_profile_raw_matches_packed(ctx):
                            "--sites=100")
     for key in ("summary", "peak", "window", "top", "sites", "series", "complete"):
         ctx.expect_eq(raw[key], packed[key], f"raw vs packed: {key}", run)
+
+
+@cli_test
+def test_profile_killed(ctx):
+    """A process killed by SIGKILL loses at most the runtime's last 1 MiB buffer: what reached
+    the raw file is packed and analysed, and the profile says it is incomplete."""
+    path = ctx.path("killed.prof")
+    run = ctx.memtrack("run", f"--profile={path}", ctx.program("churn_events"), "300000",
+                       "kill")
+    ctx.require_eq(run.exit, 128 + 9, "memtrack run: the program's SIGKILL status", run)
+    ctx.expect(re.search(r"\(([\d,]+) events, [\d,]+ bytes; the process did not end "
+                         r"normally\)", run.stderr), "run: the profile is incomplete", run)
+    report, run = report_json(ctx, path)
+    ctx.expect(not report["complete"], "JSON: complete is false", run)
+    events = report["summary"]["allocations"] + report["summary"]["frees"]
+    # 600,000 events of 3 bytes or more: all but the last buffer (1 MiB) reached the file.
+    ctx.expect(600_000 - (1 << 20) // 3 <= events < 600_000, f"events kept: {events}", run)
+    ctx.expect_eq(report["summary"]["unknown_frees"], 0, "no free without its allocation", run)

@@ -1,6 +1,10 @@
-// Makes 2 x argv[1] heap events for the heap profile's memory test (test_profile.py): that
-// many malloc/free pairs from 8 call sites, with a ring of 64 blocks live at any time.
+// Makes 2 x argv[1] heap events for the heap profile's tests (test_profile.py): that many
+// malloc/free pairs from 8 call sites, with a ring of 64 blocks live at any time. With
+// argv[2] = "kill" it then dies by SIGKILL, before freeing the ring.
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 void* volatile g_sink;
 
@@ -27,6 +31,7 @@ int main(int argc, char** argv) {
     free(ring[i % 64]);
     ring[i % 64] = sites[i % 8]((size_t)(16 + i % 512));
   }
+  if (argc > 2 && strcmp(argv[2], "kill") == 0) kill(getpid(), SIGKILL);
   for (int i = 0; i < 64; ++i) free(ring[i]);
   return 0;
 }
