@@ -51,6 +51,7 @@ def run_workload(ctx, workload, runs, cap):
     out_dir = os.path.join(ctx.tmp, "out")
     os.makedirs(out_dir, exist_ok=True)
     times = {name: [] for name in ("leak-only", "profile", "heaptrack")}
+    cpus = {name: [] for name in ("leak-only", "profile", "heaptrack")}
     facts = {}
     for repetition in range(runs):
         for name, (cmd, cmd_env) in configs(ctx, workload, argv, env, out_dir).items():
@@ -60,6 +61,7 @@ def run_workload(ctx, workload, runs, cap):
             if run.timed_out or run.status != 0:
                 return {"error": f"{name}: {compare.last_lines(stderr)} (exit {run.status})"}
             times[name].append(run.wall)
+            cpus[name].append(run.cpu)
             if name == "profile":
                 with open(stderr, encoding="utf-8", errors="replace") as f:
                     found = EVENTS.findall(f.read())
@@ -84,6 +86,7 @@ def run_workload(ctx, workload, runs, cap):
             ["heaptrack_print", facts["heaptrack_files"][-1]], env,
             os.path.join(ctx.tmp, "print.stderr"), cap * 4)
     facts["times"] = {k: statistics.median(v) for k, v in times.items()}
+    facts["cpus"] = {k: statistics.median(v) for k, v in cpus.items()}
     return facts
 
 
@@ -93,8 +96,8 @@ def per_million(size, events):
 
 def table(results):
     lines = [
-        "| workload | events | leak-only | `--profile` | heaptrack | profile / leak-only | "
-        "file: memtrack | file: heaptrack | per 1M events: memtrack, heaptrack | "
+        "| workload | events | leak-only | `--profile` | heaptrack | profile / leak-only: "
+        "wall, CPU | file: memtrack | file: heaptrack | per 1M events: memtrack, heaptrack | "
         "analysis: memtrack | analysis: heaptrack_print |",
         "|---|---|---|---|---|---|---|---|---|---|---|"]
     for workload, r in results:
@@ -109,7 +112,9 @@ def table(results):
         lines.append(
             f"| {workload.title} | {r['events']:,} | {t['leak-only']:.2f} s | "
             f"{t['profile']:.2f} s | {t['heaptrack']:.2f} s | "
-            f"{t['profile'] / t['leak-only']:.2f}x | {r['profile_bytes'] / 1e6:.2f} MB | "
+            f"{t['profile'] / t['leak-only']:.2f}x, "
+            f"{r['cpus']['profile'] / max(r['cpus']['leak-only'], 1e-3):.2f}x | "
+            f"{r['profile_bytes'] / 1e6:.2f} MB | "
             f"{r['heaptrack_bytes'] / 1e6:.2f} MB | "
             f"{per_million(r['profile_bytes'], r['events'])}, "
             f"{per_million(r['heaptrack_bytes'], r['events'])} | "
