@@ -13,6 +13,7 @@
 #include "cli/live_watcher.h"
 #include "cli/pipeline.h"
 #include "cli/preflight.h"
+#include "cli/profile_command.h"
 #include "cli/result_dir.h"
 #include "report/stack_depth.h"
 
@@ -64,6 +65,8 @@ std::string check_trackable(const Config& config, const std::string& program) {
 
 std::string runtime_options(const Config& config, const ResultDir& dir) {
   std::string options = "result_dir=" + quoted_option_value(dir.path());
+  std::string profile = profile_runtime_option(config, dir.path());
+  if (!profile.empty()) options += ":" + profile;
   std::string flags = runtime_flag_options(config);
   return flags.empty() ? options : options + ":" + flags;
 }
@@ -94,6 +97,7 @@ int run_command(const Config& config) {
   bool still_running = false;
   facts.reaped = wait_for_descendants(config.wait_children_ms, &still_running);
   if (watcher) watcher->stop();
+  bool profiles_ok = pack_profiles(config, dir.path(), static_cast<uint32_t>(launched.pid));
   if (still_running) {
     dir.keep();
     facts.kept_dir = dir.path();
@@ -112,7 +116,7 @@ int run_command(const Config& config) {
   }
   write_outputs(report, config, main.pid, false,
                 watcher ? watcher->reports() : std::vector<nlohmann::ordered_json>{});
-  if (had_errors) return kExitToolFailed;
+  if (had_errors || !profiles_ok) return kExitToolFailed;
   if (baseline && check_baseline(*baseline, report, config)) {
     return config.error_exitcode != 0 ? config.error_exitcode : kExitGateFailed;
   }
@@ -153,6 +157,7 @@ std::vector<std::string> expand_result_dirs(
 }  // namespace
 
 int report_command(const Config& config) {
+  if (is_profile_report(config)) return profile_report_command(config);
   check_binary_stdout(config);
   std::vector<std::pair<std::string, std::vector<StartedProcess>>> started;
   std::vector<std::string> files = expand_result_dirs(config.files, &started);

@@ -402,6 +402,48 @@ const std::vector<OptionSpec>& option_table() {
        "Print the report on stdout in FORMAT instead of the text on stderr: text, json, junit, "
        "collapsed, xml (valgrind's), sarif, pprof, speedscope or html. Default: text.",
        kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.report_format = v; }},
+      // Heap profiles (docs/profiling.md)
+      {"--profile", "FILE",
+       "Also record a heap profile of every allocation and free (size, stack, time, thread) "
+       "and the RSS over time into FILE, one per process (%p: the pid; without it, the "
+       "other processes get FILE.PID), for 'memtrack report FILE'. Default: none.",
+       kRun, false,
+       [](Config& c, const std::string& v) {
+         if (v.empty()) throw Error("--profile expects a file name");
+         c.profile_file = v;
+       }},
+      {"--massif", "FILE",
+       "For a heap profile: also write it in valgrind massif's format to FILE ('-' for "
+       "stdout), for ms_print and massif-visualizer. Default: none.",
+       kReport, false, [](Config& c, const std::string& v) { c.massif_file = v; }},
+      {"--collapsed-kind", "allocated|allocations|temporary|peak|leaked|window",
+       "For a heap profile: what --collapsed adds up per stack: bytes allocated, number of "
+       "allocations, of temporary allocations, bytes live at the peak, not freed at the end, "
+       "or allocated in the --from/--to window and not freed in it. Default: allocated.",
+       kReport, false,
+       [](Config& c, const std::string& v) {
+         for (const char* kind : {"allocated", "allocations", "temporary", "peak", "leaked",
+                                  "window"}) {
+           if (v == kind) {
+             c.collapsed_kind = v;
+             return;
+           }
+         }
+         throw Error("--collapsed-kind expects allocated, allocations, temporary, peak, leaked "
+                     "or window, not '" + v + "'");
+       }},
+      {"--from", "TIME",
+       "For a heap profile: start of the time window (since the process started: 0, 500ms, "
+       "2s, 1m) whose allocations not freed in it are listed. Default: the start.",
+       kReport, false,
+       [](Config& c, const std::string& v) {
+         c.from_ms = v == "0" ? 0 : parse_duration_ms("--from", v);
+       }},
+      {"--to", "TIME", "For a heap profile: end of the time window. Default: the end.", kReport,
+       false,
+       [](Config& c, const std::string& v) { c.to_ms = v == "0" ? 0 : parse_duration_ms("--to", v); }},
+      {"--sites", "N", "For a heap profile: sites listed per ranking. Default: 10.", kReport, false,
+       [](Config& c, const std::string& v) { c.profile_sites = parse_int("--sites", v, 1, 100000); }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",

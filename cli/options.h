@@ -2,6 +2,7 @@
 // subcommands take it, handler), from which the CLI11 parser and --help are generated.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,13 @@ struct Config {
   // what fails the gate.
   std::string baseline;  // "" = none
   std::string diff_new;
+  // Heap profiles (docs/profiling.md): run --profile records one; report analyses it.
+  std::string profile_file;                  // run: "" = none; %p: the pid
+  std::string massif_file;                   // report: massif.out of the profile; "" = none
+  std::string collapsed_kind = "allocated";  // report: what --collapsed adds up for a profile
+  std::optional<int64_t> from_ms;            // report: the time window
+  std::optional<int64_t> to_ms;
+  int profile_sites = 10;  // report: sites per list
   enum class FailOn { kNever, kNew, kGrown } fail_on = FailOn::kNever;
 };
 

@@ -191,6 +191,8 @@ void check_output_paths(const Config& config) {
   check_writable("--speedscope", config.speedscope_file);
   check_writable("--html", config.html_file);
   check_writable("--live-json", config.live_json);
+  check_writable("--profile", config.profile_file);
+  check_writable("--massif", config.massif_file);
   check_binary_stdout(config);
 }
 

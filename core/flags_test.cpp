@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 26u);
+  ASSERT_EQ(count, 29u);
   const struct {
     const char* name;
     FlagType type;
@@ -300,6 +300,8 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"help", FlagType::kBool, "false"},
       {"track_fds", FlagType::kBool, "true"},
       {"trace_log", FlagType::kString, "\"\""},
+      {"profile", FlagType::kString, "\"\""},
+      {"profile_interval_ms", FlagType::kInt, "10"},
   };
   for (size_t i = 0; i < count; ++i) {
     EXPECT_STREQ(table[i].name, kExpected[i].name);
@@ -335,7 +337,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 26u);
+  EXPECT_EQ(entries, 29u);
 }
 
 }  // namespace

@@ -515,4 +515,11 @@ ResultFile read_result_file(const std::string& path) {
   return parse_result(data, path);
 }
 
+std::vector<RawModule> parse_modules_section(std::span<const uint8_t> payload,
+                                             const std::string& name) {
+  ResultFile file;
+  read_modules(Cursor(payload, name, "modules section"), file);
+  return std::move(file.modules);
+}
+
 }  // namespace memtrack::report

@@ -30,6 +30,7 @@ struct ThreadState {
   int tid = 0;  // cached gettid() for the event log (output/trace_log.cpp); 0 = unknown
   // __lsan_disable depth (hooks/lsan_interface.cpp): blocks allocated meanwhile are ignored.
   int lsan_disabled = 0;
+  bool in_realloc = false;  // record/profile.cpp: a free is the first half of a realloc
 };
 
 extern __thread ThreadState t_thread;

@@ -12,6 +12,7 @@
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
+#include "runtime/record/profile.h"
 
 namespace {
 
@@ -42,6 +43,7 @@ void take_arguments(const char* first, va_list args, char** argv, size_t n, char
 // (exec_env.h); the forms without an envp use `environ`, as glibc's do.
 MEMTRACK_EXPORT_C int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
+  rt::profile_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.execve.get()(path, argv, env.get());
 }
@@ -52,6 +54,7 @@ MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
 
 MEMTRACK_EXPORT_C int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
+  rt::profile_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.execvpe.get()(file, argv, env.get());
 }
@@ -62,6 +65,7 @@ MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
 
 MEMTRACK_EXPORT_C int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
+  rt::profile_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.fexecve.get()(fd, argv, env.get());
 }
@@ -74,6 +78,7 @@ MEMTRACK_EXPORT_C int posix_spawn(pid_t* pid, const char* path,
                                   const posix_spawnattr_t* attributes, char* const argv[],
                                   char* const envp[]) noexcept {
   rt::trace_log_flush();
+  rt::profile_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.posix_spawn.get()(pid, path, actions, attributes, argv, env.get());
 }
@@ -83,6 +88,7 @@ MEMTRACK_EXPORT_C int posix_spawnp(pid_t* pid, const char* file,
                                    const posix_spawnattr_t* attributes, char* const argv[],
                                    char* const envp[]) noexcept {
   rt::trace_log_flush();
+  rt::profile_flush();
   rt::TracedEnvironment env(envp);
   return rt::g_fd_real.posix_spawnp.get()(pid, file, actions, attributes, argv, env.get());
 }

@@ -18,6 +18,7 @@
 #include "runtime/leakcheck/leak_scan.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/process_info.h"
+#include "runtime/output/profile_output.h"
 #include "runtime/output/report.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
@@ -37,6 +38,7 @@ std::atomic<bool> g_reported_early{false};
 void report_at_exit(const char* how, int status, bool have_status) {
   if (!initialized()) return;
   trace_log_flush_final();  // every path that ends the process comes here first
+  finish_profile();
   if (!g_flags.report_at_exit) {
     report_unwinder_check();
     return;

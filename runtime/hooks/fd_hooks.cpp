@@ -29,7 +29,9 @@
 #include "runtime/hooks/fd_record.h"
 #include "runtime/hooks/init.h"
 #include "runtime/hooks/real_functions.h"
+#include "runtime/output/profile_output.h"
 #include "runtime/output/trace_log.h"
+#include "runtime/record/profile.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {}  // namespace memtrack::rt
@@ -337,15 +339,18 @@ namespace {
 
 void fd_fork_prepare() {
   trace_log_fork_prepare();
+  profile_fork_prepare();
 }
 
 void fd_fork_parent() {
+  profile_fork_parent();
   trace_log_fork_parent();
 }
 
 void fd_fork_child() {
   g_fds.reset_after_fork();
   trace_log_fork_child();
+  profile_fork_child();
 }
 
 __attribute__((constructor)) void fd_tracking_constructor() {
@@ -355,6 +360,7 @@ __attribute__((constructor)) void fd_tracking_constructor() {
   resolve_fd_functions();
   pthread_atfork(fd_fork_prepare, fd_fork_parent, fd_fork_child);
   init_trace_log();
+  init_profile();
 }
 
 }  // namespace

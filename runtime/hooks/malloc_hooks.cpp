@@ -15,6 +15,7 @@
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
+#include "runtime/record/profile.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 
@@ -126,6 +127,7 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
     return rt::g_real.realloc(ptr, size);
   }
   AllocRecord old;
+  rt::ProfileReallocScope realloc_scope;  // the heap profile records the free as a realloc's
   rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, &old);
   if (release == rt::Release::kRejected) {  // realloc of a freed or foreign pointer
     if (logged()) rt::trace_realloc(ptr, size, nullptr);

@@ -25,6 +25,7 @@
 #include "runtime/output/report.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
+#include "runtime/record/profile.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/signal_table.h"
@@ -161,6 +162,9 @@ void* thread_main(void*) {
   uint64_t next_tick = now + g_tick_ns;
   uint64_t interval_ns = static_cast<uint64_t>(report_interval_ms()) * kNsPerMs;
   uint64_t next_report = now + interval_ns;
+  bool sampling = g_flags.profile[0] != '\0';  // heap profile: RSS samples
+  uint64_t sample_ns = static_cast<uint64_t>(g_flags.profile_interval_ms) * kNsPerMs;
+  uint64_t next_sample = now;
   for (;;) {
     uint32_t seen = g_wake.load(std::memory_order_acquire);
     if (g_stopping.load(std::memory_order_acquire)) return nullptr;
@@ -183,8 +187,13 @@ void* thread_main(void*) {
         continue;
       }
     }
+    if (sampling && now >= next_sample) {
+      if (profiling()) profile_sample();
+      next_sample = now + sample_ns;
+    }
     uint64_t wait = 0;  // 0: until woken
     if (live) wait = (next_tick < next_report ? next_tick : next_report) - now;
+    if (sampling && (wait == 0 || next_sample - now < wait)) wait = next_sample - now;
     sleep_until_woken(seen, wait);
   }
 }
@@ -239,7 +248,8 @@ int report_interval_ms() {
 }
 
 void start_runtime_thread() {
-  if (g_flags.expire_ms <= 0 && !g_flags.snapshot_signal) return;
+  bool profile = g_flags.profile[0] != '\0';  // RSS samples for the heap profile
+  if (g_flags.expire_ms <= 0 && !g_flags.snapshot_signal && !profile) return;
   g_start_ns = core::sys::monotonic_ns();
   if (g_flags.expire_ms > 0) {
     uint64_t expire_ns = static_cast<uint64_t>(g_flags.expire_ms) * kNsPerMs;

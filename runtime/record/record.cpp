@@ -5,6 +5,7 @@
 #include "core/sys_linux.h"
 #include "runtime/diag.h"
 #include "runtime/record/peak.h"
+#include "runtime/record/profile.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 #include "runtime/unwind/unwind.h"
@@ -39,6 +40,7 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
   if (g_allocs.try_insert(rec)) {
     note_live_bytes(static_cast<int64_t>(size));
+    if (profiling()) profile_alloc(rec.ptr, size, stack_id, frames, static_cast<uint32_t>(depth));
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(size, std::memory_order_relaxed);
@@ -55,6 +57,7 @@ bool record_free(void* ptr, core::AllocRecord* out) {
   RuntimeScope scope;
   if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out)) return false;
   note_live_bytes(-static_cast<int64_t>(out->size));
+  if (profiling()) profile_free(out->ptr);
   if (out->reported) note_freed_after_report(out->stack_id);
   return true;
 }
@@ -65,6 +68,7 @@ void restore_record(const core::AllocRecord& rec) {
   // shrank its free space meanwhile and mmap fails, count the block as untracked.
   if (g_allocs.try_restore(rec)) {
     note_live_bytes(static_cast<int64_t>(rec.size));
+    if (profiling()) profile_alloc(rec.ptr, rec.size, rec.stack_id, nullptr, 0);
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(rec.size, std::memory_order_relaxed);

@@ -45,6 +45,7 @@ import test_live  # noqa: E402,F401
 import test_lsan_options  # noqa: E402,F401
 import test_install  # noqa: E402,F401
 import test_misuse  # noqa: E402,F401
+import test_profile  # noqa: E402,F401
 import test_processes  # noqa: E402,F401
 import test_profiles  # noqa: E402,F401
 import test_readme  # noqa: E402,F401

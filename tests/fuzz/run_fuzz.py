@@ -8,6 +8,8 @@ time:
       one in live mode, so its live result files are seeds too.
   --seed-elf PATH: an ELF file of this machine (a library, a test binary), taken whole.
   --seed-eh-frame PATH: an ELF file whose unwind tables make seeds (eh_frame_seeds.py).
+  --profile-seed-program "PROG ARGS": a program recorded with `--memtrack BIN run --profile`;
+      its packed and raw heap profiles (and truncated copies) are seeds.
 Inputs that once crashed the target are kept in tests/fuzz/regressions/TARGET/ and replayed
 first; a crash found now is copied there. Exit status: 0 if nothing crashed.
 
@@ -17,6 +19,7 @@ Usage: run_fuzz.py --fuzzer BIN --target NAME [seed options] [--seconds N]
 import argparse
 import glob
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -55,6 +58,27 @@ def make_result_seeds(corpus, scratch, args):
                 f.write(data[:cut])
 
 
+def make_profile_seeds(corpus, scratch, memtrack, programs):
+    """Each program recorded with memtrack run --profile: the packed profile and the raw one
+    the runtime wrote (kept with --keep-results), plus cut copies of both."""
+    for n, program in enumerate(programs):
+        kept = os.path.join(scratch, f"kept{n}")
+        packed = os.path.join(corpus, f"profile{n}.packed")
+        subprocess.run([memtrack, "run", f"--profile={packed}", f"--keep-results={kept}",
+                        *shlex.split(program)], cwd=scratch, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        raws = glob.glob(os.path.join(kept, "profile.*.raw"))
+        if not os.path.exists(packed) or not raws:
+            sys.exit(f"FAIL: no heap profile from {program}")
+        shutil.copy(raws[0], os.path.join(corpus, f"profile{n}.raw"))
+        for path in (packed, os.path.join(corpus, f"profile{n}.raw")):
+            with open(path, "rb") as f:
+                data = f.read()
+            for cut in (40, len(data) // 2, len(data) - 1):
+                with open(f"{path}.cut-{cut}", "wb") as f:
+                    f.write(data[:cut])
+
+
 def replay(fuzzer, regressions):
     inputs = sorted(p for p in glob.glob(os.path.join(regressions, "*")) if os.path.isfile(p))
     inputs = [p for p in inputs if not os.path.basename(p).startswith(".")]
@@ -83,6 +107,9 @@ def main():
                         help="an ELF file to copy into the corpus; repeatable")
     parser.add_argument("--seed-eh-frame", action="append", default=[],
                         help="an ELF file whose unwind tables make seeds; repeatable")
+    parser.add_argument("--memtrack", help="the memtrack command, for --profile-seed-program")
+    parser.add_argument("--profile-seed-program", action="append", default=[],
+                        help='"PROG ARGS..." to record a heap profile of; repeatable')
     parser.add_argument("--seconds", type=int, default=30)
     args = parser.parse_args()
 
@@ -102,6 +129,8 @@ def main():
         os.mkdir(scratch)
         if args.seed_program or args.live_seed_program:
             make_result_seeds(corpus, scratch, args)
+        if args.profile_seed_program:
+            make_profile_seeds(corpus, scratch, args.memtrack, args.profile_seed_program)
         for elf in args.seed_elf:
             shutil.copy(elf, os.path.join(corpus, os.path.basename(elf)))
         for elf in args.seed_eh_frame:

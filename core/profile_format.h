@@ -1,0 +1,54 @@
+// The heap profile's event stream (docs/format.md, "Heap profiles"): record tags, the raw
+// file's header and the varint encoding shared by the runtime (which writes raw files) and the
+// CLI (which packs them into compressed, indexed files and reads both).
+// Runtime-safe: no allocation, no libc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memtrack::core::profile {
+
+// The raw file the runtime writes: this 32-byte header, then records.
+inline constexpr char kRawMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'R', 'W'};
+// The packed file the CLI makes of it (header, compressed chunks, metadata, index, footer).
+inline constexpr char kPackedMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'Z', 'S'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr size_t kRawHeaderSize = 32;  // magic, u32 version, u32 pid, u64 start_ns, u64 0
+
+// Every record starts with a tag byte. Times are microseconds since the process started,
+// stored as the (never negative) difference from the previous timed record.
+enum class Tag : uint8_t {
+  kAlloc = 1,        // varint dt, varint size, varint stack_id, zigzag varint ptr - last ptr
+  kFree = 2,         // varint dt, zigzag varint ptr - last ptr
+  kReallocFree = 3,  // as kFree: the old block of a realloc; the new block follows as kAlloc
+  kThread = 4,       // varint tid: the thread of the records that follow
+  kStack = 5,        // varint id, varint depth, depth x zigzag varint (frame - previous frame)
+  kSample = 6,       // varint dt, varint rss_bytes, varint heap_live_bytes
+  kModules = 7,      // varint size, then the modules section payload of the result file
+  kEnd = 8,          // the process ended normally; nothing follows
+};
+
+// Packed files only (profile/packed_format.h): set in the tag of a free that is temporary.
+inline constexpr uint8_t kTemporaryBit = 0x80;
+
+// Appends `value` as LEB128 to `out` (at most 10 bytes); returns the bytes written.
+inline size_t put_varint(uint8_t* out, uint64_t value) {
+  size_t n = 0;
+  while (value >= 0x80) {
+    out[n++] = static_cast<uint8_t>(value | 0x80);
+    value >>= 7;
+  }
+  out[n++] = static_cast<uint8_t>(value);
+  return n;
+}
+
+inline uint64_t zigzag(int64_t value) {
+  return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+}
+
+inline int64_t unzigzag(uint64_t value) {
+  return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
+}
+
+}  // namespace memtrack::core::profile

@@ -1,0 +1,186 @@
+// The streaming analysis of a heap profile (see analysis.h).
+#include "profile/analysis.h"
+
+#include "common/error.h"
+
+namespace memtrack::profile {
+namespace {
+
+constexpr uint64_t kFirstBucketUs = 1000;
+constexpr uint32_t kMaxStackId = 1u << 24;
+
+class Analyzer {
+ public:
+  Analyzer(ProfileAnalysis& out, const AnalyzeOptions& options) : a_(out), options_(options) {
+    a_.bucket_us = kFirstBucketUs;
+    a_.has_window = options.from_us.has_value() || options.to_us.has_value();
+    a_.window_from_us = options.from_us.value_or(0);
+    a_.window_to_us = options.to_us.value_or(UINT64_MAX);
+  }
+
+  void add(const Event& e) {
+    ++a_.events;
+    a_.end_time_us = e.time_us;
+    SeriesPoint& point = point_at(e.time_us);
+    switch (e.kind) {
+      case Event::Kind::kSample:
+        --a_.events;
+        if (e.size > point.rss_bytes) point.rss_bytes = e.size;
+        if (e.size > a_.peak_rss_bytes) a_.peak_rss_bytes = e.size;
+        return;
+      case Event::Kind::kAlloc:
+        alloc(e, point);
+        break;
+      case Event::Kind::kFree:
+      case Event::Kind::kReallocFree:
+        free(e);
+        break;
+    }
+    point.heap_bytes = a_.live_bytes;
+    if (a_.live_bytes > point.heap_max_bytes) point.heap_max_bytes = a_.live_bytes;
+  }
+
+  void finish() {
+    for (SiteStats& site : a_.sites) bring_to_peak(site);
+    if (a_.has_window && a_.window_to_us == UINT64_MAX) a_.window_to_us = a_.end_time_us;
+  }
+
+ private:
+  SiteStats& site(uint32_t stack_id) {
+    if (stack_id >= kMaxStackId) throw Error("corrupt heap profile (stack id out of range)");
+    if (stack_id >= a_.sites.size()) a_.sites.resize(stack_id + 1);
+    return a_.sites[stack_id];
+  }
+
+  // The per-site peak figures are brought up to date lazily: a site not changed since the
+  // latest peak held then what it holds now (see docs/profiling.md, "The peak").
+  void bring_to_peak(SiteStats& s) const {
+    if (s.peak_epoch == peak_epoch_) return;
+    s.peak_epoch = peak_epoch_;
+    s.peak_bytes = s.live_bytes;
+    s.peak_blocks = s.live_blocks;
+  }
+
+  void alloc(const Event& e, SeriesPoint& point) {
+    SiteStats& s = site(e.stack_id);
+    bring_to_peak(s);
+    ++a_.allocations;
+    a_.allocated_bytes += e.size;
+    ++point.allocations;
+    point.allocated_bytes += e.size;
+    ++s.allocations;
+    s.allocated_bytes += e.size;
+    s.live_bytes += e.size;
+    ++s.live_blocks;
+    if (in_window(e.time_us)) add_window(s, e.size, 1);
+    a_.live_bytes += e.size;
+    ++a_.live_blocks;
+    if (a_.live_bytes > a_.peak_bytes) {
+      a_.peak_bytes = a_.live_bytes;
+      a_.peak_blocks = a_.live_blocks;
+      a_.peak_time_us = e.time_us;
+      ++peak_epoch_;  // every site now holds its peak figures
+    }
+  }
+
+  void free(const Event& e) {
+    if (e.kind == Event::Kind::kReallocFree) ++a_.reallocs;
+    if (e.stack_id == 0) {
+      ++a_.unknown_frees;
+      return;
+    }
+    SiteStats& s = site(e.stack_id);
+    if (s.live_blocks == 0 || s.live_bytes < e.size) {
+      throw Error("corrupt heap profile (a free of more than its site holds)");
+    }
+    bring_to_peak(s);
+    ++a_.frees;
+    s.live_bytes -= e.size;
+    --s.live_blocks;
+    a_.live_bytes -= e.size;
+    --a_.live_blocks;
+    if (e.temporary) {
+      ++a_.temporary;
+      ++s.temporary;
+    }
+    // Freed inside the window: the window did not keep it.
+    if (in_window(e.alloc_time_us) && e.time_us < a_.window_to_us) add_window(s, e.size, -1);
+  }
+
+  bool in_window(uint64_t time_us) const {
+    return a_.has_window && time_us >= a_.window_from_us && time_us < a_.window_to_us;
+  }
+
+  void add_window(SiteStats& s, uint64_t bytes, int blocks) {
+    if (blocks > 0) {
+      s.window_bytes += bytes;
+      ++s.window_blocks;
+      a_.window_bytes += bytes;
+      ++a_.window_blocks;
+    } else {
+      s.window_bytes -= bytes;
+      --s.window_blocks;
+      a_.window_bytes -= bytes;
+      --a_.window_blocks;
+    }
+  }
+
+  SeriesPoint& point_at(uint64_t time_us) {
+    uint64_t index = time_us / a_.bucket_us;
+    while (index >= options_.max_points) {
+      merge_pairs();
+      index = time_us / a_.bucket_us;
+    }
+    while (a_.series.size() <= index) {
+      SeriesPoint p;
+      p.time_us = a_.series.size() * a_.bucket_us;
+      p.heap_bytes = a_.live_bytes;
+      p.heap_max_bytes = a_.live_bytes;
+      a_.series.push_back(p);
+    }
+    return a_.series[index];
+  }
+
+  void merge_pairs() {
+    std::vector<SeriesPoint> merged;
+    for (size_t i = 0; i < a_.series.size(); i += 2) {
+      SeriesPoint p = a_.series[i];
+      if (i + 1 < a_.series.size()) {
+        const SeriesPoint& q = a_.series[i + 1];
+        p.heap_bytes = q.heap_bytes;
+        if (q.heap_max_bytes > p.heap_max_bytes) p.heap_max_bytes = q.heap_max_bytes;
+        p.allocated_bytes += q.allocated_bytes;
+        p.allocations += q.allocations;
+        if (q.rss_bytes > p.rss_bytes) p.rss_bytes = q.rss_bytes;
+      }
+      merged.push_back(p);
+    }
+    a_.series = std::move(merged);
+    a_.bucket_us *= 2;
+  }
+
+  ProfileAnalysis& a_;
+  const AnalyzeOptions& options_;
+  uint64_t peak_epoch_ = 0;
+};
+
+}  // namespace
+
+ProfileAnalysis analyze_profile(const std::string& path, const AnalyzeOptions& options) {
+  ProfileAnalysis result;
+  EventReader reader(path);
+  Analyzer analyzer(result, options);
+  Event event;
+  try {
+    while (reader.next(&event)) analyzer.add(event);
+  } catch (const Error& e) {
+    std::string what = e.what();
+    if (what.rfind(path, 0) == 0) throw;
+    throw Error(path + ": " + what);
+  }
+  analyzer.finish();
+  result.meta = reader.meta();
+  return result;
+}
+
+}  // namespace memtrack::profile

@@ -1,0 +1,76 @@
+// One streaming pass over a heap profile: heap over time, the peak and who held it, the top
+// sites, temporary allocations, what a time window allocated and kept, and what was still
+// live at the end. Memory grows with the number of unique stacks (and, for a raw file, whose
+// frees name blocks by address, of blocks live at once), never with the number of events
+// (docs/profiling.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profile/event_reader.h"
+
+namespace memtrack::profile {
+
+// Per allocation stack (index = stack id).
+struct SiteStats {
+  uint64_t allocations = 0;
+  uint64_t allocated_bytes = 0;
+  uint64_t temporary = 0;   // allocations freed as heaptrack's temporaries (profiling.md)
+  uint64_t live_bytes = 0;  // at the end of the recording: leaked
+  uint64_t live_blocks = 0;
+  uint64_t peak_bytes = 0;  // live when the heap was at its peak
+  uint64_t peak_blocks = 0;
+  uint64_t window_bytes = 0;  // allocated in the window and not freed before its end
+  uint64_t window_blocks = 0;
+  uint64_t peak_epoch = 0;  // internal: the peak the *_peak fields were last brought up to
+};
+
+// One point of the heap over time: a bucket of `bucket_us` starting at time_us.
+struct SeriesPoint {
+  uint64_t time_us = 0;
+  uint64_t heap_bytes = 0;      // live at the end of the bucket
+  uint64_t heap_max_bytes = 0;  // highest live in the bucket
+  uint64_t allocated_bytes = 0;
+  uint64_t allocations = 0;
+  uint64_t rss_bytes = 0;  // highest RSS sample in the bucket; 0 without one
+};
+
+struct AnalyzeOptions {
+  std::optional<uint64_t> from_us;  // the time window; unset ends: the recording's
+  std::optional<uint64_t> to_us;
+  size_t max_points = 100;  // the series has between max_points / 2 and max_points points
+};
+
+struct ProfileAnalysis {
+  ProfileMeta meta;
+  uint64_t events = 0;
+  uint64_t allocations = 0;
+  uint64_t frees = 0;
+  uint64_t reallocs = 0;
+  uint64_t allocated_bytes = 0;
+  uint64_t temporary = 0;
+  uint64_t unknown_frees = 0;  // blocks allocated before the recording started
+  uint64_t peak_bytes = 0;
+  uint64_t peak_blocks = 0;
+  uint64_t peak_time_us = 0;
+  uint64_t peak_rss_bytes = 0;
+  uint64_t end_time_us = 0;
+  uint64_t live_bytes = 0;  // at the end
+  uint64_t live_blocks = 0;
+  uint64_t window_from_us = 0;
+  uint64_t window_to_us = 0;
+  bool has_window = false;
+  uint64_t window_bytes = 0;
+  uint64_t window_blocks = 0;
+  uint64_t bucket_us = 0;
+  std::vector<SeriesPoint> series;
+  std::vector<SiteStats> sites;  // index = stack id
+};
+
+// Reads `path` (raw or packed) once. Throws Error for unreadable or corrupt input.
+ProfileAnalysis analyze_profile(const std::string& path, const AnalyzeOptions& options);
+
+}  // namespace memtrack::profile

@@ -1,0 +1,420 @@
+// Reading heap profiles (see event_reader.h).
+#include "profile/event_reader.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+#include "common/error.h"
+#include "core/profile_format.h"
+#include "profile/packed_format.h"
+#include "report/result_reader.h"
+
+namespace memtrack::profile {
+
+namespace format = core::profile;
+using format::Tag;
+
+namespace {
+
+constexpr size_t kReadBlock = size_t{1} << 20;
+constexpr size_t kMaxRecord = 16 + 10 * 260;
+constexpr uint64_t kMaxModulesBytes = uint64_t{64} << 20;
+constexpr uint32_t kMaxDepth = 4096;
+
+// Stack ids are the depot's, dense from 1 (a few are never written: their allocation did not
+// fit in the table). An id far beyond the number of stacks is corruption, and would make the
+// analysis's per-id arrays as large as the id.
+bool plausible_stack_id(uint64_t id, size_t stacks_so_far) {
+  return id >= 1 && id <= 2 * stacks_so_far + 1024;
+}
+
+std::ifstream open_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path);
+  return in;
+}
+
+template <typename T>
+T load(const uint8_t* p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));
+  return value;
+}
+
+// A bounded reader over decompressed metadata.
+struct Bytes {
+  const uint8_t* p;
+  size_t left;
+  const std::string& path;
+  template <typename T>
+  T get() {
+    need(sizeof(T));
+    T value = load<T>(p);
+    p += sizeof(T);
+    left -= sizeof(T);
+    return value;
+  }
+  void need(size_t n) const {
+    if (n > left) throw Error(path + ": corrupt heap profile (metadata truncated)");
+  }
+};
+
+std::vector<uint8_t> decompress(const std::vector<uint8_t>& in, size_t expected,
+                                const std::string& path) {
+  std::vector<uint8_t> out(expected);
+  size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+  if (ZSTD_isError(n) || n != expected) {
+    throw Error(path + ": corrupt heap profile (a compressed chunk does not decompress)");
+  }
+  return out;
+}
+
+}  // namespace
+
+class EventReader::Source {
+ public:
+  virtual ~Source() = default;
+  // Appends up to about kReadBlock more bytes of the event stream to `out`; false at the end.
+  virtual bool more(std::vector<uint8_t>& out) = 0;
+  // Packed files: the next age of a free, from the chunks' separate age streams.
+  virtual uint64_t next_age() { return 0; }
+};
+
+namespace {
+
+class RawSource : public EventReader::Source {
+ public:
+  explicit RawSource(std::ifstream in) : in_(std::move(in)) {}
+  bool more(std::vector<uint8_t>& out) override {
+    size_t old = out.size();
+    out.resize(old + kReadBlock);
+    in_.read(reinterpret_cast<char*>(out.data() + old), static_cast<std::streamsize>(kReadBlock));
+    out.resize(old + static_cast<size_t>(in_.gcount()));
+    return out.size() > old;
+  }
+
+ private:
+  std::ifstream in_;
+};
+
+class PackedSource : public EventReader::Source {
+ public:
+  PackedSource(std::ifstream in, std::vector<ChunkInfo> chunks, const std::string& path)
+      : in_(std::move(in)), chunks_(std::move(chunks)), path_(path) {}
+  bool more(std::vector<uint8_t>& out) override {
+    if (next_ >= chunks_.size()) return false;
+    const ChunkInfo& chunk = chunks_[next_++];
+    std::vector<uint8_t> compressed(chunk.compressed_size);
+    in_.seekg(static_cast<std::streamoff>(chunk.offset));
+    in_.read(reinterpret_cast<char*>(compressed.data()), chunk.compressed_size);
+    if (static_cast<size_t>(in_.gcount()) != chunk.compressed_size) {
+      throw Error(path_ + ": corrupt heap profile (a chunk is cut short)");
+    }
+    std::vector<uint8_t> raw = decompress(compressed, chunk.raw_size, path_);
+    if (raw.size() < 4) throw Error(path_ + ": corrupt heap profile (a chunk is too short)");
+    uint32_t records = load<uint32_t>(raw.data());
+    if (records > raw.size() - 4) throw Error(path_ + ": corrupt heap profile (bad chunk)");
+    out.insert(out.end(), raw.begin() + 4, raw.begin() + 4 + records);
+    if (age_pos_ > 0) {
+      ages_.erase(ages_.begin(), ages_.begin() + static_cast<std::ptrdiff_t>(age_pos_));
+      age_pos_ = 0;
+    }
+    ages_.insert(ages_.end(), raw.begin() + 4 + records, raw.end());
+    return true;
+  }
+  uint64_t next_age() override {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (age_pos_ >= ages_.size()) throw Error(path_ + ": corrupt heap profile (ages cut short)");
+      uint8_t b = ages_[age_pos_++];
+      value |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return value;
+    }
+    throw Error(path_ + ": corrupt heap profile (age too long)");
+  }
+
+ private:
+  std::ifstream in_;
+  std::vector<ChunkInfo> chunks_;
+  const std::string& path_;
+  size_t next_ = 0;
+  std::vector<uint8_t> ages_;  // the ages not yet read, of this chunk and the one before
+  size_t age_pos_ = 0;
+};
+
+// Reads the metadata and index of a packed file.
+std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& path,
+                                        ProfileMeta& meta) {
+  in.seekg(0, std::ios::end);
+  auto file_size = static_cast<uint64_t>(in.tellg());
+  auto corrupt = [&](const std::string& what) {
+    return Error(path + ": corrupt heap profile (" + what + ")");
+  };
+  if (file_size < kPackedHeaderSize + kFooterSize) throw corrupt("too short");
+  uint8_t footer[kFooterSize];
+  in.seekg(static_cast<std::streamoff>(file_size - kFooterSize));
+  in.read(reinterpret_cast<char*>(footer), kFooterSize);
+  if (std::memcmp(footer + 24, kFooterMagic, 8) != 0) throw corrupt("no footer: truncated?");
+  auto meta_offset = load<uint64_t>(footer);
+  auto meta_size = load<uint64_t>(footer + 8);
+  auto index_offset = load<uint64_t>(footer + 16);
+  if (meta_offset > index_offset || meta_size > index_offset - meta_offset ||
+      index_offset > file_size - kFooterSize) {
+    throw corrupt("bad footer");
+  }
+  std::vector<uint8_t> compressed(meta_size);
+  in.seekg(static_cast<std::streamoff>(meta_offset));
+  in.read(reinterpret_cast<char*>(compressed.data()), static_cast<std::streamsize>(meta_size));
+  unsigned long long raw_size = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
+  if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN ||
+      raw_size > (uint64_t{1} << 32)) {
+    throw corrupt("bad metadata");
+  }
+  std::vector<uint8_t> raw = decompress(compressed, raw_size, path);
+  Bytes b{raw.data(), raw.size(), path};
+  meta.complete = b.get<uint8_t>() != 0;
+  auto modules_size = b.get<uint32_t>();
+  b.need(modules_size);
+  meta.modules = report::parse_modules_section({b.p, modules_size}, path);
+  b.p += modules_size;
+  b.left -= modules_size;
+  auto stack_count = b.get<uint32_t>();
+  for (uint32_t i = 0; i < stack_count; ++i) {
+    auto id = b.get<uint32_t>();
+    if (!plausible_stack_id(id, stack_count)) throw corrupt("stack id out of range");
+    auto depth = b.get<uint32_t>();
+    if (depth > kMaxDepth) throw corrupt("stack too deep");
+    std::vector<uint64_t> frames(depth);
+    for (uint64_t& f : frames) f = b.get<uint64_t>();
+    meta.stacks[id] = std::move(frames);
+  }
+  uint64_t index_size = file_size - kFooterSize - index_offset;
+  std::vector<uint8_t> index(index_size);
+  in.seekg(static_cast<std::streamoff>(index_offset));
+  in.read(reinterpret_cast<char*>(index.data()), static_cast<std::streamsize>(index_size));
+  Bytes x{index.data(), index.size(), path};
+  auto count = x.get<uint32_t>();
+  if (count > x.left / kIndexEntrySize) throw corrupt("bad index");
+  std::vector<ChunkInfo> chunks(count);
+  for (ChunkInfo& c : chunks) {
+    c.offset = x.get<uint64_t>();
+    c.compressed_size = x.get<uint32_t>();
+    c.raw_size = x.get<uint32_t>();
+    c.time_us = x.get<uint64_t>();
+    c.allocations = x.get<uint64_t>();
+    c.tid = x.get<uint32_t>();
+    c.events_before = x.get<uint64_t>();
+    if (c.offset > meta_offset || c.compressed_size > meta_offset - c.offset ||
+        c.raw_size > kChunkBytes) {
+      throw corrupt("bad index entry");
+    }
+  }
+  return chunks;
+}
+
+}  // namespace
+
+bool is_profile_file(const std::string& path) {
+  std::ifstream in = open_binary(path);
+  char magic[8] = {};
+  in.read(magic, sizeof(magic));
+  return std::memcmp(magic, format::kRawMagic, 8) == 0 ||
+         std::memcmp(magic, format::kPackedMagic, 8) == 0;
+}
+
+EventReader::EventReader(const std::string& path) : path_(path) {
+  std::ifstream in = open_binary(path);
+  uint8_t header[format::kRawHeaderSize] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof(header));
+  bool raw = std::memcmp(header, format::kRawMagic, 8) == 0;
+  bool packed = std::memcmp(header, format::kPackedMagic, 8) == 0;
+  if (!raw && !packed) throw Error(path + " is not a memtrack heap profile");
+  if (load<uint32_t>(header + 8) != format::kVersion) {
+    throw Error(path + ": heap profile version " + std::to_string(load<uint32_t>(header + 8)) +
+                " is not supported (this memtrack reads version 1)");
+  }
+  meta_.pid = load<uint32_t>(header + 12);
+  meta_.packed = packed;
+  if (raw) {
+    if (in.gcount() != static_cast<std::streamsize>(format::kRawHeaderSize)) {
+      fail("header truncated");
+    }
+    source_ = std::make_unique<RawSource>(std::move(in));
+  } else {
+    std::vector<ChunkInfo> chunks = read_packed_tail(in, path_, meta_);
+    source_ = std::make_unique<PackedSource>(std::move(in), std::move(chunks), path_);
+  }
+}
+
+EventReader::~EventReader() = default;
+
+void EventReader::fail(const std::string& problem) const {
+  throw Error(path_ + ": corrupt heap profile (" + problem + " at byte " +
+              std::to_string(consumed_ + pos_) + " of the event stream)");
+}
+
+bool EventReader::ensure(size_t bytes) {
+  while (buffer_.size() - pos_ < bytes) {
+    if (pos_ > 0) {
+      buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(pos_));
+      consumed_ += pos_;
+      pos_ = 0;
+    }
+    if (!source_->more(buffer_)) return false;
+  }
+  return true;
+}
+
+uint8_t EventReader::byte() {
+  if (pos_ >= buffer_.size() && !ensure(1)) {
+    if (!meta_.packed) throw CutShort{};  // a raw file of a killed process: next() stops
+    fail("record cut short");
+  }
+  return buffer_[pos_++];
+}
+
+uint64_t EventReader::varint() {
+  uint64_t value = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    uint8_t b = byte();
+    value |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return value;
+  }
+  fail("number too long");
+}
+
+void EventReader::read_stack() {
+  uint64_t id_value = varint();
+  if (!plausible_stack_id(id_value, meta_.stacks.size())) fail("stack id out of range");
+  auto id = static_cast<uint32_t>(id_value);
+  uint64_t depth = varint();
+  if (depth > kMaxDepth) fail("stack too deep");
+  std::vector<uint64_t> frames(depth);
+  uint64_t previous = 0;
+  for (uint64_t& f : frames) {
+    f = previous + static_cast<uint64_t>(format::unzigzag(varint()));
+    previous = f;
+  }
+  meta_.stacks[id] = std::move(frames);
+}
+
+void EventReader::read_modules() {
+  uint64_t size = varint();
+  if (size > kMaxModulesBytes) fail("module map too large");
+  if (!ensure(size)) {
+    if (!meta_.packed) throw CutShort{};
+    fail("module map cut short");
+  }
+  meta_.modules =
+      report::parse_modules_section({buffer_.data() + pos_, static_cast<size_t>(size)}, path_);
+  pos_ += size;
+}
+
+void EventReader::describe_raw_free(uint64_t ptr, Event* event) {
+  uint64_t& last = last_alloc_[tid_];
+  event->temporary = last == ptr;
+  last = 0;
+  auto it = live_.find(ptr);
+  if (it == live_.end()) {  // allocated before the recording started
+    event->size = 0;
+    event->stack_id = 0;
+    event->alloc_time_us = 0;
+    return;
+  }
+  event->size = it->second.size;
+  event->stack_id = it->second.stack_id;
+  event->alloc_time_us = it->second.time_us;
+  live_.erase(it);
+}
+
+bool EventReader::next(Event* event) {
+  try {
+    return next_record(event);
+  } catch (const CutShort&) {
+    pos_ = buffer_.size();  // the last record was cut short: the file ends before it
+    return false;
+  }
+}
+
+bool EventReader::next_record(Event* event) {
+  for (;;) {
+    if (buffer_.size() - pos_ < kMaxRecord) ensure(kMaxRecord);  // short only at the end
+    if (pos_ >= buffer_.size()) return false;
+    uint8_t tag_byte = byte();
+    bool temporary = meta_.packed && (tag_byte & format::kTemporaryBit) != 0;
+    auto tag = static_cast<Tag>(meta_.packed ? tag_byte & ~format::kTemporaryBit : tag_byte);
+    switch (tag) {
+      case Tag::kThread:
+        tid_ = static_cast<uint32_t>(varint());
+        continue;
+      case Tag::kStack:
+        read_stack();
+        continue;
+      case Tag::kModules:
+        read_modules();
+        continue;
+      case Tag::kEnd:
+        meta_.complete = true;
+        continue;
+      case Tag::kAlloc:
+      case Tag::kFree:
+      case Tag::kReallocFree:
+      case Tag::kSample:
+        break;
+      default:
+        fail("unknown record " + std::to_string(static_cast<int>(tag)));
+    }
+    time_us_ += varint();
+    event->time_us = time_us_;
+    event->tid = tid_;
+    if (tag == Tag::kSample) {
+      event->kind = Event::Kind::kSample;
+      event->size = varint();
+      return true;
+    }
+    if (tag == Tag::kAlloc) {
+      event->kind = Event::Kind::kAlloc;
+      event->size = varint();
+      uint64_t stack_id = varint();
+      if (!plausible_stack_id(stack_id, meta_.stacks.size())) fail("stack id out of range");
+      event->stack_id = static_cast<uint32_t>(stack_id);
+    } else {
+      event->kind = tag == Tag::kFree ? Event::Kind::kFree : Event::Kind::kReallocFree;
+    }
+    if (meta_.packed && tag == Tag::kAlloc) {
+      last_alloc_block_[tid_] = Block{event->size, time_us_, event->stack_id};
+    } else if (meta_.packed) {  // packed_format.h: a temporary free is of the latest block
+      auto last = last_alloc_block_.find(tid_);
+      if (temporary) {
+        if (last == last_alloc_block_.end()) fail("temporary free without an allocation");
+        event->size = last->second.size;
+        event->stack_id = last->second.stack_id;
+        event->alloc_time_us = last->second.time_us;
+      } else {
+        event->size = varint();
+        uint64_t stack_id = varint();
+        if (stack_id != 0 && !plausible_stack_id(stack_id, meta_.stacks.size())) {
+          fail("stack id out of range");
+        }
+        event->stack_id = static_cast<uint32_t>(stack_id);
+        uint64_t age = source_->next_age();
+        if (age > time_us_) fail("free of a block allocated before the recording started");
+        event->alloc_time_us = time_us_ - age;
+      }
+      event->temporary = temporary;
+      if (last != last_alloc_block_.end()) last_alloc_block_.erase(last);
+    } else {
+      last_ptr_ += static_cast<uint64_t>(format::unzigzag(varint()));
+      if (tag == Tag::kAlloc) {
+        live_[last_ptr_] = Block{event->size, time_us_, event->stack_id};
+        last_alloc_[tid_] = last_ptr_;
+      } else {
+        describe_raw_free(last_ptr_, event);
+      }
+    }
+    return true;
+  }
+}
+
+}  // namespace memtrack::profile

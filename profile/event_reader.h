@@ -1,0 +1,97 @@
+// Reads a heap profile, raw (as the runtime writes it) or packed (compressed and indexed by
+// memtrack run), as one stream of events, in bounded memory: one chunk of the file at a time.
+// The input is untrusted: anything malformed throws one memtrack::Error naming the file.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/frame.h"
+
+namespace memtrack::profile {
+
+struct Event {
+  enum class Kind : uint8_t { kAlloc, kFree, kReallocFree, kSample } kind = Kind::kAlloc;
+  uint64_t time_us = 0;  // since the process started
+  uint32_t tid = 0;
+  uint64_t size = 0;      // the block's bytes; kSample: RSS bytes
+  uint32_t stack_id = 0;  // the block's allocation stack; 0 for a free of a block allocated
+                          // before the recording started (nothing else is known of it)
+  // Frees only: when the block was allocated, and whether the free is a temporary one
+  // (docs/profiling.md: the thread's previous event was this block's allocation).
+  uint64_t alloc_time_us = 0;
+  bool temporary = false;
+};
+
+// What a profile says besides its events. For a raw file the stacks and modules are only
+// complete once every event has been read.
+struct ProfileMeta {
+  uint32_t pid = 0;
+  bool packed = false;
+  bool complete = false;  // the process ended normally (the end record is there)
+  std::vector<RawModule> modules;
+  std::map<uint32_t, std::vector<uint64_t>> stacks;  // id -> return addresses, innermost first
+};
+
+// Which kind of file `path` is: true for a heap profile (raw or packed). Throws Error if it
+// cannot be read.
+bool is_profile_file(const std::string& path);
+
+// Not thread safe; one per pass over a file.
+class EventReader {
+ public:
+  // Opens `path` and reads its header (and, for a packed file, its metadata and index).
+  explicit EventReader(const std::string& path);
+  ~EventReader();
+  EventReader(const EventReader&) = delete;
+  EventReader& operator=(const EventReader&) = delete;
+
+  // The next event; false at the end of the file (for a raw file also where it ends inside a
+  // record: the process was killed while writing). Stack and module records are taken into
+  // meta() as they come.
+  bool next(Event* /*out*/ event);
+  const ProfileMeta& meta() const { return meta_; }
+
+  class Source;  // where the decoded bytes come from (raw file or zstd chunks)
+
+ private:
+  struct CutShort {};  // thrown inside next_record when a raw file ends inside a record
+  bool next_record(Event* event);
+  bool ensure(size_t bytes);  // false if the file ends first
+  uint8_t byte();
+  uint64_t varint();
+  void read_stack();
+  void read_modules();
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  std::string path_;
+  std::unique_ptr<Source> source_;
+  // Raw files name blocks by address: the reader keeps the live ones (and each thread's
+  // latest allocation) to describe their frees as the packed file does.
+  struct Block {
+    uint64_t size;
+    uint64_t time_us;
+    uint32_t stack_id;
+  };
+  void describe_raw_free(uint64_t ptr, Event* event);
+  std::unordered_map<uint64_t, Block> live_;
+  std::unordered_map<uint32_t, uint64_t> last_alloc_;
+  // Packed files: each thread's latest allocation until its next free (temporary frees
+  // name no block).
+  std::unordered_map<uint32_t, Block> last_alloc_block_;
+  std::vector<uint8_t> buffer_;
+  size_t pos_ = 0;
+  uint64_t consumed_ = 0;  // bytes of the stream before buffer_[0], for error messages
+  ProfileMeta meta_;
+  uint64_t time_us_ = 0;
+  uint64_t last_ptr_ = 0;  // raw files: the last address
+  uint32_t tid_ = 0;
+};
+
+}  // namespace memtrack::profile

@@ -1,0 +1,43 @@
+// The packed heap profile file (docs/format.md, "Heap profiles"): the raw event stream cut
+// into chunks at record boundaries, each compressed with zstd, then the stacks and modules,
+// an index of the chunks and a fixed-size footer that locates them.
+//
+//   header   "MTPROFZS"  u32 version = 1  u32 pid
+//   chunk*   zstd frame of at most kChunkBytes: u32 records_size, event records as in the
+//            raw file but without addresses (a free carries its block's varint size and
+//            stack id, both 0 for a block allocated before the recording; a temporary free
+//            has kTemporaryBit in its tag and nothing else: its block is its thread's
+//            latest allocation), then the ages of the other frees
+//            (microseconds since their allocation, varints, in order): kept apart, the
+//            records repeat more and compress better
+//   meta     zstd frame: u8 complete, u32 modules_size, modules payload (result file
+//            section 3), u32 stack_count, per stack u32 id, u32 depth, depth x u64 address
+//   index    u32 count, per chunk: u64 offset, u32 compressed_size, u32 raw_size,
+//            u64 time_us, u64 allocations, u32 tid, u64 events_before (decoder state at its
+//            start)
+//   footer   u64 meta_offset, u64 meta_size, u64 index_offset, "MTPRFEND"
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memtrack::profile {
+
+inline constexpr size_t kPackedHeaderSize = 16;
+inline constexpr size_t kFooterSize = 32;
+inline constexpr char kFooterMagic[8] = {'M', 'T', 'P', 'R', 'F', 'E', 'N', 'D'};
+inline constexpr size_t kChunkBytes = size_t{4} << 20;  // raw bytes per chunk
+inline constexpr size_t kIndexEntrySize = 8 + 4 + 4 + 8 + 8 + 4 + 8;
+inline constexpr int kZstdLevel = 7;
+
+struct ChunkInfo {
+  uint64_t offset = 0;
+  uint32_t compressed_size = 0;
+  uint32_t raw_size = 0;
+  uint64_t time_us = 0;
+  uint64_t allocations = 0;  // allocations before the chunk: the last one's number
+  uint32_t tid = 0;
+  uint64_t events_before = 0;
+};
+
+}  // namespace memtrack::profile

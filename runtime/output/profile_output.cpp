@@ -1,0 +1,104 @@
+// The heap profile's file names and module map (see profile_output.h). Calls libc (getcwd,
+// access) but never malloc; the module map is encoded into mmap'd memory.
+#include "runtime/output/profile_output.h"
+
+#include <unistd.h>
+
+#include "core/mmap_array.h"
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/output/log_file.h"
+#include "runtime/output/modules.h"
+#include "runtime/record/profile.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+namespace {
+
+constexpr size_t kMaxPath = 4096;
+char g_pattern[kMaxPath + core::kMaxFlagStringLength];  // absolute; set once at start-up
+
+template <typename T>
+void append_value(core::MmapArray<uint8_t>& out, T value, bool& ok) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+  for (size_t i = 0; i < sizeof(T) && ok; ++i) ok = out.try_push_back(bytes[i]);
+}
+
+void append_bytes(core::MmapArray<uint8_t>& out, const void* data, size_t size, bool& ok) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < size && ok; ++i) ok = out.try_push_back(bytes[i]);
+}
+
+// The modules section of the result file (docs/format.md, section 3), so the CLI reads both
+// with the same code.
+void write_modules() {
+  core::MmapArray<ModuleRecord> modules;
+  core::MmapArray<uint8_t> payload;
+  if (!collect_modules(modules)) return;
+  bool ok = true;
+  append_value(payload, static_cast<uint32_t>(modules.size()), ok);
+  for (const ModuleRecord& m : modules) {
+    size_t path_size = core::string_length(m.path);
+    append_value(payload, m.load_bias, ok);
+    append_value(payload, m.start, ok);
+    append_value(payload, m.end, ok);
+    append_value(payload, m.build_id_size, ok);
+    append_value(payload, m.flags, ok);
+    append_value(payload, static_cast<uint32_t>(path_size), ok);
+    append_bytes(payload, m.build_id, m.build_id_size, ok);
+    append_bytes(payload, m.path, path_size, ok);
+  }
+  if (ok) profile_append_modules(payload.data(), payload.size());
+}
+
+// This process's file: the pattern expanded, with ".N" added while the name is taken.
+bool start_in_unique_file() {
+  core::FixedText<kMaxPath + core::kMaxFlagStringLength + 32> base;
+  expand_log_path(g_pattern, base);
+  for (int n = 1; n < 1000; ++n) {
+    core::FixedText<kMaxPath + core::kMaxFlagStringLength + 48> path;
+    path.str(base.data());
+    if (n > 1) path.chr('.').i64(n);
+    if (access(path.data(), F_OK) == 0) continue;
+    return profile_start(path.data());
+  }
+  return false;
+}
+
+}  // namespace
+
+void init_profile() {
+  if (g_flags.profile[0] == '\0') return;
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
+  core::TextBuffer pattern(g_pattern, sizeof(g_pattern));
+  if (g_flags.profile[0] != '/') {
+    char cwd[kMaxPath];
+    if (getcwd(cwd, sizeof(cwd)) != nullptr) pattern.str(cwd).chr('/');
+  }
+  pattern.str(g_flags.profile);
+  if (start_in_unique_file()) write_modules();
+  core::sys::set_errno(saved_errno);
+}
+
+void finish_profile() {
+  if (!profiling()) return;
+  if (!in_runtime()) {  // collect_modules takes the loader lock: not from inside the runtime
+    RuntimeScope scope;
+    int saved_errno = core::sys::get_errno();
+    write_modules();
+    core::sys::set_errno(saved_errno);
+  }
+  profile_flush_final();
+}
+
+void profile_fork_child() {
+  if (g_flags.profile[0] == '\0') return;
+  profile_fork_child_reset();
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
+  if (start_in_unique_file()) write_modules();
+  core::sys::set_errno(saved_errno);
+}
+
+}  // namespace memtrack::rt

@@ -1,0 +1,269 @@
+"""Heap profiles (docs/profiling.md): memtrack run --profile records, memtrack report
+analyses. heap_pattern.c makes a known pattern (1,000 temporary allocations of 100 bytes in
+make_temporary, 2 x 5 blocks of 1,000 bytes never freed from grow_cache, a peak of
+4 x 262,144 bytes in build_peak, one realloc of 16 to 32 bytes in main), checked exactly in the
+text, the JSON, the collapsed stacks of every kind, massif's format as ms_print prints it and
+the time window. churn_events.c makes many events: the analysis's memory must not grow with
+them."""
+
+import os
+import re
+import shutil
+import subprocess
+
+from cli_harness import Failure, cli_test
+
+PEAK_BYTES = 1_053_608  # 4 x 262,144 + 5 x 1,000 + 32
+ALLOCATED = 1_158_624  # 1,000 x 100 + 16 + 10 x 1,000 + 32 + 4 x 262,144
+
+
+def record(ctx, program="heap_pattern", *args, name="hp.prof"):
+    path = ctx.path(name)
+    run = ctx.memtrack("run", f"--profile={path}", ctx.program(program), *args)
+    ctx.require_eq(run.exit, 0, "memtrack run --profile: exit status", run)
+    ctx.require(os.path.exists(path), f"--profile wrote no {path}", run)
+    return path, run
+
+
+def report_json(ctx, path, *args):
+    json_path = ctx.path("profile.json")
+    run = ctx.memtrack("report", path, f"--json={json_path}", *args)
+    ctx.require_eq(run.exit, 0, "memtrack report PROFILE --json: exit status", run)
+    return ctx.read_json(json_path, run), run
+
+
+def leaf_of(site):
+    return site["stack"][0]["function"]
+
+
+def sites_by_leaf(report):
+    out = {}
+    for site in report["sites"]:
+        out.setdefault(leaf_of(site), []).append(site)
+    return out
+
+
+@cli_test
+def test_profile_exact(ctx):
+    """Every number of the pattern, in the text and the JSON report."""
+    path, run = record(ctx)
+    ctx.expect(re.search(rf"heap profile of pid \d+: {re.escape(path)} \(2,022 events, ",
+                         run.stderr), "run says where the profile went", run)
+    text = ctx.memtrack("report", path)
+    ctx.require_eq(text.exit, 0, "memtrack report PROFILE: exit status", text)
+    for line in ["  1,016 allocations, 1,006 frees (1 by realloc), 1,158,624 bytes allocated",
+                 "  temporary allocations: 1,000 (98.4% of all allocations)",
+                 "  not freed at the end: 10,000 bytes in 10 blocks",
+                 "  1. 1,048,576 bytes in 4 blocks at the peak",
+                 "  1. 1,000 temporary allocations of 1,000 allocations",
+                 "  1. 1,048,576 bytes allocated in 4 allocations",
+                 "  1. 100,000 bytes allocated in 1,000 allocations"]:
+        ctx.expect_line(text.stdout, line, "text report", text)
+    ctx.expect(re.search(r"^  peak: 1,053,608 bytes in 10 blocks at \d+\.\d{3} s; RSS peak ",
+                         text.stdout, re.M), "text: the peak line", text)
+    ctx.expect(re.search(r"Peak of 1,053,608 bytes at .*, held by:\n  1\. .*\n"
+                         r"       #0 build_peak \(.*heap_pattern\.c:\d+", text.stdout),
+               "text: build_peak holds the peak", text)
+    report, run = report_json(ctx, path)
+    ctx.expect_eq(report["summary"], {"allocations": 1016, "frees": 1006, "reallocs": 1,
+                                      "allocated_bytes": ALLOCATED, "temporary": 1000,
+                                      "leaked_bytes": 10000, "leaked_blocks": 10,
+                                      "unknown_frees": 0}, "JSON summary", run)
+    ctx.expect_eq((report["peak"]["bytes"], report["peak"]["blocks"]), (PEAK_BYTES, 10),
+                  "JSON peak", run)
+    ctx.expect(report["complete"], "the process ended normally", run)
+    ctx.expect(report["peak"]["rss_bytes"] > 0, "an RSS sample was taken", run)
+    sites = sites_by_leaf(report)
+    ctx.require(set(sites) >= {"build_peak", "make_temporary", "grow_cache", "main"},
+                f"sites of the pattern: {sorted(sites)}", run)
+    peak = sites["build_peak"][0]
+    ctx.expect_eq((peak["peak_bytes"], peak["peak_blocks"], peak["allocations"],
+                   peak["leaked_bytes"], peak["temporary"]), (1_048_576, 4, 4, 0, 0),
+                  "build_peak site", run)
+    temp = sites["make_temporary"][0]
+    ctx.expect_eq((temp["allocations"], temp["allocated_bytes"], temp["temporary"],
+                   temp["peak_bytes"], temp["leaked_bytes"]), (1000, 100_000, 1000, 0, 0),
+                  "make_temporary site", run)
+    grow = sites["grow_cache"]
+    ctx.expect_eq(sorted((s["allocations"], s["leaked_bytes"], s["leaked_blocks"]) for s in grow),
+                  [(5, 5000, 5), (5, 5000, 5)], "grow_cache sites (two loops)", run)
+    ctx.expect_eq(sorted(s["peak_bytes"] for s in grow), [0, 5000], "grow_cache at the peak",
+                  run)
+    ctx.expect_eq(report["top"]["peak"][0], peak["stack_id"], "the peak's top site", run)
+    ctx.expect_eq(report["top"]["temporary"], [temp["stack_id"]], "temporary sites", run)
+    points = report["series"]["points"]
+    ctx.expect(50 <= len(points) <= 100, f"series of 50-100 points: {len(points)}", run)
+    ctx.expect_eq(sum(p["allocated_bytes"] for p in points), ALLOCATED,
+                  "series: bytes allocated add up", run)
+    ctx.expect_eq(sum(p["allocations"] for p in points), 1016, "series: allocations", run)
+    ctx.expect_eq(max(p["heap_max_bytes"] for p in points), PEAK_BYTES, "series: peak", run)
+    ctx.expect_eq(points[-1]["heap_bytes"], 10000, "series: live at the end", run)
+    for kind, expected in [
+            ("allocated", {"main;make_temporary": 100_000, "main;grow_cache": 10_000,
+                           "main;build_peak": 1_048_576, "main": 48}),
+            ("allocations", {"main;make_temporary": 1000, "main;grow_cache": 10,
+                             "main;build_peak": 4, "main": 2}),
+            ("temporary", {"main;make_temporary": 1000}),
+            ("peak", {"main;grow_cache": 5000, "main;build_peak": 1_048_576, "main": 32}),
+            ("leaked", {"main;grow_cache": 10_000})]:
+        folded = ctx.memtrack("report", path, "--collapsed=-", f"--collapsed-kind={kind}")
+        lines = {}
+        for line in folded.stdout.splitlines():
+            match = re.fullmatch(r"cli_heap_pattern\[\d+\];(.*) (\d+)", line)
+            ctx.require(match is not None, f"not a collapsed line: {line!r}", folded)
+            lines[match.group(1)] = lines.get(match.group(1), 0) + int(match.group(2))
+        ctx.expect_eq(lines, expected, f"--collapsed-kind={kind}", folded)
+
+
+@cli_test
+def test_profile_massif(ctx):
+    """--massif: ms_print reads it and shows the peak snapshot, with its bytes and the
+    functions that hold them, and the detailed snapshot at the end."""
+    ms_print = shutil.which("ms_print")
+    ctx.require(ms_print is not None, "ms_print (valgrind) is not installed")
+    path, _ = record(ctx)
+    massif = ctx.path("massif.out")
+    run = ctx.memtrack("report", path, f"--massif={massif}")
+    ctx.require_eq(run.exit, 0, "memtrack report --massif: exit status", run)
+    printed = ctx.run([ms_print, massif])
+    ctx.require_eq(printed.exit, 0, "ms_print: exit status", printed)
+    ctx.expect(re.search(r"Detailed snapshots: \[\d+ \(peak\), \d+\]", printed.stdout),
+               "ms_print: a peak snapshot and a final one", printed)
+    ctx.expect(re.search(r"^100\.00% \(1,053,608B\) \(heap allocation functions\)",
+                         printed.stdout, re.M), "ms_print: the peak's total", printed)
+    ctx.expect(re.search(r"^->99\.52% \(1,048,576B\) 0x[0-9A-F]+: build_peak \(.*heap_pattern"
+                         r"\.c:\d+\)$", printed.stdout, re.M), "ms_print: build_peak", printed)
+    ctx.expect(re.search(r"^100\.00% \(10,000B\) \(heap allocation functions\)",
+                         printed.stdout, re.M), "ms_print: the end's total", printed)
+    ctx.expect(re.search(r"^->100\.00% \(10,000B\) 0x[0-9A-F]+: grow_cache ", printed.stdout,
+                         re.M), "ms_print: grow_cache at the end", printed)
+
+
+@cli_test
+def test_profile_window(ctx):
+    """--from at the peak: the window holds the second growth loop only (the first one ended
+    50 ms before the peak; the peak's blocks are freed inside the window)."""
+    path, _ = record(ctx)
+    report, run = report_json(ctx, path)
+    from_ms = report["peak"]["time_us"] // 1000
+    windowed, run = report_json(ctx, path, f"--from={from_ms}ms")
+    ctx.expect_eq((windowed["window"]["bytes"], windowed["window"]["blocks"]), (5000, 5),
+                  "window from the peak to the end", run)
+    sites = [s for s in windowed["sites"] if s["window_bytes"] > 0]
+    ctx.expect_eq([(leaf_of(s), s["window_bytes"]) for s in sites], [("grow_cache", 5000)],
+                  "the window's sites", run)
+    everything, run = report_json(ctx, path, "--from=0")
+    ctx.expect_eq((everything["window"]["bytes"], everything["window"]["blocks"]), (10000, 10),
+                  "a window over the whole run keeps what was not freed", run)
+    bad = ctx.memtrack("report", path, "--from=2s", "--to=1s")
+    ctx.expect_error(bad, 125, "--from must be before --to", "--from after --to")
+
+
+@cli_test
+def test_profile_children(ctx):
+    """One profile per process: the main one in FILE, the forked child's in FILE.PID and,
+    after its exec, the new image's in FILE.PID.2; each analysed."""
+    path = ctx.path("fe.prof")
+    run = ctx.memtrack("run", f"--profile={path}", ctx.program("fork_exec"),
+                       ctx.program("heap_pattern"))
+    ctx.require_eq(run.exit, 0, "memtrack run --profile: exit status", run)
+    forked = [n for n in os.listdir(ctx.tmp) if re.fullmatch(r"fe\.prof\.\d+", n)]
+    ctx.require_eq(len(forked), 1, f"one forked child's profile: {os.listdir(ctx.tmp)}", run)
+    ctx.require(os.path.exists(ctx.path(forked[0] + ".2")), "the exec'd image's profile", run)
+    before_exec, _ = report_json(ctx, ctx.path(forked[0]))
+    ctx.expect_eq(before_exec["summary"]["allocations"], 0, "the child before its exec", run)
+    child, _ = report_json(ctx, ctx.path(forked[0] + ".2"))
+    ctx.expect_eq(child["summary"]["temporary"], 1000, "the child's temporaries", run)
+    ctx.expect_eq(child["peak"]["bytes"], PEAK_BYTES, "the child's peak", run)
+    parent, _ = report_json(ctx, path)
+    ctx.expect_eq(parent["summary"]["leaked_bytes"], 50, "the parent's own leak", run)
+    ctx.expect(parent["pid"] != child["pid"], "two processes", run)
+
+
+def analysis_max_rss_kib(ctx, path):
+    """Runs memtrack report PATH and returns its peak RSS (KiB)."""
+    with subprocess.Popen([ctx.paths.memtrack, "report", path, f"--json={ctx.path('x.json')}"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          cwd=ctx.tmp) as process:
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise Failure(f"memtrack report {path} failed with {process.returncode}")
+    return usage.ru_maxrss
+
+
+@cli_test
+def test_profile_memory_bounded(ctx):
+    """The analysis streams: 8 times the events (3.2 million against 400,000), with the same
+    stacks and live blocks, take no more memory (within 4 MiB of allocator noise)."""
+    small, _ = record(ctx, "churn_events", "200000", name="small.prof")
+    large, _ = record(ctx, "churn_events", "1600000", name="large.prof")
+    small_report, run = report_json(ctx, small)
+    large_report, run = report_json(ctx, large)
+    ctx.expect_eq(large_report["summary"]["allocations"], 1_600_000, "events recorded", run)
+    ctx.expect_eq(large_report["summary"]["leaked_bytes"], 0, "everything freed", run)
+    small_kib = analysis_max_rss_kib(ctx, small)
+    large_kib = analysis_max_rss_kib(ctx, large)
+    ctx.expect(large_kib <= small_kib + 4096,
+               f"analysis memory grows with events: {small_kib} KiB for 400,000 events, "
+               f"{large_kib} KiB for 3,200,000")
+
+
+@cli_test
+def test_profile_bad_input(ctx):
+    """A profile cut short or corrupt, or profile options without one: one clear line."""
+    path, _ = record(ctx)
+    with open(path, "rb") as f:
+        data = f.read()
+    cut = ctx.path("cut.prof")
+    with open(cut, "wb") as f:
+        f.write(data[: len(data) // 2])
+    run = ctx.memtrack("report", cut)
+    ctx.expect_error(run, 125, f"{cut}: corrupt heap profile (no footer: truncated?)",
+                     "a packed profile cut short")
+    leak = ctx.path("leak.json")
+    run = ctx.memtrack("run", "--keep-results", ctx.path("results"), f"--json={leak}",
+                       ctx.program("leak_one"))
+    results = [os.path.join(ctx.path("results"), n) for n in os.listdir(ctx.path("results"))
+               if n.endswith(".mtr")]
+    run = ctx.memtrack("report", results[0], f"--massif={ctx.path('m.out')}")
+    ctx.expect_error(run, 125, "--massif needs a heap profile (memtrack run --profile=FILE)",
+                     "--massif with a leak result file")
+    run = ctx.memtrack("report", path, results[0])
+    ctx.expect_error(run, 125, "memtrack report analyses one heap profile at a time (2 files "
+                     "given)", "a profile with another file")
+
+
+@cli_test
+def test_profile_raw_matches_packed(ctx):
+    """The raw file the runtime wrote (kept with --keep-results) and the packed one give the
+    same analysis: the packed file's frees without addresses lose nothing."""
+    path = ctx.path("hp.prof")
+    run = ctx.memtrack("run", f"--profile={path}", f"--keep-results={ctx.path('kept')}",
+                       ctx.program("heap_pattern"))
+    ctx.require_eq(run.exit, 0, "memtrack run --profile --keep-results: exit status", run)
+    raws = [n for n in os.listdir(ctx.path("kept")) if re.fullmatch(r"profile\.\d+\.raw", n)]
+    ctx.require_eq(len(raws), 1, "one raw profile in the result directory", run)
+    packed, run = report_json(ctx, path, "--from=100ms", "--sites=100")
+    raw, run = report_json(ctx, os.path.join(ctx.path("kept"), raws[0]), "--from=100ms",
+                           "--sites=100")
+    for key in ("summary", "peak", "window", "top", "sites", "series", "complete"):
+        ctx.expect_eq(raw[key], packed[key], f"raw vs packed: {key}", run)
+
+
+@cli_test
+def test_profile_killed(ctx):
+    """A process killed by SIGKILL loses at most the runtime's last 1 MiB buffer: what reached
+    the raw file is packed and analysed, and the profile says it is incomplete."""
+    path = ctx.path("killed.prof")
+    run = ctx.memtrack("run", f"--profile={path}", ctx.program("churn_events"), "300000",
+                       "kill")
+    ctx.require_eq(run.exit, 128 + 9, "memtrack run: the program's SIGKILL status", run)
+    ctx.expect(re.search(r"\(([\d,]+) events, [\d,]+ bytes; the process did not end "
+                         r"normally\)", run.stderr), "run: the profile is incomplete", run)
+    report, run = report_json(ctx, path)
+    ctx.expect(not report["complete"], "JSON: complete is false", run)
+    events = report["summary"]["allocations"] + report["summary"]["frees"]
+    # 600,000 events of 3 bytes or more: all but the last buffer (1 MiB) reached the file.
+    ctx.expect(600_000 - (1 << 20) // 3 <= events < 600_000, f"events kept: {events}", run)
+    ctx.expect_eq(report["summary"]["unknown_frees"], 0, "no free without its allocation", run)
