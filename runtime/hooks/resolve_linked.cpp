@@ -11,6 +11,7 @@
 #include <atomic>
 
 #include "core/sys_linux.h"
+#include "runtime/diag.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/link_mode.h"
 #include "runtime/output/process_info.h"
@@ -122,6 +123,16 @@ void mark_ready(int, char**, char**) {
 
 __attribute__((used, section(".preinit_array"))) void (*const kMarkReady)(int, char**,
                                                                           char**) = mark_ready;
+
+// In a dynamically linked program the archive sees only what the linked objects call: the
+// shared libraries (libc.so's strdup, libstdc++.so's containers) call libc.so's malloc
+// directly. Said once, at start, since every report of the run is incomplete the same way.
+__attribute__((constructor)) void warn_if_dynamic() {
+  if (link_mode() != LinkMode::kDynamicLink) return;
+  diag("warning: libmemtrack_static.a is linked into a dynamically linked program: allocations "
+       "made inside shared libraries are not seen; link with -static, or run the program under "
+       "LD_PRELOAD=libmemtrack.so instead");
+}
 
 }  // namespace
 

@@ -9,10 +9,12 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
+#include "runtime/link_mode.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/log_file.h"
+#include "runtime/output/static_libc.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
@@ -217,6 +219,7 @@ bool is_runtime_internal(core::StackView stack) {
   SymbolInfo top = describe_address(stack.frames[0], true);
   if (is_dynamic_linker(top.module)) return true;                     // TLS, DTV, dlopen state
   if (same_string(top.function, "_IO_file_doallocate")) return true;  // stdio buffers
+  if (link_mode() != LinkMode::kPreload && is_static_libc_internal(top.function)) return true;
   for (uint32_t i = 0; i < stack.size; ++i) {
     if (!is_system_runtime(describe_address(stack.frames[i], true).module)) return false;
   }
