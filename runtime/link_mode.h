@@ -25,5 +25,7 @@ bool process_ready();
 // make_static_archive.py), whose frames the unwinder skips; false for libmemtrack.so, whose
 // whole mapping is the runtime's.
 bool linked_code_range(uintptr_t* /*out*/ begin, uintptr_t* /*out*/ end);
+// Likewise its zero-initialised globals, which the leak scan must not take as roots.
+bool linked_globals_range(uintptr_t* /*out*/ begin, uintptr_t* /*out*/ end);
 
 }  // namespace memtrack::rt

@@ -52,10 +52,12 @@ def real_names(inc: str) -> list:
 
 # All the runtime's code in one section whose name is a C identifier, so the final link defines
 # __start_memtrack_text and __stop_memtrack_text around it: the unwinder skips the frames in
-# that range (hooks/resolve_linked.cpp), as it skips libmemtrack.so's in preload mode.
+# that range (hooks/resolve_linked.cpp), as it skips libmemtrack.so's in preload mode. Its
+# zero-initialised globals likewise (memtrack_bss), which the leak scan does not take as roots.
 MERGE_TEXT = """SECTIONS {
   memtrack_text : { *(.text.unlikely .text.unlikely.*) *(.text.startup .text.startup.*)
                     *(.text.hot .text.hot.*) *(.text .text.*) }
+  memtrack_bss : { *(.bss .bss.*) }
 }
 """
 

@@ -14,6 +14,7 @@
 #include "runtime/hooks/exit_hooks.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/hooks/signal_report.h"
+#include "runtime/leakcheck/leak_scan.h"
 #include "runtime/link_mode.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/elf_symbols.h"
@@ -73,6 +74,7 @@ void initialize_locked() {
   uintptr_t begin = 0;
   uintptr_t end = 0;
   if (linked_code_range(&begin, &end)) set_skipped_code(begin, end);
+  if (linked_globals_range(&begin, &end)) set_runtime_globals_range(begin, end);
 }
 
 // The forking thread is inside the runtime from prepare to parent/child, so a leak scan on

@@ -33,4 +33,8 @@ bool linked_code_range(uintptr_t*, uintptr_t*) {
   return false;
 }
 
+bool linked_globals_range(uintptr_t*, uintptr_t*) {
+  return false;
+}
+
 }  // namespace memtrack::rt

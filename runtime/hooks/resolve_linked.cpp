@@ -52,6 +52,8 @@ extern "C" const void* _Unwind_Find_FDE(void* pc, struct dwarf_eh_bases* bases);
 // addresses are PC-relative, not taken from the GOT.
 extern "C" __attribute__((visibility("hidden"))) const char __start_memtrack_text[];
 extern "C" __attribute__((visibility("hidden"))) const char __stop_memtrack_text[];
+extern "C" __attribute__((visibility("hidden"))) const char __start_memtrack_bss[];
+extern "C" __attribute__((visibility("hidden"))) const char __stop_memtrack_bss[];
 
 namespace memtrack::rt {
 
@@ -129,9 +131,10 @@ __attribute__((used, section(".preinit_array"))) void (*const kMarkReady)(int, c
 // directly. Said once, at start, since every report of the run is incomplete the same way.
 __attribute__((constructor)) void warn_if_dynamic() {
   if (link_mode() != LinkMode::kDynamicLink) return;
-  diag("warning: libmemtrack_static.a is linked into a dynamically linked program: allocations "
-       "made inside shared libraries are not seen; link with -static, or run the program under "
-       "LD_PRELOAD=libmemtrack.so instead");
+  diag(
+      "warning: libmemtrack_static.a is linked into a dynamically linked program: allocations "
+      "made inside shared libraries are not seen; link with -static, or run the program under "
+      "LD_PRELOAD=libmemtrack.so instead");
 }
 
 }  // namespace
@@ -143,6 +146,12 @@ bool process_ready() {
 bool linked_code_range(uintptr_t* begin, uintptr_t* end) {
   *begin = reinterpret_cast<uintptr_t>(__start_memtrack_text);
   *end = reinterpret_cast<uintptr_t>(__stop_memtrack_text);
+  return *begin < *end;
+}
+
+bool linked_globals_range(uintptr_t* begin, uintptr_t* end) {
+  *begin = reinterpret_cast<uintptr_t>(__start_memtrack_bss);
+  *end = reinterpret_cast<uintptr_t>(__stop_memtrack_bss);
   return *begin < *end;
 }
 

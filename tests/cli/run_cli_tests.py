@@ -46,6 +46,7 @@ import test_processes  # noqa: E402,F401
 import test_readme  # noqa: E402,F401
 import test_runtime_reports  # noqa: E402,F401
 import test_scan_edges  # noqa: E402,F401
+import test_static_link  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401
 import test_valgrind_cli  # noqa: E402,F401

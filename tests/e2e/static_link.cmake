@@ -2,7 +2,8 @@
 # e2e_static.<name> runs the program alone (the runtime's text report), cli_static.<name>
 # through `memtrack run`, both checked against the program's unchanged EXPECT lines. LD_PRELOAD
 # cannot reach a static program, so whatever run_e2e.py preloads is ignored: every hook seen is
-# the linked one. A representative set: C and C++, each leak kind, allocator misuse through
+# the linked one. The plain run, which stdout, stderr and exit status are compared with, is
+# the dynamic build's (e2e_<name>): the static one always carries the runtime. A representative set: C and C++, each leak kind, allocator misuse through
 # the libc functions that allocate, descriptors and streams, threads, fork, every exit path.
 set(MEMTRACK_STATIC_ARCHIVE ${PROJECT_BINARY_DIR}/runtime/libmemtrack_static.a)
 set(MEMTRACK_STATIC_WRAP ${PROJECT_BINARY_DIR}/runtime/libmemtrack_static.wrap)
@@ -25,7 +26,8 @@ function(memtrack_e2e_static_case source)
   endif()
   set(run ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_e2e.py
           --runtime $<TARGET_FILE:memtrack_rt> --program $<TARGET_FILE:${target}>
-          --source ${CMAKE_CURRENT_SOURCE_DIR}/${source})
+          --source ${CMAKE_CURRENT_SOURCE_DIR}/${source}
+          --plain-program $<TARGET_FILE:e2e_${name}>)
   add_test(NAME e2e_static.${name} COMMAND ${run})
   set_tests_properties(e2e_static.${name} PROPERTIES TIMEOUT 300 LABELS e2e)
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} cli_skip REGEX "^// CLI: skip ")
