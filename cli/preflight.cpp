@@ -128,8 +128,15 @@ bool carries_runtime(const std::string& path) {
 
 std::optional<std::string> untrackable_reason(const std::string& path) {
   // The runtime linked in needs no loader; it reads MEMTRACK_OPTIONS like the preloaded one.
+  // In a dynamic program LD_PRELOAD would add a second runtime beside it.
+  Linking linking = linking_of(path);
+  if (carries_runtime(path) && linking == Linking::kDynamic) {
+    return path +
+           " carries memtrack's link-time runtime but is dynamically linked: memtrack run would "
+           "preload a second one; link it with -static, or without $(memtrack link-flags)";
+  }
   if (carries_runtime(path)) return std::nullopt;
-  if (linking_of(path) == Linking::kStatic) {
+  if (linking == Linking::kStatic) {
     return path +
            " is statically linked: LD_PRELOAD cannot reach it, so memtrack would see nothing; "
            "run a dynamically linked build, or link the runtime in: gcc -static ... "

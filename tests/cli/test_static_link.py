@@ -97,3 +97,30 @@ def test_static_link_live_reports(ctx):
 @cli_test
 def test_static_link_keep_results(ctx):
     test_result_files.test_keep_results(StaticPrograms(ctx))
+
+
+@cli_test
+def test_static_link_dynamic_refused(ctx):
+    """The archive linked into a dynamic program: memtrack run refuses it (it would preload a
+    second runtime); run alone, the runtime warns that shared libraries are not seen."""
+    flags = ctx.memtrack("link-flags").stdout.split()
+    program = ctx.path("leak_one_dynamic")
+    source = os.path.join(ctx.paths.source_dir, "tests", "cli", "programs", "leak_one.c")
+    build = subprocess.run(["gcc", "-O2", "-g", "-o", program, source, *flags],
+                           capture_output=True, text=True, check=False)
+    ctx.require_eq((build.returncode, build.stderr), (0, ""), "gcc ... $(link-flags)")
+    run = ctx.memtrack("run", program)
+    ctx.expect_error(run, 125, f"{program} carries memtrack's link-time runtime but is "
+                     "dynamically linked: memtrack run would preload a second one; link it with "
+                     "-static, or without $(memtrack link-flags) (--error-for-no-data=no runs it "
+                     "anyway)")
+    alone = subprocess.run([program], capture_output=True, text=True, check=False,
+                           env=ctx.env(), cwd=ctx.tmp)
+    first = alone.stderr.splitlines()[0] if alone.stderr else ""
+    ctx.expect(first.endswith("]: warning: libmemtrack_static.a is linked into a dynamically "
+                              "linked program: allocations made inside shared libraries are not "
+                              "seen; link with -static, or run the program under "
+                              "LD_PRELOAD=libmemtrack.so instead"),
+               f"run alone: the warning first: {alone.stderr}")
+    ctx.expect("definitely lost: 100 bytes in 1 block" in alone.stderr,
+               f"run alone: the program's own leak is seen: {alone.stderr}")
