@@ -9,9 +9,9 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
-#include "runtime/link_mode.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/link_mode.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/log_file.h"
 #include "runtime/output/static_libc.h"
@@ -130,7 +130,12 @@ void write_group(core::FdWriter& out, const LeakGroup& group, size_t index, size
   }
   line.str(" bytes in ").grouped(group.blocks).chr(' ');
   line.plural(group.blocks, "block").str(group.blocks == 1 ? " is" : " are");
-  line.chr(' ').str(core::leak_kind_phrase(group.kind)).str(" (group ").u64(index + 1).str(" of ").u64(shown);
+  line.chr(' ')
+      .str(core::leak_kind_phrase(group.kind))
+      .str(" (group ")
+      .u64(index + 1)
+      .str(" of ")
+      .u64(shown);
   line.chr(')');
   if (group.runtime_internal) line.str(" [kept by the C/C++ runtime]");
   line.str(", allocated at:");
