@@ -6,11 +6,16 @@
 
 namespace memtrack::cli {
 
-int run_command(const Config& config);       // memtrack run
-int report_command(const Config& config);    // memtrack report
-int top_command(const Config& config);       // memtrack top (top_command.cpp)
-int snapshot_command(const Config& config);  // memtrack snapshot (snapshot_command.cpp)
-int diff_command(const Config& config);      // memtrack diff (diff_command.cpp)
+int run_command(const Config& config);         // memtrack run
+int report_command(const Config& config);      // memtrack report
+int top_command(const Config& config);         // memtrack top (top_command.cpp)
+int snapshot_command(const Config& config);    // memtrack snapshot (snapshot_command.cpp)
+int diff_command(const Config& config);        // memtrack diff (diff_command.cpp)
+int link_flags_command(const Config& config);  // memtrack link-flags (link_flags.cpp)
+
+// The directory holding libmemtrack_static.a and its wrap list (beside libmemtrack.so).
+// Throws Error if either is missing.
+std::string find_static_runtime_dir();
 
 // The exit status when --fail-on fails memtrack diff (and memtrack run --baseline without
 // --error-exitcode).

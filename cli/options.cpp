@@ -666,7 +666,7 @@ bool reject_program_as_command(int argc, char** argv) {
   if (argc < 2) return false;
   std::string first = argv[1];
   if (first.empty() || first[0] == '-') return false;
-  for (const char* command : {"run", "report", "top", "snapshot", "diff"}) {
+  for (const char* command : {"run", "report", "top", "snapshot", "diff", "link-flags"}) {
     if (first == command) return false;
   }
   std::cerr << "memtrack: error: unknown command '" << first
@@ -763,6 +763,14 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "(module name without debug info), not lines or addresses (docs/cli.md). Exit status: 0,\n"
       "1 when --fail-on finds a new (or grown) group, 125 when memtrack fails.");
 
+  CLI::App* link_flags = app.add_subcommand(
+      "link-flags", "Print the linker flags that link the runtime into a static program");
+  link_flags->footer(
+      "For programs LD_PRELOAD cannot reach (static, setuid):\n"
+      "  gcc -static -o prog prog.o $(memtrack link-flags)\n"
+      "The program then runs under 'memtrack run' as usual, or alone (its report on stderr).\n"
+      "docs/static-link.md has a worked example. Exit status: 0, 125 when memtrack fails.");
+
   config->memtrack_argv.assign(argv, argv + argc);
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);
@@ -812,10 +820,11 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       return false;
     }
   } else {
-    config->command = report->parsed()     ? kReport
-                      : snapshot->parsed() ? kSnapshot
-                      : diff->parsed()     ? kDiff
-                                           : kTop;
+    config->command = report->parsed()       ? kReport
+                      : snapshot->parsed()   ? kSnapshot
+                      : diff->parsed()       ? kDiff
+                      : link_flags->parsed() ? kLinkFlags
+                                             : kTop;
   }
   try {
     apply_leak_check(*config);

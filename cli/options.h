@@ -13,7 +13,14 @@
 
 namespace memtrack::cli {
 
-enum Command : unsigned { kRun = 1, kReport = 2, kTop = 4, kSnapshot = 8, kDiff = 16 };
+enum Command : unsigned {
+  kRun = 1,
+  kReport = 2,
+  kTop = 4,
+  kSnapshot = 8,
+  kDiff = 16,
+  kLinkFlags = 32
+};
 
 // memtrack top's options (docs/cli.md).
 struct TopConfig {

@@ -42,6 +42,39 @@ Linking linking_of(std::ifstream& in) {
   return Linking::kStatic;
 }
 
+// The section the link-time runtime puts in a program (runtime/hooks/resolve_linked.cpp):
+// section headers survive strip, symbols do not.
+constexpr char kRuntimeSection[] = ".memtrack_runtime";
+
+template <typename Ehdr, typename Shdr>
+bool has_runtime_section(std::ifstream& in) {
+  Ehdr ehdr{};
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(&ehdr), sizeof(ehdr))) return false;
+  if (ehdr.e_shentsize != sizeof(Shdr) || ehdr.e_shnum == 0 || ehdr.e_shnum > 65535 ||
+      ehdr.e_shstrndx >= ehdr.e_shnum) {
+    return false;
+  }
+  std::vector<Shdr> sections(ehdr.e_shnum);
+  in.seekg(static_cast<std::streamoff>(ehdr.e_shoff));
+  if (!in.read(reinterpret_cast<char*>(sections.data()),
+               static_cast<std::streamsize>(sections.size() * sizeof(Shdr)))) {
+    return false;
+  }
+  const Shdr& names = sections[ehdr.e_shstrndx];
+  if (names.sh_size == 0 || names.sh_size > (64u << 20)) return false;
+  std::string table(names.sh_size, '\0');
+  in.seekg(static_cast<std::streamoff>(names.sh_offset));
+  if (!in.read(table.data(), static_cast<std::streamsize>(table.size()))) return false;
+  for (const Shdr& section : sections) {
+    if (section.sh_name < table.size() &&
+        std::strcmp(table.c_str() + section.sh_name, kRuntimeSection) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Linking linking_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   unsigned char ident[EI_NIDENT] = {};
@@ -83,13 +116,35 @@ void ignore_warning(const char*) {}
 
 }  // namespace
 
+bool carries_runtime(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char ident[EI_NIDENT] = {};
+  if (!in.read(reinterpret_cast<char*>(ident), sizeof(ident))) return false;
+  if (std::memcmp(ident, ELFMAG, SELFMAG) != 0) return false;
+  if (ident[EI_CLASS] == ELFCLASS64) return has_runtime_section<Elf64_Ehdr, Elf64_Shdr>(in);
+  if (ident[EI_CLASS] == ELFCLASS32) return has_runtime_section<Elf32_Ehdr, Elf32_Shdr>(in);
+  return false;
+}
+
 std::optional<std::string> untrackable_reason(const std::string& path) {
-  if (linking_of(path) == Linking::kStatic) {
+  // The runtime linked in needs no loader; it reads MEMTRACK_OPTIONS like the preloaded one.
+  // In a dynamic program LD_PRELOAD would add a second runtime beside it.
+  Linking linking = linking_of(path);
+  if (carries_runtime(path) && linking == Linking::kDynamic) {
+    return path +
+           " carries memtrack's link-time runtime but is dynamically linked: memtrack run would "
+           "preload a second one; link it with -static, or without $(memtrack link-flags)";
+  }
+  if (carries_runtime(path)) return std::nullopt;
+  if (linking == Linking::kStatic) {
     return path +
            " is statically linked: LD_PRELOAD cannot reach it, so memtrack would see nothing; "
-           "run a dynamically linked build";
+           "run a dynamically linked build, or link the runtime in: gcc -static ... "
+           "$(memtrack link-flags)";
   }
-  if (std::optional<std::string> why = secure_exec_reason(path)) return path + " " + *why;
+  if (std::optional<std::string> why = secure_exec_reason(path)) {
+    return path + " " + *why + ", or link the runtime in: gcc -static ... $(memtrack link-flags)";
+  }
   return std::nullopt;
 }
 

@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/pipeline.h"
+#include "cli/preflight.h"
 #include "core/flags.h"
 #include "core/snapshot_signal.h"
 
@@ -66,7 +67,8 @@ int snapshot_command(const Config& config) {
   check_binary_stdout(config);
   uint32_t pid = config.snapshot_pid;
   std::string maps = read_proc_file(pid, "maps");
-  if (maps.find("/libmemtrack.so") == std::string::npos) {
+  if (maps.find("/libmemtrack.so") == std::string::npos &&
+      !carries_runtime("/proc/" + std::to_string(pid) + "/exe")) {
     throw Error("process " + std::to_string(pid) +
                 " does not run under memtrack (start it with 'memtrack run')");
   }

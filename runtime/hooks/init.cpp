@@ -15,7 +15,9 @@
 #include "runtime/hooks/exit_hooks.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/hooks/signal_report.h"
+#include "runtime/leakcheck/leak_scan.h"
 #include "runtime/leakcheck/root_regions.h"
+#include "runtime/link_mode.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/process_info.h"
@@ -24,6 +26,7 @@
 #include "runtime/record/peak.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
+#include "runtime/unwind/fast_unwind.h"
 #include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
@@ -121,6 +124,10 @@ void initialize_locked() {
   // The first unwind initialises the unwinder's own state (it may allocate); do it now,
   // inside the runtime, rather than in the middle of the program's first malloc.
   init_unwinder();
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+  if (linked_code_range(&begin, &end)) set_skipped_code(begin, end);
+  if (linked_globals_range(&begin, &end)) set_runtime_globals_range(begin, end);
 }
 
 // The forking thread is inside the runtime from prepare to parent/child, so a leak scan on
@@ -162,6 +169,7 @@ void fork_child() {
 bool ensure_initialized() {
   if (initialized()) return true;
   if (t_thread.initializing) return false;  // dlsym re-entered malloc on the initialising thread
+  if (!process_ready()) return false;       // static glibc's own start-up (link_mode.h)
   int expected = 0;
   if (g_init_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
     t_thread.initializing = true;

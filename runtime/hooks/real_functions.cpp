@@ -1,28 +1,14 @@
-// The real functions the hooks forward to, found with dlsym(RTLD_NEXT) (real_functions.h).
-// Calls libc (dlsym) but never malloc itself.
+// The real functions the hooks forward to, found by resolve_next (real_functions.h): with
+// dlsym in libmemtrack.so (resolve_dlsym.cpp), from the linker's __real_ symbols in the
+// link-time archive (resolve_linked.cpp). Never calls malloc itself.
 #include "runtime/hooks/real_functions.h"
 
-#include <dlfcn.h>
-
-#include "runtime/alloc_guard.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
 
 RealFunctions g_real;
 FdRealFunctions g_fd_real;
-
-void* resolve_next(const char* name) {
-  RuntimeScope scope;
-  AllowAllocation allowed("dlsym");
-  return dlsym(RTLD_NEXT, name);
-}
-
-void* resolve_default(const char* name) {
-  RuntimeScope scope;
-  AllowAllocation allowed("dlsym");
-  return dlsym(RTLD_DEFAULT, name);
-}
 
 namespace {
 

@@ -11,11 +11,14 @@
 
 namespace memtrack::rt {
 
-// dlsym(RTLD_NEXT, name) inside the runtime scope (dlsym may allocate). nullptr if the next
-// object does not define `name` (an older glibc).
+// The definition `name` had before the runtime's hook took its place: dlsym(RTLD_NEXT, name)
+// inside the runtime scope (dlsym may allocate) in libmemtrack.so (resolve_dlsym.cpp); the
+// linker's __real_<name> in the link-time archive (resolve_linked.cpp). nullptr if there is
+// none (an older glibc, or a function the static link left out).
 void* resolve_next(const char* name);
 // dlsym(RTLD_DEFAULT, name) inside the runtime scope: a function of a library the program may
-// load later (libstdc++ in a C program that dlopens C++ code).
+// load later (libstdc++ in a C program that dlopens C++ code). In the link-time archive: the
+// function if the static link holds it.
 void* resolve_default(const char* name);
 
 // A real function, resolved on first use: a hook may run before start-up has finished (the

@@ -211,6 +211,33 @@ void scan_registered_regions(ReachabilityScan& scan, const core::MmapArray<MapRe
   }
 }
 
+uintptr_t g_globals_start = 0;
+uintptr_t g_globals_end = 0;
+
+struct OwnRange {
+  uintptr_t start;
+  uintptr_t end;
+};
+
+// Calls f on each part of `m` outside the n ranges.
+template <typename F>
+void for_each_part_outside(const MapRegion& m, const OwnRange* ranges, int n, F&& f) {
+  if (n == 0) {
+    f(m);
+    return;
+  }
+  if (m.end <= ranges[0].start || m.start >= ranges[0].end) {
+    for_each_part_outside(m, ranges + 1, n - 1, f);
+    return;
+  }
+  MapRegion before = m;
+  MapRegion after = m;
+  before.end = ranges[0].start;
+  after.start = ranges[0].end;
+  if (before.start < before.end) for_each_part_outside(before, ranges + 1, n - 1, f);
+  if (after.start < after.end) for_each_part_outside(after, ranges + 1, n - 1, f);
+}
+
 void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
                 const core::MmapArray<MapRegion>& maps,
                 const core::MmapArray<core::sys::MemoryRange>& own, uintptr_t self_sp) {
@@ -230,20 +257,13 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
     if (sp == 0 && is_dead_thread_stack(m)) return;
     scan_without_own(scan, sp != 0 ? sp : m.start, m.end, own);
   };
+  // memtrack's own image (its globals) is no root; but the kernel merges its .bss with an
+  // anonymous mapping of the program right after it, and that part is. Linked into a static
+  // program, its globals are a range of the executable's of their own.
+  const OwnRange own_image[] = {{self_start, self_end}, {g_globals_start, g_globals_end}};
   for (const MapRegion& m : maps) {
     if (!m.readable || !m.writable || m.special || m.device || m.heap) continue;
-    if (m.end <= self_start || m.start >= self_end) {
-      scan_region(m);
-      continue;
-    }
-    // memtrack's own image (its globals) is no root; but the kernel merges its .bss with an
-    // anonymous mapping of the program right after it, and that part is.
-    MapRegion before = m;
-    MapRegion after = m;
-    before.end = self_start;
-    after.start = self_end;
-    if (before.start < before.end) scan_region(before);
-    if (after.start < after.end) scan_region(after);
+    for_each_part_outside(m, own_image, 2, scan_region);
   }
   if (g_flags.scan_registers) {
     for (size_t i = 0; i < g_stopper.count(); ++i) {
@@ -314,6 +334,11 @@ bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
   }
   g_stopper.resume_all();
   return ok;
+}
+
+void set_runtime_globals_range(uintptr_t begin, uintptr_t end) {
+  g_globals_start = begin;
+  g_globals_end = end;
 }
 
 }  // namespace memtrack::rt

@@ -23,4 +23,9 @@ namespace memtrack::rt {
 // the interrupted frame). Called once, from the handler of the signal that ends the process.
 void note_interrupted_registers(const uintptr_t* registers, size_t count);
 
+// The runtime's own zero-initialised globals when it is linked into the executable (the
+// archive gathers them in one section): no root, like libmemtrack.so's image, which the
+// skipped code range covers whole. Set once at start-up.
+void set_runtime_globals_range(uintptr_t begin, uintptr_t end);
+
 }  // namespace memtrack::rt

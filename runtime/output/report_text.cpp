@@ -11,8 +11,10 @@
 #include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/link_mode.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/log_file.h"
+#include "runtime/output/static_libc.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
@@ -222,6 +224,7 @@ bool is_runtime_internal(core::StackView stack) {
   SymbolInfo top = describe_address(stack.frames[0], true);
   if (is_dynamic_linker(top.module)) return true;                     // TLS, DTV, dlopen state
   if (same_string(top.function, "_IO_file_doallocate")) return true;  // stdio buffers
+  if (link_mode() != LinkMode::kPreload && is_static_libc_internal(top.function)) return true;
   for (uint32_t i = 0; i < stack.size; ++i) {
     if (!is_system_runtime(describe_address(stack.frames[i], true).module)) return false;
   }

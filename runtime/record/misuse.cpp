@@ -224,12 +224,21 @@ Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
   e.occurrences = 1;
   e.address = ptr;
   e.alloc_call = result::AllocCall::kNone;
+  Freed freed{};
+  core::AllocRecord block;
+  bool was_freed = find_freed(ptr, &freed);
+  bool inside = !was_freed && find_containing(ptr, &block);
+  result::ErrorWhere where = result::ErrorWhere::kHeap;
+  if (!was_freed && !inside) {
+    where = locate(ptr);
+    // Passed on without taking a stack: in a static program libgcc frees its own FDE tables
+    // at exit while holding the unwinder's lock, which a stack taken here would wait for.
+    if (where == result::ErrorWhere::kUnknown) return Release::kUnknown;
+  }
   e.bad_stack = capture_here(g_flags.max_frames);
   // ld.so frees memory from its start-up allocator, which memtrack never saw.
   if (called_from_dynamic_linker(e.bad_stack)) return Release::kUnknown;
-  Freed freed{};
-  core::AllocRecord block;
-  if (find_freed(ptr, &freed)) {
+  if (was_freed) {
     e.kind = call == result::FreeCall::kRealloc ? result::ErrorKind::kReallocAfterFree
                                                 : result::ErrorKind::kDoubleFree;
     e.where = result::ErrorWhere::kHeap;
@@ -242,7 +251,7 @@ Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
     }
     e.block_start = ptr;
     e.block_size = freed.size;
-  } else if (find_containing(ptr, &block)) {
+  } else if (inside) {
     e.kind = result::ErrorKind::kInvalidFree;
     e.where = result::ErrorWhere::kHeap;
     e.alloc_call = alloc_call_of(block.family);
@@ -251,8 +260,7 @@ Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
     e.block_start = block.ptr;
     e.block_size = block.size;
   } else {
-    e.where = locate(ptr);
-    if (e.where == result::ErrorWhere::kUnknown) return Release::kUnknown;
+    e.where = where;
     e.kind = result::ErrorKind::kInvalidFree;
   }
   record_error(e);

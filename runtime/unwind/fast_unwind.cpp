@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <sys/auxv.h>
 #include <unwind.h>
 
 #include <atomic>
@@ -79,16 +80,25 @@ core::ReadableRange eh_frame_segment(const dl_find_object& object) {
   uintptr_t start = reinterpret_cast<uintptr_t>(object.dlfo_map_start);
   core::ReadableRange module{start, reinterpret_cast<uintptr_t>(object.dlfo_map_end)};
   const auto* elf = reinterpret_cast<const ElfW(Ehdr)*>(start);
-  if (object.dlfo_link_map == nullptr || elf->e_ident[EI_MAG0] != ELFMAG0 ||
-      elf->e_ident[EI_MAG1] != ELFMAG1 || elf->e_ident[EI_MAG2] != ELFMAG2 ||
-      elf->e_ident[EI_MAG3] != ELFMAG3 || elf->e_phentsize != sizeof(ElfW(Phdr)) ||
-      elf->e_phoff + uint64_t{elf->e_phnum} * sizeof(ElfW(Phdr)) > module.end - start) {
-    return module;
+  const ElfW(Phdr)* phdrs = nullptr;
+  int phnum = 0;
+  if (object.dlfo_link_map == nullptr) return module;
+  if (elf->e_ident[EI_MAG0] == ELFMAG0 && elf->e_ident[EI_MAG1] == ELFMAG1 &&
+      elf->e_ident[EI_MAG2] == ELFMAG2 && elf->e_ident[EI_MAG3] == ELFMAG3 &&
+      elf->e_phentsize == sizeof(ElfW(Phdr)) &&
+      elf->e_phoff + uint64_t{elf->e_phnum} * sizeof(ElfW(Phdr)) <= module.end - start) {
+    phdrs = reinterpret_cast<const ElfW(Phdr)*>(start + elf->e_phoff);
+    phnum = elf->e_phnum;
+  } else if (object.dlfo_link_map->l_name == nullptr || object.dlfo_link_map->l_name[0] == '\0') {
+    // A static program: glibc's map of it starts at its first executable segment, not at
+    // the ELF header; the kernel's auxiliary vector has its program headers.
+    phdrs = reinterpret_cast<const ElfW(Phdr)*>(getauxval(AT_PHDR));
+    phnum = static_cast<int>(getauxval(AT_PHNUM));
   }
-  const auto* phdrs = reinterpret_cast<const ElfW(Phdr)*>(start + elf->e_phoff);
+  if (phdrs == nullptr) return module;
   uintptr_t bias = object.dlfo_link_map->l_addr;
   uintptr_t hdr = reinterpret_cast<uintptr_t>(object.dlfo_eh_frame);
-  for (int i = 0; i < elf->e_phnum; ++i) {
+  for (int i = 0; i < phnum; ++i) {
     const ElfW(Phdr)& ph = phdrs[i];
     if (ph.p_type != PT_LOAD) continue;
     uintptr_t begin = bias + ph.p_vaddr;

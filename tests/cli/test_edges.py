@@ -40,7 +40,8 @@ def test_edge_static_refused(ctx):
     warning and lists it without leak data, which then does not fail --error-exitcode."""
     program = ctx.program("static_no_leak")
     reason = (f"{program} is statically linked: LD_PRELOAD cannot reach it, so memtrack would "
-              "see nothing; run a dynamically linked build")
+              "see nothing; run a dynamically linked build, or link the runtime in: gcc -static "
+              "... $(memtrack link-flags)")
     run = ctx.memtrack("run", "--error-exitcode=9", program, "3")
     ctx.expect_error(run, 125, reason + " (--error-for-no-data=no runs it anyway)")
     expect_no_temp_dir(ctx, run, "a refused program")
@@ -72,7 +73,8 @@ def test_edge_setuid_refused(ctx):
     ctx.expect_error(run, 125, f"{copy} is set-user-ID (uid 65534): the loader ignores "
                      f"LD_PRELOAD for it, so memtrack would see nothing; run a copy without "
                      f"that bit (cp {copy} copy; chmod u-s,g-s copy) or run memtrack as that "
-                     "user (--error-for-no-data=no runs it anyway)")
+                     "user, or link the runtime in: gcc -static ... $(memtrack link-flags) "
+                     "(--error-for-no-data=no runs it anyway)")
     # What the check predicts is what the loader does: run anyway, no result file.
     run, processes = run_json(ctx, "--error-exitcode=9", "--error-for-no-data=no", copy)
     ctx.require(processes, "no JSON report", run)

@@ -34,6 +34,12 @@ def test_installed_tree(ctx):
                   "leak groups", run)
     ctx.expect("definitely lost: 100 bytes in 1 block" in run.stderr,
                "text report", run)
+    # The link-time runtime is installed beside it (docs/static-link.md).
+    libdir = os.path.join(prefix, "lib", "memtrack")
+    flags = ctx.memtrack("link-flags", memtrack=memtrack)
+    ctx.expect_run(flags, exit=0, stderr="", what="installed memtrack link-flags",
+                   stdout=f"-Wl,--eh-frame-hdr -Wl,@{libdir}/libmemtrack_static.wrap "
+                   f"{libdir}/libmemtrack_static.a\n")
 
 
 @cli_test

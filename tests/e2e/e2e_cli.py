@@ -157,7 +157,7 @@ def check_cli(case, args, temp_dir):
     """Returns (failures, the CLI's CompletedProcess, extra text to show on failure)."""
     program = os.path.abspath(args.program)
     env = e2e_case.plain_environment()
-    plain, _ = e2e_case.run([program], env, temp_dir)
+    plain, _ = e2e_case.run([os.path.abspath(args.plain_program or program)], env, temp_dir)
     env["MEMTRACK_RUNTIME"] = os.path.abspath(args.runtime)  # the one the text mode tests
     if case.options:
         env["MEMTRACK_OPTIONS"] = ":".join(case.options)  # the CLI adds its own after these

@@ -3,7 +3,7 @@
 against the expectations written in the program's source. Standard library only.
 
 Usage: run_e2e.py --runtime libmemtrack.so --program ./prog --source prog.c
-                  [--cli path/to/memtrack] [--keep-temp]
+                  [--plain-program ./prog-dynamic] [--cli path/to/memtrack] [--keep-temp]
 
 Two modes check the same directives:
   text (default)  The program runs with LD_PRELOAD=libmemtrack.so; the runtime's own text
@@ -126,7 +126,7 @@ def check_text(case, args, temp_dir):
     """Returns (failures, the traced CompletedProcess, extra text to show on failure)."""
     program = os.path.abspath(args.program)
     env = e2e_case.plain_environment()
-    plain, _ = e2e_case.run([program], env, temp_dir)
+    plain, _ = e2e_case.run([os.path.abspath(args.plain_program or program)], env, temp_dir)
     env["LD_PRELOAD"] = os.path.abspath(args.runtime)
     if case.options:
         env["MEMTRACK_OPTIONS"] = ":".join(case.options)
@@ -154,6 +154,9 @@ def main():
     parser.add_argument("--runtime", required=True, help="path of libmemtrack.so")
     parser.add_argument("--program", required=True, help="the test program")
     parser.add_argument("--source", required=True, help="its source, holding the directives")
+    parser.add_argument("--plain-program", metavar="PROG",
+                        help="the program for the plain run (default: --program); the "
+                        "dynamic build, when --program carries the runtime linked in")
     parser.add_argument("--cli", metavar="MEMTRACK",
                         help="run through this memtrack executable (CLI mode)")
     parser.add_argument("--keep-temp", action="store_true", help="keep the temporary directory")
