@@ -366,6 +366,11 @@ const std::vector<OptionSpec>& option_table() {
        "'prog[PID];main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.collapsed_file = v; }},
+      {"--sysroot", "DIR",
+       "Look for the program's libraries and executables under DIR first (DIR/lib/libc.so.6 "
+       "for /lib/libc.so.6): for result files of a program that ran on another machine or "
+       "under an emulator (qemu-aarch64 -L DIR). Default: none.",
+       kReport, false, [](Config& c, const std::string& v) { c.sysroot = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",

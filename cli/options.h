@@ -32,6 +32,7 @@ struct Config {
   std::string junit_file;                 // JUnit XML; "" = none, "-" = stdout
   std::string collapsed_file;             // collapsed stacks; "" = none, "-" = stdout
   std::vector<std::string> suppressions;  // files
+  std::string sysroot;  // report: where the modules of a program of another machine are
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;         // 0 = off; applies to leaks and to allocator misuse errors
   bool error_for_fds = false;     // descriptors open at exit make error_exitcode apply

@@ -46,6 +46,9 @@ __attribute__((noinline)) int reference_unwind(uintptr_t* frames, int max) {
   return state.count;
 }
 
+// 32-bit ARM describes frames with EHABI tables (.ARM.exidx), not DWARF CFI: its fast_unwind
+// is the frame-pointer walk of fast_unwind_arm.cpp.
+#if !defined(__arm__)
 namespace {
 
 // ---- Rule cache ---------------------------------------------------------------------------
@@ -157,7 +160,7 @@ struct Registers {
 // capture_stack, ...) are left by following rbp, without a rule lookup, up to the first
 // return address outside the runtime: that caller's pc, CFA (its rsp) and rbp (pushed by
 // the runtime frame's prologue). Returns false if the chain does not look like one.
-__attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs) {
+[[maybe_unused]] __attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs) {
   uintptr_t bp = regs->bp;
   uintptr_t sp = regs->sp;
   for (int depth = 0; depth < 32; ++depth) {
@@ -205,14 +208,26 @@ void record_base_of_main(uintptr_t wrapper_pc, const uintptr_t* frames, int coun
 
 __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
   Registers regs{0, 0, 0};
-  // rip, rsp and rbp at one instruction of this function: the rule row for that address
-  // describes exactly this rsp and rbp.
+  // pc, sp and frame pointer at one instruction of this function: the rule row for that
+  // address describes exactly this sp and frame pointer.
+#if defined(__x86_64__)
   __asm__ volatile(
       "leaq 0(%%rip), %0\n\t"
       "movq %%rsp, %1\n\t"
       "movq %%rbp, %2"
       : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
   bool is_return_address = leave_runtime_frames(&regs);
+#elif defined(__aarch64__)
+  __asm__ volatile(
+      "adr %0, .\n\t"
+      "mov %1, sp\n\t"
+      "mov %2, x29"
+      : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
+  // aarch64 keeps its frame record {x29, x30} at the bottom of the frame, so the frame
+  // pointer chain does not give a caller's sp (its CFA): the runtime's own frames are walked
+  // with their rules like any other (they are cached after the first stacks).
+  bool is_return_address = false;
+#endif
   core::StackDepot::StackHash stack_hash;
   int count = 0;
   if (is_return_address) {
@@ -268,10 +283,21 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
   *hash = stack_hash.finish(static_cast<uint32_t>(count));
   return count;
 }
+#endif  // !defined(__arm__)
 
+#if !defined(__arm__)
 void set_main_wrapper_frame(uintptr_t frame) {
   g_main_wrapper_frame.store(frame, std::memory_order_relaxed);
 }
+
+void forget_unwind_rules() {
+  for (CacheEntry& entry : g_rule_cache) {
+    if (entry.pc.load(std::memory_order_relaxed) == 0) continue;
+    entry.rule.store(0, std::memory_order_relaxed);
+    entry.pc.store(0, std::memory_order_release);
+  }
+}
+#endif
 
 void set_skipped_code(uintptr_t start, uintptr_t end) {
   g_skip_start = start;
@@ -285,14 +311,6 @@ void skipped_code_range(uintptr_t* start, uintptr_t* end) {
 
 bool in_skipped_code(uintptr_t pc) {
   return pc >= g_skip_start && pc < g_skip_end;
-}
-
-void forget_unwind_rules() {
-  for (CacheEntry& entry : g_rule_cache) {
-    if (entry.pc.load(std::memory_order_relaxed) == 0) continue;
-    entry.rule.store(0, std::memory_order_relaxed);
-    entry.pc.store(0, std::memory_order_release);
-  }
 }
 
 }  // namespace memtrack::rt
