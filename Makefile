@@ -30,14 +30,18 @@ test: build build-asan build-allocguard build-tsan build-emulated
 	ctest --preset allocguard
 	ctest --preset tsan
 	ctest --preset aarch64
+	ctest --preset armhf
 
 # The cross builds need the host build's memtrack (their tests run its `report`).
 build-emulated: build
 	cmake --preset aarch64 >/dev/null
 	cmake --build --preset aarch64
+	cmake --preset armhf >/dev/null
+	cmake --build --preset armhf
 
 test-emulated: build-emulated
 	ctest --preset aarch64
+	ctest --preset armhf
 
 build-asan: deps
 	cmake --preset asan >/dev/null

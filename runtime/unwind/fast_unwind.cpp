@@ -27,13 +27,22 @@ struct CaptureState {
   uintptr_t* frames;
   int max;
   int count;
+  uintptr_t runtime_caller;  // 32-bit ARM: where the last runtime frame met returns to
 };
 
 _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
   auto* state = static_cast<CaptureState*>(arg);
   uintptr_t pc = _Unwind_GetIP(context);
   if (pc == 0) return _URC_END_OF_STACK;
-  if (in_skipped_code(pc)) return _URC_NO_REASON;
+  state->runtime_caller = 0;
+  if (in_skipped_code(pc)) {
+#if defined(__arm__)
+    // Built -marm with frame pointers, a runtime frame that made a call keeps its return
+    // address where fp points (gcc's ARM-mode frame: push {..., fp, lr}; fp = &saved lr).
+    state->runtime_caller = *reinterpret_cast<const uintptr_t*>(_Unwind_GetGR(context, 11));
+#endif
+    return _URC_NO_REASON;
+  }
   state->frames[state->count++] = pc;
   return state->count == state->max ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
@@ -41,8 +50,14 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
 }  // namespace
 
 __attribute__((noinline)) int reference_unwind(uintptr_t* frames, int max) {
-  CaptureState state{frames, max, 0};
+  CaptureState state{frames, max, 0, 0};
   _Unwind_Backtrace(on_frame, &state);
+  // EHABI: libgcc reports no frame it has no unwind entry for, so a caller without tables
+  // (C built without -funwind-tables, most of ld.so) would leave the stack empty. Its
+  // address at least is known: the runtime frame that called into it says where it returns.
+  if (state.runtime_caller != 0 && state.count < max && !in_skipped_code(state.runtime_caller)) {
+    frames[state.count++] = state.runtime_caller;
+  }
   return state.count;
 }
 
