@@ -39,7 +39,9 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
 #if defined(__arm__)
     // Built -marm with frame pointers, a runtime frame that made a call keeps its return
     // address where fp points (gcc's ARM-mode frame: push {..., fp, lr}; fp = &saved lr).
-    state->runtime_caller = *reinterpret_cast<const uintptr_t*>(_Unwind_GetGR(context, 11));
+    // Without its Thumb bit, as _Unwind_GetIP gives the others.
+    state->runtime_caller =
+        *reinterpret_cast<const uintptr_t*>(_Unwind_GetGR(context, 11)) & ~uintptr_t{1};
 #endif
     return _URC_NO_REASON;
   }

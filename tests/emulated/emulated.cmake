@@ -23,12 +23,9 @@ endif()
 
 # The unwinder cross-check's builds (tests/unwind): every e2e program as the e2e build makes
 # it (-O2, no frame pointers) and at -O0 with frame pointers.
-# 32-bit ARM has no fast unwinder to check: every stack comes from libgcc's EHABI unwinder
-# (runtime/unwind/fast_unwind_arm.cpp).
+# On 32-bit ARM the fast unwinder follows EHABI rules (runtime/unwind/fast_unwind_arm.cpp)
+# and is checked against libgcc's EHABI unwinder the same way.
 set(MEMTRACK_EMULATED_UNWIND_VARIANTS O0_fp O2_nofp)
-if(CMAKE_SYSTEM_PROCESSOR STREQUAL "arm")
-  set(MEMTRACK_EMULATED_UNWIND_VARIANTS)
-endif()
 
 # e2e cases that do not run emulated, and why:
 # - stress_fork_threads: its children exec /bin/true, and an exec from inside qemu-user runs
@@ -57,3 +54,17 @@ function(memtrack_emulated_case name source run)
     COMMAND ${run} --cli ${MEMTRACK_HOST_MEMTRACK} --emulator ${MEMTRACK_EMULATOR_COMMAND})
   set_tests_properties(${test} PROPERTIES TIMEOUT 300 LABELS emulated)
 endfunction()
+
+# The unwinder's cost per frame against libgcc's under emulation (a program to run by hand,
+# not a test: docs/performance.md, "Other architectures").
+add_executable(memtrack_emulated_unwind_bench ${PROJECT_SOURCE_DIR}/bench/emulated_unwind_bench.cpp
+               ${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind.cpp
+               ${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind_arm.cpp
+               $<TARGET_OBJECTS:memtrack_core_rt>)
+target_include_directories(memtrack_emulated_unwind_bench PRIVATE ${PROJECT_SOURCE_DIR})
+target_compile_options(memtrack_emulated_unwind_bench PRIVATE -O2 -fomit-frame-pointer
+                       ${MEMTRACK_WARNINGS})
+set_source_files_properties(${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind.cpp
+                            ${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind_arm.cpp
+                            TARGET_DIRECTORY memtrack_emulated_unwind_bench
+                            PROPERTIES COMPILE_OPTIONS "-fno-omit-frame-pointer;${MEMTRACK_RUNTIME_FLAGS}")
