@@ -21,9 +21,8 @@ uint64_t put(int32_t value, int shift, int bits) {
 
 // A prel31 field: a signed 31-bit offset from the field's own address.
 uintptr_t prel31(const uint32_t* at) {
-  uint32_t offset = *at & 0x7fffffffu;
-  if (offset & 0x40000000u) offset |= 0x80000000u;
-  return reinterpret_cast<uintptr_t>(at) + offset;
+  auto offset = static_cast<int32_t>(*at << 1) >> 1;  // arithmetic: bit 30 is the sign
+  return reinterpret_cast<uintptr_t>(at) + static_cast<uintptr_t>(static_cast<intptr_t>(offset));
 }
 
 // The opcode bytes of one entry, most significant byte of each word first.
