@@ -41,6 +41,10 @@ if(CMAKE_SYSTEM_PROCESSOR STREQUAL "arm")
        big_reservation)
 endif()
 
+# Reuse: run_e2e.py --cli HOST_MEMTRACK --emulator "$MEMTRACK_EMULATOR_COMMAND" runs any e2e
+# program built for the target; --runtime names its libmemtrack.so, or is `linked` for a
+# program that carries the runtime itself (nothing is preloaded then).
+
 # Registers emulated.<arch>.<name> for an e2e case (tests/e2e/CMakeLists.txt): `run` is its
 # run_e2e.py command; a case the CLI skips is skipped here too (the results go through the
 # host's `memtrack report`).
