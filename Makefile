@@ -23,7 +23,7 @@ demo: build
 # then the multi-threaded stress tests under ThreadSanitizer (the tsan preset builds only
 # their binary), then the runtime and the e2e programs cross-built for aarch64 and armhf and
 # run under qemu-user, their result files read by this machine's memtrack report (README,
-# "Platforms"; about four minutes).
+# "Platforms"; about two minutes).
 test: build build-asan build-allocguard build-tsan build-emulated
 	ctest --preset release
 	ctest --preset asan
