@@ -173,10 +173,10 @@ struct Registers {
   uintptr_t bp;
 };
 
-// The runtime is built with frame pointers, so its own frames (the hook, record_allocation,
-// capture_stack, ...) are left by following rbp, without a rule lookup, up to the first
-// return address outside the runtime: that caller's pc, CFA (its rsp) and rbp (pushed by
-// the runtime frame's prologue). Returns false if the chain does not look like one.
+// x86-64: the runtime is built with frame pointers, so its own frames (the hook,
+// record_allocation, capture_stack, ...) are left by following rbp, without a rule lookup, up
+// to the first return address outside the runtime: that caller's pc, CFA (its rsp) and rbp
+// (pushed by the runtime frame's prologue). Returns false if the chain does not look like one.
 [[maybe_unused]] __attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs) {
   uintptr_t bp = regs->bp;
   uintptr_t sp = regs->sp;

@@ -70,7 +70,8 @@ def check_emulated(case, args, temp_dir):
         document = json.loads(raw)
     except (OSError, ValueError) as e:
         return failures + [f"no JSON report: {e}"], traced, report.stderr
-    shown = raw if len(raw) <= e2e_cli.MAX_JSON_SHOWN else raw[:e2e_cli.MAX_JSON_SHOWN] + "\n[cut]\n"
+    limit = e2e_cli.MAX_JSON_SHOWN
+    shown = raw if len(raw) <= limit else raw[:limit] + "\n[... cut]\n"
     extra = f"--- memtrack report stderr ---\n{report.stderr}--- {json_path} ---\n{shown}"
     # The emulated program is this script's child: qemu runs it in its own process.
     e2e_cli.check_document(case, document, os.getpid(), program, text_reports, failures)

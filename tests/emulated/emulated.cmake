@@ -74,4 +74,5 @@ target_compile_options(memtrack_emulated_unwind_bench PRIVATE -O2 -fomit-frame-p
 set_source_files_properties(${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind.cpp
                             ${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind_arm.cpp
                             TARGET_DIRECTORY memtrack_emulated_unwind_bench
-                            PROPERTIES COMPILE_OPTIONS "-fno-omit-frame-pointer;${MEMTRACK_RUNTIME_FLAGS}")
+                            PROPERTIES COMPILE_OPTIONS
+                            "-fno-omit-frame-pointer;${MEMTRACK_RUNTIME_FLAGS}")

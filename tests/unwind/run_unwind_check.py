@@ -30,7 +30,8 @@ def run_one(runtime, program, tmp, emulator):
     variables = {"LD_PRELOAD": runtime, "MEMTRACK_OPTIONS": "check_unwinder=1:report_at_exit=0"}
     argv = program.split("@")
     if emulator:
-        argv = emulator.split() + [a for k, v in variables.items() for a in ("-E", f"{k}={v}")] + argv
+        passed = [arg for k, v in variables.items() for arg in ("-E", f"{k}={v}")]
+        argv = emulator.split() + passed + argv
     else:
         env.update(variables)
     result = subprocess.run(argv, env=env, cwd=tmp, stdin=subprocess.DEVNULL,
