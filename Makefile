@@ -1,7 +1,7 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install the Debian
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
 .PHONY: all deps bench-deps build demo test test-asan build-asan build-allocguard test-tsan build-tsan \
-        bench compare format clean
+        build-emulated test-emulated bench compare format clean
 
 all: build
 
@@ -21,12 +21,27 @@ demo: build
 # the tests labelled "unit"), then the e2e programs against a runtime built with the
 # allocation guard (docs/runtime.md, "Allocations of its own"; about a minute and a half),
 # then the multi-threaded stress tests under ThreadSanitizer (the tsan preset builds only
-# their binary).
-test: build build-asan build-allocguard build-tsan
+# their binary), then the runtime and the e2e programs cross-built for aarch64 and armhf and
+# run under qemu-user, their result files read by this machine's memtrack report (README,
+# "Platforms"; about two minutes).
+test: build build-asan build-allocguard build-tsan build-emulated
 	ctest --preset release
 	ctest --preset asan
 	ctest --preset allocguard
 	ctest --preset tsan
+	ctest --preset aarch64
+	ctest --preset armhf
+
+# The cross builds need the host build's memtrack (their tests run its `report`).
+build-emulated: build
+	cmake --preset aarch64 >/dev/null
+	cmake --build --preset aarch64
+	cmake --preset armhf >/dev/null
+	cmake --build --preset armhf
+
+test-emulated: build-emulated
+	ctest --preset aarch64
+	ctest --preset armhf
 
 build-asan: deps
 	cmake --preset asan >/dev/null

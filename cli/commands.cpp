@@ -163,7 +163,8 @@ int report_command(const Config& config) {
   std::vector<std::string> files = expand_result_dirs(config.files, &started);
   bool had_errors = false;
   report::Suppressions suppressions = load_suppressions(config);
-  report::Report report = build_report(files, suppressions, std::nullopt, &had_errors);
+  report::Report report =
+      build_report(files, suppressions, std::nullopt, &had_errors, config.sysroot);
   uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
   for (const auto& [dir, processes] : started) {
     NoDataFacts facts;

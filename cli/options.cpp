@@ -444,6 +444,11 @@ const std::vector<OptionSpec>& option_table() {
        [](Config& c, const std::string& v) { c.to_ms = v == "0" ? 0 : parse_duration_ms("--to", v); }},
       {"--sites", "N", "For a heap profile: sites listed per ranking. Default: 10.", kReport, false,
        [](Config& c, const std::string& v) { c.profile_sites = parse_int("--sites", v, 1, 100000); }},
+      {"--sysroot", "DIR",
+       "Look for the program's libraries and executables under DIR first (DIR/lib/libc.so.6 "
+       "for /lib/libc.so.6): for result files of a program that ran on another machine or "
+       "under an emulator (qemu-aarch64 -L DIR). Default: none.",
+       kReport, false, [](Config& c, const std::string& v) { c.sysroot = v; }},
       {"--baseline", "FILE",
        "After the run, compare its leak groups with FILE, a JSON report of an earlier run "
        "(--json), and print the differences as memtrack diff does. Default: none.",

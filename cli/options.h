@@ -49,6 +49,7 @@ struct Config {
   bool text_report = true;                 // false: --format put another format in the text's place
   std::vector<std::string> memtrack_argv;  // memtrack's own command line (valgrind XML)
   std::vector<std::string> suppressions;   // files
+  std::string sysroot;  // report: where the modules of a program of another machine are
   report::GenSuppressions gen_suppressions = report::GenSuppressions::kNo;
   int error_exitcode = 0;         // 0 = off; applies to leaks and to allocator misuse errors
   bool error_for_fds = false;     // descriptors open at exit make error_exitcode apply

@@ -230,6 +230,20 @@ std::string module_key(const std::vector<RawModule>& modules) {
   return key;
 }
 
+namespace {
+
+// Module paths as the program saw them, moved under `sysroot` where the file exists there
+// (qemu-user's -L maps the program's /lib to ROOT/lib the same way).
+void use_sysroot(const std::string& sysroot, std::vector<RawModule>& modules) {
+  for (RawModule& m : modules) {
+    if (!m.path.starts_with("/")) continue;  // the vDSO
+    std::string moved = sysroot + m.path;
+    if (std::filesystem::is_regular_file(moved)) m.path = std::move(moved);
+  }
+}
+
+}  // namespace
+
 report::Suppressions load_suppressions(const Config& config) {
   report::Suppressions all;
   for (const std::string& path : config.suppressions) all.append(report::Suppressions::load(path));
@@ -238,12 +252,14 @@ report::Suppressions load_suppressions(const Config& config) {
 
 report::Report build_report(const std::vector<std::string>& result_files,
                             const report::Suppressions& suppressions,
-                            const std::optional<MainProcess>& main, bool* had_errors) {
+                            const std::optional<MainProcess>& main, bool* had_errors,
+                            const std::string& sysroot) {
   *had_errors = false;
   std::vector<report::ResultFile> files;
   for (const std::string& path : result_files) {
     try {
       files.push_back(report::read_result_file(path));
+      if (!sysroot.empty()) use_sysroot(sysroot, files.back().modules);
     } catch (const Error& e) {
       std::cerr << "memtrack: error: " << e.what() << "\n";
       *had_errors = true;

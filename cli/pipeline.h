@@ -46,10 +46,12 @@ report::Suppressions load_suppressions(const Config& config);
 
 // Builds the report of every file, the main process first, then the others by pid. Files
 // that cannot be read are skipped after one "memtrack: error:" line each; `*had_errors` says
-// whether that happened.
+// whether that happened. A module path that exists under `sysroot` (--sysroot) is
+// symbolized from there.
 report::Report build_report(const std::vector<std::string>& result_files,
                             const report::Suppressions& suppressions,
-                            const std::optional<MainProcess>& main, bool* /*out*/ had_errors);
+                            const std::optional<MainProcess>& main, bool* /*out*/ had_errors,
+                            const std::string& sysroot = "");
 
 // Writes the text report (stderr, stdout for --log-file=-, or --log-file), the JSON report
 // (--json) and the other formats (--junit, --collapsed, --html; `live`: the live reports of

@@ -23,16 +23,16 @@ constexpr uint64_t kHugeSize = kSizeMask;  // the real size is in the huge-block
 // few home slots and form long probe clusters; folding the well-mixed high half into the low
 // half spreads them; the fold leaves the top 6 bits, which pick the shard, unchanged. (A
 // stronger mixer measured no shorter probes, and costs on every probe of a backward shift.)
-size_t AllocTable::hash_of(uint64_t pointer_bits) {
+uint64_t AllocTable::hash_of(uint64_t pointer_bits) {
   uint64_t h = (pointer_bits >> 1) * 0x9E3779B97F4A7C15ull;
-  return static_cast<size_t>(h ^ (h >> 32));
+  return h ^ (h >> 32);
 }
 
 // The top 6 bits of the same hash pick the shard, independent of the slot bits. (Choosing
 // the shard by 64 MiB region, so that threads on different glibc arenas keep to shards of
 // their own, measured 27% slower with one thread and no better with two.)
 size_t AllocTable::shard_of(uintptr_t ptr) {
-  return hash_of(static_cast<uint64_t>(ptr) >> 3) >> 58;
+  return static_cast<size_t>(hash_of(static_cast<uint64_t>(ptr) >> 3) >> 58);
 }
 
 bool AllocTable::try_pack(const AllocRecord& rec, Slot* slot) {
@@ -90,7 +90,7 @@ uint64_t AllocTable::take_huge_size(uintptr_t ptr) {
 size_t AllocTable::find_locked(const Shard& shard, uint64_t pointer_bits) {
   if (shard.capacity == 0) return 0;
   size_t mask = shard.capacity - 1;
-  for (size_t i = hash_of(pointer_bits) & mask;; i = (i + 1) & mask) {
+  for (size_t i = static_cast<size_t>(hash_of(pointer_bits) & mask);; i = (i + 1) & mask) {
     uint64_t here = shard.slots[i].key & kPointerMask;
     if (here == pointer_bits) return i;
     if (here == 0) return shard.capacity;
@@ -105,7 +105,7 @@ bool AllocTable::grow_locked(Shard& shard) {
   for (size_t i = 0; i < shard.capacity; ++i) {
     const Slot& slot = shard.slots[i];
     if (slot.key == 0) continue;
-    size_t j = hash_of(slot.key & kPointerMask) & mask;
+    size_t j = static_cast<size_t>(hash_of(slot.key & kPointerMask) & mask);
     while (slots[j].key != 0) j = (j + 1) & mask;
     slots[j] = slot;
   }
@@ -143,7 +143,7 @@ bool AllocTable::try_insert_counted(const AllocRecord& rec, bool restore) {
       return false;
     }
     size_t mask = shard.capacity - 1;
-    size_t i = hash_of(pointer_bits) & mask;
+    size_t i = static_cast<size_t>(hash_of(pointer_bits) & mask);
     while (shard.slots[i].key != 0) i = (i + 1) & mask;
     shard.slots[i] = packed;
     ++shard.count;
@@ -164,7 +164,7 @@ void AllocTable::erase_slot_locked(Shard& shard, size_t slot) {
   size_t mask = shard.capacity - 1;
   size_t hole = slot;
   for (size_t i = (slot + 1) & mask; shard.slots[i].key != 0; i = (i + 1) & mask) {
-    size_t home = hash_of(shard.slots[i].key & kPointerMask) & mask;
+    size_t home = static_cast<size_t>(hash_of(shard.slots[i].key & kPointerMask) & mask);
     // Move entry i into the hole unless its home lies cyclically in (hole, i].
     bool home_after_hole = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
     if (!home_after_hole) {

@@ -158,7 +158,7 @@ class AllocTable {
   static constexpr size_t kMaxHugeBlocks = 64;
 
   static size_t shard_of(uintptr_t ptr);
-  static size_t hash_of(uint64_t key_pointer_bits);
+  static uint64_t hash_of(uint64_t key_pointer_bits);
   static bool grow_locked(Shard& shard);
   static size_t find_locked(const Shard& shard, uint64_t pointer_bits);  // capacity if absent
   static void erase_slot_locked(Shard& shard, size_t slot);

@@ -36,6 +36,26 @@ inline constexpr uint32_t kCloseOnExec = 02000000;
 inline constexpr uint32_t kSync = 04010000;  // __O_SYNC | O_DSYNC
 inline constexpr uint32_t kPath = 010000000;
 inline constexpr uint32_t kTmpFile = 020200000;  // __O_TMPFILE | O_DIRECTORY
+
+// The running machine's open(2) flags in the values above. ARM (32- and 64-bit) numbers four
+// flags differently from x86-64; every other bit is the same on all three.
+inline uint32_t from_native(uint32_t flags) {
+#if defined(__arm__) || defined(__aarch64__)
+  constexpr uint32_t kArmDirectory = 040000;
+  constexpr uint32_t kArmNoFollow = 0100000;
+  constexpr uint32_t kArmDirect = 0200000;
+  constexpr uint32_t kArmLargeFile = 0400000;
+  constexpr uint32_t kMoved = kArmDirectory | kArmNoFollow | kArmDirect | kArmLargeFile;
+  uint32_t stored = flags & ~kMoved;
+  if (flags & kArmDirectory) stored |= kDirectory;
+  if (flags & kArmNoFollow) stored |= kNoFollow;
+  if (flags & kArmDirect) stored |= kDirect;
+  if (flags & kArmLargeFile) stored |= kLargeFile;
+  return stored;
+#else
+  return flags;
+#endif
+}
 }  // namespace open_flags
 
 // "file", "directory", "socket", "pipe", "eventfd", "timerfd", "signalfd", "epoll",

@@ -8,6 +8,15 @@
 
 namespace memtrack::core {
 
+// Tells the CPU it is spinning (saves power, and yields to a sibling hyperthread).
+inline void cpu_relax() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ volatile("yield" ::: "memory");
+#endif
+}
+
 // Thread safe. Not recursive. Zero-initialised state is "unlocked", so a static SpinLock
 // works before any constructor has run.
 class SpinLock {
@@ -19,7 +28,7 @@ class SpinLock {
           sys::yield_cpu();
           spins = 0;
         } else {
-          __builtin_ia32_pause();
+          cpu_relax();
         }
       }
     }

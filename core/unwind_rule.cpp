@@ -1,4 +1,4 @@
-// Unwind rules from .eh_frame_hdr / .eh_frame (DWARF CFI, x86-64). Runtime-safe: no
+// Unwind rules from .eh_frame_hdr / .eh_frame (DWARF CFI, x86-64 and aarch64). Runtime-safe: no
 // allocation, no libc; every loop is bounded so corrupt tables cannot hang the caller.
 #include "core/unwind_rule.h"
 
@@ -7,10 +7,17 @@
 namespace memtrack::core {
 namespace {
 
-// DWARF register numbers on x86-64 and the pointer-encoding constants of the LSB spec.
-constexpr uint64_t kRegBp = 6;
+// DWARF register numbers of the frame pointer, the stack pointer and the return address
+// column (the psABIs), and the pointer-encoding constants of the LSB spec.
+#if defined(__aarch64__)
+constexpr uint64_t kRegBp = 29;  // x29
+constexpr uint64_t kRegSp = 31;
+constexpr uint64_t kRegRa = 30;  // x30, the link register: its saved slot is the return address
+#else
+constexpr uint64_t kRegBp = 6;  // rbp
 constexpr uint64_t kRegSp = 7;
-constexpr uint64_t kRegRa = 16;
+constexpr uint64_t kRegRa = 16;  // the return address column
+#endif
 constexpr uint8_t kPeOmit = 0xff;
 constexpr uint8_t kPeDatarelSdata4 = 0x3b;
 
@@ -415,15 +422,17 @@ UnwindRule rule_from_row(const Row& row) {
   if (row.cfa_expression || row.ra.how != RegHow::kOffset) return rule;
   if (row.cfa_register != kRegSp && row.cfa_register != kRegBp) return rule;
   if (row.bp.how == RegHow::kOther) return rule;
-  if (row.cfa_offset < INT32_MIN || row.cfa_offset > INT32_MAX) return rule;
-  if (row.ra.offset < INT8_MIN || row.ra.offset > INT8_MAX) return rule;
+  if (row.cfa_offset < -UnwindRule::kMaxCfaOffset || row.cfa_offset > UnwindRule::kMaxCfaOffset) {
+    return rule;
+  }
+  if (row.ra.offset < INT16_MIN || row.ra.offset > INT16_MAX) return rule;
   if (row.bp.how == RegHow::kOffset && (row.bp.offset < INT16_MIN || row.bp.offset > INT16_MAX)) {
     return rule;
   }
   rule.kind = UnwindRuleKind::kFrame;
   rule.cfa_from_bp = row.cfa_register == kRegBp;
   rule.cfa_offset = static_cast<int32_t>(row.cfa_offset);
-  rule.ra_offset = static_cast<int8_t>(row.ra.offset);
+  rule.ra_offset = static_cast<int16_t>(row.ra.offset);
   rule.bp_saved = row.bp.how == RegHow::kOffset;
   rule.bp_offset = rule.bp_saved ? static_cast<int16_t>(row.bp.offset) : 0;
   return rule;

@@ -1,12 +1,13 @@
 // The descriptor table (see fd_table.h). Runtime-safe: no malloc, no libc.
 #include "runtime/fd/fd_table.h"
 
+#include "core/spin_lock.h"
 #include "core/sys_linux.h"
 
 namespace memtrack::rt {
 
 namespace {
-constexpr size_t kTableBytes = size_t{FdTable::kCapacity} * 32;
+constexpr size_t kTableBytes = size_t{FdTable::kCapacity} * 32;  // at least sizeof(Entry)
 }  // namespace
 
 // A test-and-test-and-set lock on one entry. Held for a few stores: no call is made under it.
@@ -19,7 +20,7 @@ class FdTable::EntryLock {
           core::sys::yield_cpu();
           spins = 0;
         } else {
-          __builtin_ia32_pause();
+          core::cpu_relax();
         }
       }
     }

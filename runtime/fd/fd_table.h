@@ -90,8 +90,8 @@ class FdTable {
   void test_only_reset();
 
  private:
-  // 32 bytes. call == 0 marks a free entry. mode holds at most kMaxStreamModeSize characters,
-  // NUL-padded (not terminated when full).
+  // 32 bytes (28 on 32-bit ARM). call == 0 marks a free entry. mode holds at most
+  // kMaxStreamModeSize characters, NUL-padded (not terminated when full).
   struct Entry {
     std::atomic<uint8_t> lock;
     uint8_t call;
@@ -102,7 +102,7 @@ class FdTable {
     uint32_t stream_size;
     uint32_t reserved;
   };
-  static_assert(sizeof(Entry) == 32);
+  static_assert(sizeof(Entry) == 24 + sizeof(uintptr_t));  // 28 bytes on 32-bit ARM
 
   class EntryLock;
   Entry* entries_or_map();

@@ -19,7 +19,7 @@ void note_open(int fd, core::result::ResourceCall call, uint32_t flags, const ch
   ErrnoKeeper keep;
   FdInfo info;
   info.call = call;
-  info.flags = flags;
+  info.flags = core::open_flags::from_native(flags);
   if (mode != nullptr) core::copy_stream_mode(mode, info.mode, sizeof(info.mode));
   info.stream_object = reinterpret_cast<uintptr_t>(stream);
   info.stream_size = stream != nullptr ? stream_size : 0;

@@ -17,6 +17,7 @@
 #include "core/sys_linux.h"
 #include "runtime/hooks/exit_hooks.h"
 #include "runtime/leakcheck/leak_scan.h"
+#include "runtime/machine_context.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"
 #include "runtime/runtime.h"
@@ -65,10 +66,10 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     if (is_crash_signal(sig)) record_crash(sig, info, context);
     // The leak scan starts at the interrupted stack pointer: below it are this handler and
     // the dead red zone, not the program's live frames.
-    note_exit_stack(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]));
-    uintptr_t registers[NGREG];
-    for (int r = 0; r < NGREG; ++r) registers[r] = static_cast<uintptr_t>(uc->uc_mcontext.gregs[r]);
-    note_interrupted_registers(registers, NGREG);
+    note_exit_stack(context_sp(uc));
+    uintptr_t registers[kContextRegisters];
+    context_registers(uc, registers);
+    note_interrupted_registers(registers, kContextRegisters);
     set_exit_record(core::result::ExitHow::kSignal, sig);
     report_at_exit(ending_phrase(sig), sig, false);
   }

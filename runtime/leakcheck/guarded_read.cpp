@@ -73,7 +73,7 @@ ScanGuard::~ScanGuard() {
 
 bool try_read_word(uintptr_t address, uint64_t* value) {
   bool read = false;
-  read_words(address, address + 8, [&](uint64_t word) {
+  read_words(address, address + kWord, [&](uint64_t word) {
     *value = word;
     read = true;
   });

@@ -32,33 +32,38 @@ class ScanGuard {
   bool outermost_ = false;
 };
 
+// The size of a pointer, and so of the words the scan reads: 8 bytes, 4 on 32-bit ARM.
+inline constexpr uintptr_t kWord = sizeof(uintptr_t);
+
 // The first address after the page holding `address`.
 uintptr_t next_page_after(uintptr_t address);
 
-// Calls visit(word) for every aligned 8-byte word of [begin, end), in order. Under a
+// Calls visit(word) for every aligned word (kWord bytes) of [begin, end), in order. Under a
 // ScanGuard, a fault (in the read or inside `visit`) is caught: a word that cannot be read
 // makes the walk go on at the next page, a fault inside `visit` skips that one word.
 // Without a ScanGuard it reads directly (the memory must then be readable).
 template <typename Visit>
 __attribute__((noinline)) void read_words(uintptr_t begin, uintptr_t end, Visit&& visit) {
   sigjmp_buf jump;
-  volatile uintptr_t cursor = (begin + 7) & ~uintptr_t{7};  // volatile: survives the jump
+  constexpr uintptr_t kMask = kWord - 1;
+  volatile uintptr_t cursor = (begin + kMask) & ~kMask;  // volatile: survives the jump
   sigjmp_buf* outer = t_thread.fault_jump;
   if (sigsetjmp(jump, 0) != 0) {
     uintptr_t fault = t_thread.fault_address;
     uintptr_t at = cursor;
-    cursor = fault >= at && fault < at + 8 ? (next_page_after(fault) + 7) & ~uintptr_t{7} : at + 8;
+    cursor =
+        fault >= at && fault < at + kWord ? (next_page_after(fault) + kMask) & ~kMask : at + kWord;
   }
   t_thread.fault_jump = &jump;
-  for (uintptr_t p = cursor; p + 8 <= end && p >= begin; p += 8) {
+  for (uintptr_t p = cursor; p + kWord <= end && p >= begin; p += kWord) {
     cursor = p;
-    visit(*reinterpret_cast<const volatile uint64_t*>(p));
+    visit(*reinterpret_cast<const volatile uintptr_t*>(p));
   }
   t_thread.fault_jump = outer;
 }
 
-// Reads one word; false if it cannot be read (under a ScanGuard; without one, it must be
-// readable).
+// Reads one word (kWord bytes); false if it cannot be read (under a ScanGuard; without one, it must
+// be readable).
 [[nodiscard]] bool try_read_word(uintptr_t address, uint64_t* /*out*/ value);
 
 }  // namespace memtrack::rt

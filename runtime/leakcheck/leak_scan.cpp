@@ -68,17 +68,17 @@ bool mmapped_chunk_of(const ScanBlock& block, uintptr_t begin, uintptr_t end,
                       core::sys::MemoryRange* /*out*/ range) {
   constexpr uint64_t kIsMmapped = 2;
   const uintptr_t page = core::sys::page_size();
-  uintptr_t chunk = block.start - 16;
-  if (block.start < begin + 16 || chunk >= end) return false;
+  uintptr_t chunk = block.start - 2 * kWord;  // prev_size and size, size_t each
+  if (block.start < begin + 2 * kWord || chunk >= end) return false;
   uint64_t gap = 0;
   uint64_t size_field = 0;
-  if (!try_read_word(chunk, &gap) || !try_read_word(chunk + 8, &size_field)) return false;
+  if (!try_read_word(chunk, &gap) || !try_read_word(chunk + kWord, &size_field)) return false;
   uint64_t size = size_field & ~uint64_t{7};
   if ((size_field & kIsMmapped) == 0 || gap > chunk - begin) return false;
   uintptr_t map_start = chunk - gap;
   if ((map_start & (page - 1)) != 0 || ((gap + size) & (page - 1)) != 0) return false;
   if (size > end - chunk || block.start + block.size > chunk + size) return false;
-  *range = core::sys::MemoryRange{map_start, chunk + size};
+  *range = core::sys::MemoryRange{map_start, chunk + static_cast<uintptr_t>(size)};
   return true;
 }
 
@@ -136,7 +136,7 @@ uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp) {
 }
 
 // Copies the registry of memtrack's own mappings; resizing the array may itself add one.
-bool is_live_thread_pointer(uintptr_t tcb) {
+[[maybe_unused]] bool is_live_thread_pointer(uintptr_t tcb) {
   if (tcb == reinterpret_cast<uintptr_t>(__builtin_thread_pointer())) return true;
   for (size_t i = 0; i < g_stopper.count(); ++i) {
     if (g_stopper.thread(i).captured && g_stopper.thread(i).thread_pointer == tcb) return true;
@@ -144,6 +144,7 @@ bool is_live_thread_pointer(uintptr_t tcb) {
   return false;
 }
 
+#if defined(__x86_64__)
 // glibc puts a thread's descriptor (TCB) at the top of its stack mapping; the TCB starts with
 // tcbhead_t {tcb, dtv, self} where tcb and self point at the TCB itself. A region with that
 // signature near its end whose TCB belongs to no live thread is the stack of a thread that
@@ -161,6 +162,33 @@ bool is_dead_thread_stack(const MapRegion& m) {
   }
   return false;
 }
+#else
+// ARM's TLS layout (variant I) puts glibc's thread descriptor (struct pthread) below the
+// thread pointer, without x86-64's self-pointing header. What it does hold is the stack
+// mapping it lives in: stackblock (the mapping's start, guard page included) and
+// stackblock_size, side by side, so that stackblock + stackblock_size is the mapping's end.
+// A region with that pair near its end in which no live thread's thread pointer lies is the
+// stack of a thread that has exited (glibc caches them).
+bool is_dead_thread_stack(const MapRegion& m) {
+  const uintptr_t page = core::sys::page_size();
+  uintptr_t from = m.end - m.start > 65536 ? m.end - 65536 : m.start;
+  bool found = false;
+  for (uintptr_t a = from; a + 2 * kWord <= m.end && !found; a += kWord) {
+    uint64_t block = 0;
+    uint64_t size = 0;
+    found = try_read_word(a, &block) && block <= m.start && (block & (page - 1)) == 0 &&
+            try_read_word(a + kWord, &size) && block + size == m.end;
+  }
+  if (!found) return false;
+  uintptr_t self = reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
+  if (self >= m.start && self < m.end) return false;
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    const StoppedThread& t = g_stopper.thread(i);
+    if (t.captured && t.thread_pointer >= m.start && t.thread_pointer < m.end) return false;
+  }
+  return true;
+}
+#endif
 
 bool collect_own_mappings(core::MmapArray<core::sys::MemoryRange>& own) {
   for (;;) {
@@ -252,10 +280,27 @@ void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks
       return;
     }
     uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
-    if (!(sp != 0 ? g_flags.scan_stacks : g_flags.scan_globals)) return;
+    if (sp != 0) {
+      if (g_flags.scan_stacks) scan_without_own(scan, sp, m.end, own);
+      return;
+    }
+    if (!g_flags.scan_globals) return;
     // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
-    if (sp == 0 && is_dead_thread_stack(m)) return;
-    scan_without_own(scan, sp != 0 ? sp : m.start, m.end, own);
+    // The kernel (and qemu-user, which maps upwards) may merge a stack with memtrack's own
+    // mappings next to it, so each piece between them is looked at on its own.
+    uintptr_t cursor = m.start;
+    auto scan_piece = [&](uintptr_t begin, uintptr_t end) {
+      MapRegion piece = m;
+      piece.start = begin;
+      piece.end = end;
+      if (!is_dead_thread_stack(piece)) scan_resident(scan, begin, end);
+    };
+    for (const core::sys::MemoryRange& r : own) {
+      if (r.end <= cursor || r.start >= m.end) continue;
+      if (r.start > cursor) scan_piece(cursor, r.start);
+      cursor = r.end;
+    }
+    if (cursor < m.end) scan_piece(cursor, m.end);
   };
   // memtrack's own image (its globals) is no root; but the kernel merges its .bss with an
   // anonymous mapping of the program right after it, and that part is. Linked into a static

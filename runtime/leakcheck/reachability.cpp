@@ -21,11 +21,12 @@ uint64_t read_word(uintptr_t address) {
 // that stay in a chunk's first words after it is handed out again. A chunk header is the end
 // of the previous chunk, which lies inside the previous block when that block uses its tail.
 // memcheck never sees these (its allocator differs, and it ignores undefined words); here a
-// pointer exactly at a block's chunk end is the allocator's, not the program's.
+// pointer exactly at a block's chunk end is the allocator's, not the program's. (glibc's
+// header is two size_t words; its smallest chunk four.)
 bool is_allocator_link(const ScanBlock& block, uintptr_t value) {
-  uint64_t chunk_size = read_word(block.start - 8) & ~uint64_t{7};
-  return chunk_size >= 32 && chunk_size < (uint64_t{1} << 40) &&
-         value == block.start - 16 + chunk_size;
+  uint64_t chunk_size = read_word(block.start - kWord) & ~uint64_t{7};
+  return chunk_size >= 4 * kWord && chunk_size < (uint64_t{1} << 40) &&
+         value == block.start - 2 * kWord + chunk_size;
 }
 
 }  // namespace
@@ -64,23 +65,27 @@ bool ReachabilityScan::is_readonly_data(uintptr_t address) const {
 // code legitimately keeps instead of a start pointer.
 bool ReachabilityScan::heuristic_start(const ScanBlock& block, uintptr_t value) const {
   uint64_t offset = value - block.start;
+  // length64: the first 8 bytes hold the length of the rest of the block.
   if (offset == 8 && block.size >= 8) {
     uint64_t first = read_word(block.start);
-    // length64: the first word holds the length of the rest of the block.
+    if (kWord == 4) first |= read_word(block.start + 4) << 32;  // little-endian halves
     if (first == block.size - 8) return true;
-    // newarray: new T[n] for T with a destructor stores n in front of the elements.
-    if (first != 0 && first <= block.size && (block.size - 8) % first == 0) return true;
+  }
+  // newarray: new T[n] for T with a destructor stores n (a size_t) in front of the elements.
+  if (offset == kWord && block.size >= kWord) {
+    uint64_t first = read_word(block.start);
+    if (first != 0 && first <= block.size && (block.size - kWord) % first == 0) return true;
   }
   // stdstring (libstdc++'s copy-on-write string): a {length, capacity, refcount} header,
   // then capacity + 1 bytes of characters; the string points at the characters.
-  if (offset == 24 && block.size >= 25) {
+  if (offset == 3 * kWord && block.size >= 3 * kWord + 1) {
     uint64_t length = read_word(block.start);
-    uint64_t capacity = read_word(block.start + 8);
-    if (length <= capacity && capacity + 25 == block.size) return true;
+    uint64_t capacity = read_word(block.start + kWord);
+    if (length <= capacity && capacity + 3 * kWord + 1 == block.size) return true;
   }
   // multipleinheritance: a pointer to a secondary base inside an object; both that word and
   // the object's first word are vtable pointers into read-only data.
-  if (offset % 8 == 0 && offset + 8 <= block.size && block.size >= 16) {
+  if (offset % kWord == 0 && offset + kWord <= block.size && block.size >= 2 * kWord) {
     if (is_readonly_data(read_word(value)) && is_readonly_data(read_word(block.start))) {
       return true;
     }

@@ -44,8 +44,8 @@ void on_stop_signal(int, siginfo_t*, void* context) {
   // asks again a moment later.
   if (slot == nullptr || in_runtime()) return;
   const auto* uc = static_cast<const ucontext_t*>(context);
-  for (int r = 0; r < 23; ++r) slot->regs[r] = static_cast<uintptr_t>(uc->uc_mcontext.gregs[r]);
-  slot->sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  context_registers(uc, slot->regs);
+  slot->sp = context_sp(uc);
   slot->thread_pointer = reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
   g_parked.fetch_add(1, std::memory_order_acq_rel);
   __atomic_store_n(&slot->captured, true, __ATOMIC_RELEASE);

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/machine_context.h"
+
 namespace memtrack::rt {
 
 struct StoppedThread {
@@ -13,8 +15,8 @@ struct StoppedThread {
   bool captured;  // false: it did not answer (its stack is scanned whole)
   bool given_up;  // it had exited or had the stop signal blocked: not waited for
   uintptr_t sp;
-  uintptr_t thread_pointer;  // its TCB (fs base), to tell live threads' TLS from dead ones
-  uintptr_t regs[23];        // general-purpose registers from its ucontext
+  uintptr_t thread_pointer;           // its TCB (fs base), to tell live threads' TLS from dead ones
+  uintptr_t regs[kContextRegisters];  // general-purpose registers from its ucontext
 };
 
 // Not thread safe: one scan at a time (the report holds its once-per-process guard).

@@ -26,10 +26,19 @@ extern "C" int __gcclibcxx_demangle_callback(const char* mangled,
 namespace memtrack::rt {
 namespace {
 
+// The ELF class of the running machine's files: the only one the runtime reads.
+constexpr unsigned char kElfClass = sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32;
+#if defined(__arm__)
+constexpr bool kIsArm32 = true;
+#else
+constexpr bool kIsArm32 = false;
+#endif
+
 struct FunctionSymbol {
-  uint64_t start;
+  uint64_t start;  // where its code starts (a Thumb function's address without bit 0)
   uint64_t size;
   uint32_t name;  // offset into the string table
+  bool thumb;     // 32-bit ARM: a call must go to start + 1
 };
 
 struct ModuleSymbols {
@@ -57,17 +66,17 @@ bool terminated_within(const char* s, size_t limit) {
   return false;
 }
 
-const Elf64_Shdr* section(const char* file, size_t file_size, const Elf64_Ehdr* ehdr, size_t i) {
-  size_t offset = ehdr->e_shoff + i * sizeof(Elf64_Shdr);
-  if (i >= ehdr->e_shnum || !in_bounds(offset, sizeof(Elf64_Shdr), file_size)) return nullptr;
-  return reinterpret_cast<const Elf64_Shdr*>(file + offset);
+const ElfW(Shdr) * section(const char* file, size_t file_size, const ElfW(Ehdr) * ehdr, size_t i) {
+  size_t offset = ehdr->e_shoff + i * sizeof(ElfW(Shdr));
+  if (i >= ehdr->e_shnum || !in_bounds(offset, sizeof(ElfW(Shdr)), file_size)) return nullptr;
+  return reinterpret_cast<const ElfW(Shdr)*>(file + offset);
 }
 
 // Picks .symtab if present (it has static functions), else .dynsym.
-const Elf64_Shdr* find_symbol_table(const char* file, size_t file_size, const Elf64_Ehdr* ehdr) {
-  const Elf64_Shdr* dynsym = nullptr;
+const ElfW(Shdr) * find_symbol_table(const char* file, size_t file_size, const ElfW(Ehdr) * ehdr) {
+  const ElfW(Shdr)* dynsym = nullptr;
   for (size_t i = 0; i < ehdr->e_shnum; ++i) {
-    const Elf64_Shdr* sh = section(file, file_size, ehdr, i);
+    const ElfW(Shdr)* sh = section(file, file_size, ehdr, i);
     if (sh == nullptr) return nullptr;
     if (sh->sh_type == SHT_SYMTAB) return sh;
     if (sh->sh_type == SHT_DYNSYM) dynsym = sh;
@@ -76,34 +85,37 @@ const Elf64_Shdr* find_symbol_table(const char* file, size_t file_size, const El
 }
 
 void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
-  if (mod.file_size < sizeof(Elf64_Ehdr)) return;
-  const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(mod.file);
+  if (mod.file_size < sizeof(ElfW(Ehdr))) return;
+  const auto* ehdr = reinterpret_cast<const ElfW(Ehdr)*>(mod.file);
   if (ehdr->e_ident[EI_MAG0] != ELFMAG0 || ehdr->e_ident[EI_MAG1] != ELFMAG1 ||
       ehdr->e_ident[EI_MAG2] != ELFMAG2 || ehdr->e_ident[EI_MAG3] != ELFMAG3 ||
-      ehdr->e_ident[EI_CLASS] != ELFCLASS64 || ehdr->e_shentsize != sizeof(Elf64_Shdr) ||
-      ehdr->e_shoff % alignof(Elf64_Shdr) != 0) {
+      ehdr->e_ident[EI_CLASS] != kElfClass || ehdr->e_shentsize != sizeof(ElfW(Shdr)) ||
+      ehdr->e_shoff % alignof(ElfW(Shdr)) != 0) {
     return;  // not an ELF file this reader can read in place (the tables must be aligned)
   }
-  const Elf64_Shdr* symtab = find_symbol_table(mod.file, mod.file_size, ehdr);
+  const ElfW(Shdr)* symtab = find_symbol_table(mod.file, mod.file_size, ehdr);
   if (symtab == nullptr || !in_bounds(symtab->sh_offset, symtab->sh_size, mod.file_size) ||
-      symtab->sh_offset % alignof(Elf64_Sym) != 0) {
+      symtab->sh_offset % alignof(ElfW(Sym)) != 0) {
     return;
   }
-  const Elf64_Shdr* strtab = section(mod.file, mod.file_size, ehdr, symtab->sh_link);
+  const ElfW(Shdr)* strtab = section(mod.file, mod.file_size, ehdr, symtab->sh_link);
   if (strtab == nullptr || !in_bounds(strtab->sh_offset, strtab->sh_size, mod.file_size)) return;
   mod.strings = mod.file + strtab->sh_offset;
   mod.strings_size = strtab->sh_size;
-  const auto* syms = reinterpret_cast<const Elf64_Sym*>(mod.file + symtab->sh_offset);
-  size_t count = symtab->sh_size / sizeof(Elf64_Sym);
+  const auto* syms = reinterpret_cast<const ElfW(Sym)*>(mod.file + symtab->sh_offset);
+  size_t count = symtab->sh_size / sizeof(ElfW(Sym));
   for (size_t i = 0; i < count; ++i) {
-    const Elf64_Sym& sym = syms[i];
-    unsigned type = ELF64_ST_TYPE(sym.st_info);
+    const ElfW(Sym)& sym = syms[i];
+    unsigned type = ELF64_ST_TYPE(sym.st_info);  // the same bits in ELF32_ST_TYPE
     if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
         sym.st_size == 0 || sym.st_name >= mod.strings_size) {
       continue;
     }
     if (!terminated_within(mod.strings + sym.st_name, mod.strings_size - sym.st_name)) continue;
-    if (!out.try_push_back(FunctionSymbol{sym.st_value, sym.st_size, sym.st_name})) return;
+    // A Thumb function's address has bit 0 set (32-bit ARM); its code starts one lower.
+    bool thumb = kIsArm32 && (sym.st_value & 1) != 0;
+    uintptr_t start = thumb ? sym.st_value - 1 : sym.st_value;
+    if (!out.try_push_back(FunctionSymbol{start, sym.st_size, sym.st_name, thumb})) return;
   }
   core::heap_sort(out.data(), out.size(), [](const FunctionSymbol& a, const FunctionSymbol& b) {
     return a.start < b.start;
@@ -203,7 +215,7 @@ uintptr_t find_main_program_function(const char* name) {
   for (const FunctionSymbol& fn : *mod->functions) {
     const char* candidate = mod->strings + fn.name;
     if (core::strings_equal(candidate, core::string_length(candidate), name)) {
-      return map->l_addr + fn.start;
+      return map->l_addr + fn.start + (fn.thumb ? 1 : 0);
     }
   }
   return 0;

@@ -8,6 +8,7 @@
 #include "core/stack_depot.h"
 #include "core/sys_linux.h"
 #include "runtime/leakcheck/guarded_read.h"
+#include "runtime/machine_context.h"
 #include "runtime/record/crash.h"
 #include "runtime/runtime.h"
 
@@ -41,19 +42,22 @@ _Unwind_Reason_Code on_crash_frame(_Unwind_Context* context, void* arg) {
 }
 
 int crash_stack(const ucontext_t* uc, uintptr_t* frames, int max) {
-  uintptr_t pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  uintptr_t pc = context_pc(uc);
   CrashUnwind state{pc, frames, max, 0, false};
   _Unwind_Backtrace(on_crash_frame, &state);
   if (state.found) return state.count;
   // libgcc could not reach the faulting frame (a call through a null or wild pointer: the
   // pc is outside any code). Keep the pc, and the return address the call left at the top
-  // of the stack when it can be read.
+  // of the stack when it can be read (on ARM: the link register it left).
   int count = 0;
   frames[count++] = pc + 1;
-  uint64_t caller = 0;
-  ScanGuard guard;
-  uintptr_t sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-  if (max > 1 && try_read_word(sp, &caller) && caller != 0) frames[count++] = caller;
+  uintptr_t caller = 0;
+  if (!context_link_register(uc, &caller)) {
+    uint64_t word = 0;
+    ScanGuard guard;
+    if (try_read_word(context_sp(uc), &word)) caller = static_cast<uintptr_t>(word);
+  }
+  if (max > 1 && caller != 0) frames[count++] = caller;
   return count;
 }
 

@@ -88,7 +88,7 @@ void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
     shard.ring = static_cast<Freed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(Freed)));
     if (shard.ring == nullptr) return;
   }
-  shard.ring[shard.next] = Freed{rec.ptr,      __builtin_ia32_rdtsc(),
+  shard.ring[shard.next] = Freed{rec.ptr,      core::sys::tick_count(),
                                  rec.size,     free_caller,
                                  rec.stack_id, free_stack,
                                  call,         rec.family,

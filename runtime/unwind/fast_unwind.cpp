@@ -28,13 +28,24 @@ struct CaptureState {
   uintptr_t* frames;
   int max;
   int count;
+  uintptr_t runtime_caller;  // 32-bit ARM: where the last runtime frame met returns to
 };
 
 _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
   auto* state = static_cast<CaptureState*>(arg);
   uintptr_t pc = _Unwind_GetIP(context);
   if (pc == 0) return _URC_END_OF_STACK;
-  if (in_skipped_code(pc)) return _URC_NO_REASON;
+  state->runtime_caller = 0;
+  if (in_skipped_code(pc)) {
+#if defined(__arm__)
+    // Built -marm with frame pointers, a runtime frame that made a call keeps its return
+    // address where fp points (gcc's ARM-mode frame: push {..., fp, lr}; fp = &saved lr).
+    // Without its Thumb bit, as _Unwind_GetIP gives the others.
+    state->runtime_caller =
+        *reinterpret_cast<const uintptr_t*>(_Unwind_GetGR(context, 11)) & ~uintptr_t{1};
+#endif
+    return _URC_NO_REASON;
+  }
   state->frames[state->count++] = pc;
   return state->count == state->max ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
@@ -42,11 +53,20 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
 }  // namespace
 
 __attribute__((noinline)) int reference_unwind(uintptr_t* frames, int max) {
-  CaptureState state{frames, max, 0};
+  CaptureState state{frames, max, 0, 0};
   _Unwind_Backtrace(on_frame, &state);
+  // EHABI: libgcc reports no frame it has no unwind entry for, so a caller without tables
+  // (C built without -funwind-tables, most of ld.so) would leave the stack empty. Its
+  // address at least is known: the runtime frame that called into it says where it returns.
+  if (state.runtime_caller != 0 && state.count < max && !in_skipped_code(state.runtime_caller)) {
+    frames[state.count++] = state.runtime_caller;
+  }
   return state.count;
 }
 
+// 32-bit ARM describes frames with EHABI tables (.ARM.exidx), not DWARF CFI: its fast_unwind
+// is the frame-pointer walk of fast_unwind_arm.cpp.
+#if !defined(__arm__)
 namespace {
 
 // ---- Rule cache ---------------------------------------------------------------------------
@@ -163,11 +183,11 @@ struct Registers {
   uintptr_t bp;
 };
 
-// The runtime is built with frame pointers, so its own frames (the hook, record_allocation,
-// capture_stack, ...) are left by following rbp, without a rule lookup, up to the first
-// return address outside the runtime: that caller's pc, CFA (its rsp) and rbp (pushed by
-// the runtime frame's prologue). Returns false if the chain does not look like one.
-__attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs) {
+// x86-64: the runtime is built with frame pointers, so its own frames (the hook,
+// record_allocation, capture_stack, ...) are left by following rbp, without a rule lookup, up
+// to the first return address outside the runtime: that caller's pc, CFA (its rsp) and rbp
+// (pushed by the runtime frame's prologue). Returns false if the chain does not look like one.
+[[maybe_unused]] __attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs) {
   uintptr_t bp = regs->bp;
   uintptr_t sp = regs->sp;
   for (int depth = 0; depth < 32; ++depth) {
@@ -215,14 +235,26 @@ void record_base_of_main(uintptr_t wrapper_pc, const uintptr_t* frames, int coun
 
 __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
   Registers regs{0, 0, 0};
-  // rip, rsp and rbp at one instruction of this function: the rule row for that address
-  // describes exactly this rsp and rbp.
+  // pc, sp and frame pointer at one instruction of this function: the rule row for that
+  // address describes exactly this sp and frame pointer.
+#if defined(__x86_64__)
   __asm__ volatile(
       "leaq 0(%%rip), %0\n\t"
       "movq %%rsp, %1\n\t"
       "movq %%rbp, %2"
       : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
   bool is_return_address = leave_runtime_frames(&regs);
+#elif defined(__aarch64__)
+  __asm__ volatile(
+      "adr %0, .\n\t"
+      "mov %1, sp\n\t"
+      "mov %2, x29"
+      : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
+  // aarch64 keeps its frame record {x29, x30} at the bottom of the frame, so the frame
+  // pointer chain does not give a caller's sp (its CFA): the runtime's own frames are walked
+  // with their rules like any other (they are cached after the first stacks).
+  bool is_return_address = false;
+#endif
   core::StackDepot::StackHash stack_hash;
   int count = 0;
   if (is_return_address) {
@@ -278,10 +310,21 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
   *hash = stack_hash.finish(static_cast<uint32_t>(count));
   return count;
 }
+#endif  // !defined(__arm__)
 
+#if !defined(__arm__)
 void set_main_wrapper_frame(uintptr_t frame) {
   g_main_wrapper_frame.store(frame, std::memory_order_relaxed);
 }
+
+void forget_unwind_rules() {
+  for (CacheEntry& entry : g_rule_cache) {
+    if (entry.pc.load(std::memory_order_relaxed) == 0) continue;
+    entry.rule.store(0, std::memory_order_relaxed);
+    entry.pc.store(0, std::memory_order_release);
+  }
+}
+#endif
 
 void set_skipped_code(uintptr_t start, uintptr_t end) {
   g_skip_start = start;
@@ -295,14 +338,6 @@ void skipped_code_range(uintptr_t* start, uintptr_t* end) {
 
 bool in_skipped_code(uintptr_t pc) {
   return pc >= g_skip_start && pc < g_skip_end;
-}
-
-void forget_unwind_rules() {
-  for (CacheEntry& entry : g_rule_cache) {
-    if (entry.pc.load(std::memory_order_relaxed) == 0) continue;
-    entry.rule.store(0, std::memory_order_relaxed);
-    entry.pc.store(0, std::memory_order_release);
-  }
 }
 
 }  // namespace memtrack::rt

@@ -1,5 +1,6 @@
-// Stack unwinders for x86-64 Linux: the fast one (cached DWARF rules) and the reference one
-// (libgcc_s's _Unwind_Backtrace). Runtime-safe: neither allocates nor takes a lock, except
+// Stack unwinders: the fast one (cached DWARF rules on x86-64 and aarch64, fast_unwind.cpp;
+// cached EHABI rules on 32-bit ARM, fast_unwind_arm.cpp) and the reference one (libgcc_s's
+// _Unwind_Backtrace). Runtime-safe: neither allocates nor takes a lock, except
 // that libgcc may allocate once on its first use.
 #pragma once
 

@@ -16,9 +16,10 @@ static void out_of_memory() {
   std::set_new_handler(nullptr);  // the next failure throws std::bad_alloc
 }
 
-// 4 EiB: more than the address space, so the real allocator fails. Volatile, so gcc cannot
-// warn at compile time about the size.
-static volatile size_t g_huge = size_t{1} << 62;
+// More than the address space (4 EiB; 4 GiB - 1 on 32-bit ARM), so the real allocator fails.
+// Volatile, so gcc cannot warn at compile time about the size.
+static volatile size_t g_huge =
+    sizeof(size_t) == 8 ? size_t{1} << (sizeof(size_t) * 8 - 2) : SIZE_MAX;
 
 __attribute__((noinline)) static bool huge_new_throws(bool array) {
   std::set_new_handler(out_of_memory);

@@ -181,10 +181,18 @@ def check_cli(case, args, temp_dir):
         return failures + [f"no JSON report: {e}"], traced, ""
     shown = raw if len(raw) <= MAX_JSON_SHOWN else raw[:MAX_JSON_SHOWN] + "\n[... cut]\n"
     extra = f"--- {json_path} ---\n{shown}"
+    check_document(case, document, cli_pid, program, text_reports, failures)
+    return failures, traced, extra
+
+
+def check_document(case, document, parent_pid, program, text_reports, failures):
+    """The checks of a JSON report against the case's directives; `parent_pid` started
+    `program`, the first process."""
     errors = json_schema.Schema().check(document)
     if errors:  # the checks below would only stumble over the same problems
-        return failures + [f"JSON schema: {e}" for e in errors], traced, extra
-    check_consistency(document, cli_pid, program, text_reports, failures)
+        failures += [f"JSON schema: {e}" for e in errors]
+        return
+    check_consistency(document, parent_pid, program, text_reports, failures)
     reports = [as_report(p, text_reports) for p in document["processes"]]
     main = reports[0] if reports else None
     if main is not None and main.code is not None and main.code != case.exit:
@@ -193,4 +201,3 @@ def check_cli(case, args, temp_dir):
         case.expect[label] = [(k, v.replace("_Exit ", "_exit ", 1) if k == "HOW" else v, t)
                               for k, v, t in expectations]
     e2e_case.check_processes(case, reports, main.pid if main else None, failures)
-    return failures, traced, extra

@@ -3,9 +3,10 @@
 against the expectations written in the program's source. Standard library only.
 
 Usage: run_e2e.py --runtime libmemtrack.so --program ./prog --source prog.c
-                  [--plain-program ./prog-dynamic] [--cli path/to/memtrack] [--keep-temp]
+                  [--plain-program ./prog-dynamic]
+                  [--cli path/to/memtrack [--emulator "qemu-aarch64 -L ROOT"]] [--keep-temp]
 
-Two modes check the same directives:
+Three modes check the same directives:
   text (default)  The program runs with LD_PRELOAD=libmemtrack.so; the runtime's own text
                   report on stderr is parsed (memtrack_report.py). It has function names but
                   no source lines and no inlined frames.
@@ -16,6 +17,11 @@ Two modes check the same directives:
                   EXPECT-GROUP) and inlined calls are frames of their own. The first process
                   in the JSON is the started program ("main"); the others are labelled in
                   the order the JSON lists them.
+  emulated (--emulator with --cli)  The program and runtime were built for another
+                  architecture: the program runs under the emulator (qemu-user) with the
+                  runtime preloaded and result_dir set, and the host's `memtrack report
+                  --json` reads its result files; the JSON is checked as in CLI mode
+                  (e2e_emulated.py). --runtime linked: the program carries the runtime.
 
 Every run also checks, without being asked: the runtime printed no "memtrack[pid]:"
 diagnostic; stdout, the program's own stderr and the exit status equal a plain run without
@@ -103,6 +109,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_case  # noqa: E402
 import e2e_cli  # noqa: E402
+import e2e_emulated  # noqa: E402
 import memtrack_report  # noqa: E402
 
 SKIPPED = 77  # exit status of a case that does not run in this mode (ctest SKIP_RETURN_CODE)
@@ -159,6 +166,8 @@ def main():
                         "dynamic build, when --program carries the runtime linked in")
     parser.add_argument("--cli", metavar="MEMTRACK",
                         help="run through this memtrack executable (CLI mode)")
+    parser.add_argument("--emulator", metavar="COMMAND",
+                        help="run the program under this emulator; --cli reads its results")
     parser.add_argument("--keep-temp", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
 
@@ -170,13 +179,17 @@ def main():
             print(f"SKIP {name} under the CLI: {case.cli_skip}")
             return SKIPPED
         check = e2e_cli.check_cli if args.cli else check_text
+        if args.emulator:
+            if not args.cli:
+                parser.error("--emulator needs --cli (the host memtrack that reads the results)")
+            check = e2e_emulated.check_emulated
         failures, traced, extra = check(case, args, temp_dir)
     finally:
         if args.keep_temp:
             print(f"temporary directory kept: {temp_dir}")
         else:
             shutil.rmtree(temp_dir, ignore_errors=True)
-    mode = " (CLI)" if args.cli else ""
+    mode = " (emulated)" if args.emulator else " (CLI)" if args.cli else ""
     if not failures:
         print(f"PASS {name}{mode}")
         return 0

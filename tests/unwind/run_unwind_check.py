@@ -6,7 +6,9 @@ The runtime prints, per process, at exit:
   memtrack[PID]: unwinder check: N fast stacks compared with libgcc, M differed; F stacks went to libgcc
 and, for the first differences, both stacks in full.
 
-Usage: run_unwind_check.py --runtime LIBMEMTRACK PROGRAM[@ARG]..."""
+Usage: run_unwind_check.py --runtime LIBMEMTRACK [--emulator COMMAND] PROGRAM[@ARG]...
+With --emulator ("qemu-aarch64 -L ROOT"), the programs and runtime were built for another
+architecture and run under that emulator, the runtime's variables passed with its -E."""
 
 import argparse
 import os
@@ -20,13 +22,19 @@ SUMMARY = re.compile(r"unwinder check: (\d+) fast stacks compared with libgcc, (
 TIMEOUT_SECONDS = 120
 
 
-def run_one(runtime, program, tmp):
+def run_one(runtime, program, tmp, emulator):
     env = dict(os.environ)
     env.pop("MEMTRACK_OPTIONS", None)
-    env["LD_PRELOAD"] = runtime
+    env.pop("LD_PRELOAD", None)
     # Reports off: only the check's summary is wanted (it is printed either way).
-    env["MEMTRACK_OPTIONS"] = "check_unwinder=1:report_at_exit=0"
-    result = subprocess.run(program.split("@"), env=env, cwd=tmp, stdin=subprocess.DEVNULL,
+    variables = {"LD_PRELOAD": runtime, "MEMTRACK_OPTIONS": "check_unwinder=1:report_at_exit=0"}
+    argv = program.split("@")
+    if emulator:
+        passed = [arg for k, v in variables.items() for arg in ("-E", f"{k}={v}")]
+        argv = emulator.split() + passed + argv
+    else:
+        env.update(variables)
+    result = subprocess.run(argv, env=env, cwd=tmp, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             errors="replace", timeout=TIMEOUT_SECONDS)
     return result.stderr
@@ -35,6 +43,7 @@ def run_one(runtime, program, tmp):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runtime", required=True)
+    parser.add_argument("--emulator", help="run the programs under this emulator command")
     parser.add_argument("programs", nargs="+")
     args = parser.parse_args()
     failures = []
@@ -42,7 +51,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for program in args.programs:
             name = os.path.basename(program.split("@")[0])
-            stderr = run_one(args.runtime, program, tmp)
+            stderr = run_one(args.runtime, program, tmp, args.emulator)
             summaries = [tuple(map(int, m.groups())) for m in SUMMARY.finditer(stderr)]
             if not summaries:
                 failures.append(f"{name}: no unwinder check summary in stderr:\n{stderr}")

@@ -1,0 +1,16 @@
+# Cross build for 32-bit ARM (armhf: ARMv7, hard float, EHABI unwind tables) with Debian's
+# gcc-arm-linux-gnueabihf, g++-arm-linux-gnueabihf and libc6-dev-armhf-cross. Only the
+# runtime and the programs it is tested on are built (MEMTRACK_RUNTIME_ONLY); the tests run
+# them under qemu-user (tests/emulated).
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR arm)
+set(CMAKE_C_COMPILER arm-linux-gnueabihf-gcc)
+set(CMAKE_CXX_COMPILER arm-linux-gnueabihf-g++)
+set(CMAKE_FIND_ROOT_PATH /usr/arm-linux-gnueabihf)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+# The emulator and the target's library root, as `qemu-arm -L ROOT PROGRAM` takes them
+# (binfmt_misc is not assumed: every run names the emulator).
+set(MEMTRACK_EMULATOR qemu-arm)
+set(MEMTRACK_TARGET_ROOT /usr/arm-linux-gnueabihf)

@@ -1,0 +1,78 @@
+"""Emulated mode of run_e2e.py: a test program built for another architecture runs under
+qemu-user with that architecture's libmemtrack.so preloaded, writes its result files, and the
+host's `memtrack report --json` reads and symbolizes them (foreign ELF files through libdw).
+The JSON is checked as in CLI mode. Standard library only.
+
+The emulator is named on every run (`qemu-aarch64 -L /usr/aarch64-linux-gnu PROG`): nothing
+relies on binfmt_misc. The runtime's variables reach the emulated program through qemu's -E,
+so the host's dynamic loader, which runs qemu itself, never sees LD_PRELOAD.
+"""
+
+import json
+import os
+
+import e2e_case
+import e2e_cli
+
+
+def emulated_command(emulator, argv, variables=None):
+    """The command running argv under `emulator` (a list: qemu and its options), with
+    `variables` set in the emulated program's environment only."""
+    command = list(emulator)
+    for name, value in (variables or {}).items():
+        command += ["-E", f"{name}={value}"]
+    return command + list(argv)
+
+
+def target_root(emulator):
+    """The target's library root: the emulator's -L value ("" without one)."""
+    return emulator[emulator.index("-L") + 1] if "-L" in emulator else ""
+
+
+def runtime_variables(runtime, options):
+    """LD_PRELOAD and MEMTRACK_OPTIONS for a run under `runtime` ("linked": a program that
+    carries the runtime itself, so nothing is preloaded)."""
+    variables = {} if runtime == "linked" else {"LD_PRELOAD": os.path.abspath(runtime)}
+    if options:
+        variables["MEMTRACK_OPTIONS"] = ":".join(options)
+    return variables
+
+
+def check_emulated(case, args, temp_dir):
+    """Returns (failures, the traced CompletedProcess, extra text to show on failure)."""
+    emulator = args.emulator.split()
+    program = os.path.abspath(args.program)
+    env = e2e_case.plain_environment()
+    plain, _ = e2e_case.run(emulated_command(emulator, [program]), env, temp_dir)
+    result_dir = os.path.join(temp_dir, "results")
+    os.mkdir(result_dir)
+    variables = runtime_variables(args.runtime, case.options + [f"result_dir={result_dir}"])
+    traced, _ = e2e_case.run(emulated_command(emulator, [program], variables), env, temp_dir)
+
+    failures = []
+    if case.report_file:
+        failures.append("EXPECT-REPORT-FILE cannot hold with result files (give 'CLI: skip')")
+    _, diagnostics, _, other = e2e_cli.split_stderr(traced.stderr)
+    e2e_case.check_diagnostics(case, diagnostics, failures)
+    e2e_case.check_exit(case, traced, failures)
+    e2e_case.compare_plain(case, plain, traced, other, failures)
+
+    json_path = os.path.join(temp_dir, "report.json")
+    report, _ = e2e_case.run([os.path.abspath(args.cli), "report", f"--json={json_path}",
+                              f"--sysroot={target_root(emulator)}", result_dir], env, temp_dir)
+    text_reports, _, messages, rest = e2e_cli.split_stderr(report.stderr)
+    failures += [f"memtrack report printed: {m.rstrip()}" for m in messages + [rest] if m]
+    if report.returncode != 0:
+        failures.append(f"memtrack report exited with {report.returncode}")
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            raw = f.read()
+        document = json.loads(raw)
+    except (OSError, ValueError) as e:
+        return failures + [f"no JSON report: {e}"], traced, report.stderr
+    limit = e2e_cli.MAX_JSON_SHOWN
+    shown = raw if len(raw) <= limit else raw[:limit] + "\n[... cut]\n"
+    extra = f"--- memtrack report stderr ---\n{report.stderr}--- {json_path} ---\n{shown}"
+    # The emulated program is this script's child: qemu runs it in its own process.
+    e2e_cli.check_document(case, document, os.getpid(), program, text_reports, failures)
+    return failures, traced, extra
