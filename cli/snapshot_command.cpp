@@ -17,6 +17,7 @@
 #include "cli/pipeline.h"
 #include "core/flags.h"
 #include "core/snapshot_signal.h"
+#include "top/memtrack_mark.h"
 
 namespace memtrack::cli {
 namespace {
@@ -62,10 +63,9 @@ bool process_exists(uint32_t pid) {
 
 }  // namespace
 
-int snapshot_command(const Config& config) {
-  uint32_t pid = config.snapshot_pid;
+std::string request_snapshot(uint32_t pid, double timeout_s) {
   std::string maps = read_proc_file(pid, "maps");
-  if (maps.find("/libmemtrack.so") == std::string::npos) {
+  if (!top::maps_show_memtrack(maps)) {
     throw Error("process " + std::to_string(pid) +
                 " does not run under memtrack (start it with 'memtrack run')");
   }
@@ -91,18 +91,24 @@ int snapshot_command(const Config& config) {
     throw Error("cannot signal process " + std::to_string(pid) + ": " + std::strerror(errno));
   }
   auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<int64_t>(config.snapshot_timeout_s * 1000));
+                  std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   while (!std::filesystem::exists(path)) {
     if (!process_exists(pid)) {
       throw Error("process " + std::to_string(pid) + " ended before writing its report");
     }
     if (std::chrono::steady_clock::now() > deadline) {
       throw Error("process " + std::to_string(pid) + " wrote no report within " +
-                  std::to_string(static_cast<int>(config.snapshot_timeout_s)) +
+                  std::to_string(static_cast<int>(timeout_s)) +
                   " s (is it stopped? try a longer --timeout)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  return path;
+}
+
+int snapshot_command(const Config& config) {
+  uint32_t pid = config.snapshot_pid;
+  std::string path = request_snapshot(pid, config.snapshot_timeout_s);
   bool had_errors = false;
   report::Report report =
       build_report({path}, load_suppressions(config), std::nullopt, &had_errors);

@@ -49,6 +49,7 @@ import test_runtime_reports  # noqa: E402,F401
 import test_scan_edges  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401
+import test_ui  # noqa: E402,F401
 import test_valgrind_cli  # noqa: E402,F401
 
 
