@@ -1,7 +1,7 @@
 # Fails when docs/cli.md does not contain the current --help text of `memtrack run`,
-# `memtrack report`, `memtrack top`, `memtrack snapshot` and `memtrack diff` verbatim: the
-# options are declared once, and the docs must follow.
-foreach(command run report top snapshot diff)
+# `memtrack report`, `memtrack top`, `memtrack snapshot`, `memtrack diff` and `memtrack ui`
+# verbatim: the options are declared once, and the docs must follow.
+foreach(command run report top snapshot diff ui)
   execute_process(COMMAND ${MEMTRACK} ${command} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "memtrack ${command} --help failed (${rc})")

@@ -78,10 +78,11 @@ int ui_command(const Config& config) {
 
   const UiConfig& u = config.ui;
   if (!u.listen.empty() && !is_loopback(u.listen)) {
-    std::cerr << "memtrack: WARNING: --listen " << u.listen
-              << ": memtrack ui is reachable from other machines. Whoever reaches this address "
-                 "and has the token sees every process's command line and memory and can take "
-                 "snapshots of your processes. Prefer the default (loopback) with an SSH tunnel.\n";
+    std::cerr << "memtrack: warning: --listen " << u.listen
+              << " makes memtrack ui reachable from other machines: WHOEVER REACHES THIS "
+                 "ADDRESS AND HAS THE TOKEN SEES EVERY PROCESS'S COMMAND LINE AND MEMORY and can "
+                 "take snapshots of your processes (prefer the default, loopback, with an SSH "
+                 "tunnel)\n";
   }
   ui::Server server(
       {u.listen, static_cast<uint16_t>(u.port), config.top.proc_root, 1.0, MEMTRACK_VERSION},

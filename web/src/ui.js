@@ -101,7 +101,7 @@
         if (c.key === 'command') {
           td.appendChild(el('button', {class: 'expand', title: 'Threads', 'aria-expanded': String(open),
             onclick: (e) => { e.stopPropagation(); toggleThreads(p.pid); }}, open ? '▾' : '▸'));
-          if (p.memtrack) td.appendChild(el('span', {class: 'badge', title: 'runs under memtrack run'}, 'memtrack'));
+          if (p.memtrack) td.appendChild(el('span', {class: 'memtrack-mark', title: 'runs under memtrack run'}, 'memtrack'));
           td.appendChild(document.createTextNode(p.command));
           td.title = p.command;
         } else {
@@ -173,7 +173,7 @@
       const button = el('button', {id: 'snapshot-now'}, 'Snapshot now');
       const note = el('span', {class: 'muted'}, 'asks the process for a full leak report, as memtrack snapshot ' + pid + ' does');
       button.addEventListener('click', () => takeSnapshot(pid, button, note));
-      actions.append(button, note, snapshotPicker(pid));
+      actions.append(...[button, note, snapshotPicker(pid)].filter(Boolean));
     } else {
       actions.append(el('span', {class: 'muted'}, 'Not under memtrack run: memory only (start a program with ' +
                                                   'memtrack run to see its leaks here).'));
@@ -204,7 +204,7 @@
       note.textContent = 'snapshot ' + list.length + ' taken';
       const old = actions.querySelector('select');
       if (old) old.remove();
-      actions.append(snapshotPicker(pid));
+      actions.append(snapshotPicker(pid) || '');
       showReport(model);
     } catch (error) {
       note.textContent = 'snapshot failed: ' + error.message;
@@ -231,7 +231,7 @@
     const axis = {stroke: c('--fg'), grid: {stroke: c('--grid')}, ticks: {stroke: c('--grid')}};
     state.chart = new uPlot({
       title: 'RSS over time (last 5 min every second, then 2 h at 10 s maxima)',
-      width: Math.max(chartBox.clientWidth, 320), height: 190, scales: {x: {time: false}},
+      width: Math.max(chartBox.clientWidth, 320), height: 190, scales: {x: {time: false}}, legend: {show: false},
       axes: [Object.assign({values: (u, v) => v.map((s) => s + ' s')}, axis),
              Object.assign({size: 80, values: (u, v) => v.map((b) => V.formatBytes(b))}, axis)],
       series: [{label: 'seconds'}, {label: 'RSS', stroke: c('--accent'), width: 2,
