@@ -19,6 +19,10 @@ int ui_command(const Config& config);        // memtrack ui (ui_command.cpp)
 // (snapshot_command.cpp; also used by memtrack ui.)
 std::string request_snapshot(uint32_t pid, double timeout_s);
 
+// The result directory of `pid`, running under memtrack run (its MEMTRACK_OPTIONS
+// result_dir; "" when it has none). Throws Error as request_snapshot does.
+std::string memtrack_result_dir(uint32_t pid);
+
 // A report read from a JSON report (run --json), a result file or a directory of them.
 // `*had_errors`: a result file could not be read (its error is printed). Throws Error.
 // (diff_command.cpp; diff's BASE and NEW, and memtrack ui's FILEs.)

@@ -61,15 +61,25 @@ bool process_exists(uint32_t pid) {
   return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
-}  // namespace
-
-std::string request_snapshot(uint32_t pid, double timeout_s) {
+// The environment of `pid`, which must run under memtrack. Throws Error otherwise.
+std::string memtrack_environment(uint32_t pid) {
   std::string maps = read_proc_file(pid, "maps");
   if (!top::maps_show_memtrack(maps)) {
     throw Error("process " + std::to_string(pid) +
                 " does not run under memtrack (start it with 'memtrack run')");
   }
-  std::string environ = read_proc_file(pid, "environ");
+  return read_proc_file(pid, "environ");
+}
+
+}  // namespace
+
+std::string memtrack_result_dir(uint32_t pid) {
+  std::string environ = memtrack_environment(pid);
+  return runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).result_dir;
+}
+
+std::string request_snapshot(uint32_t pid, double timeout_s) {
+  std::string environ = memtrack_environment(pid);
   core::Flags flags = runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS"));
   if (!flags.snapshot_signal) {
     throw Error("process " + std::to_string(pid) +

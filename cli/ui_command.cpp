@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/live_watcher.h"
 #include "cli/pipeline.h"
 #include "report/html_renderer.h"
 #include "ui/server.h"
@@ -66,14 +67,28 @@ int ui_command(const Config& config) {
     if (had_errors) throw Error("cannot read " + config.files.at(index) + " (see the terminal)");
     return model_of(report);
   };
-  backend.snapshot = [&config](uint32_t pid) {
+  // The live files stay in the run's result directory until it ends; read again on each
+  // request, so every report so far is there, with the growth history of the whole run.
+  backend.live = [&config](uint32_t pid) {
+    std::vector<nlohmann::ordered_json> mine;
+    std::string dir = memtrack_result_dir(pid);
+    if (dir.empty()) return mine;
+    for (nlohmann::ordered_json& report : read_kept_live_reports(dir, load_suppressions(config))) {
+      if (report["pid"] == pid) mine.push_back(std::move(report));
+    }
+    return mine;
+  };
+
+  backend.snapshot = [&config, live = backend.live](uint32_t pid) {
     std::string path = request_snapshot(pid, config.snapshot_timeout_s);
     bool had_errors = false;
     report::Report report =
         build_report({path}, load_suppressions(config), std::nullopt, &had_errors);
     std::filesystem::remove(path);
     if (had_errors) throw Error("the report of process " + std::to_string(pid) + " is unreadable");
-    return model_of(report);
+    nlohmann::ordered_json model = model_of(report);
+    for (nlohmann::ordered_json& one : live(pid)) model["live"].push_back(std::move(one));
+    return model;
   };
 
   const UiConfig& u = config.ui;

@@ -54,4 +54,15 @@ std::vector<HistoryPoint> History::points(uint32_t pid) const {
   return out;
 }
 
+std::vector<uint32_t> History::recent_rss_kb(uint32_t pid, size_t n) const {
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) return {};
+  const std::deque<HistoryPoint>& fine = it->second.fine;
+  std::vector<uint32_t> out;
+  for (size_t i = fine.size() > n ? fine.size() - n : 0; i < fine.size(); ++i) {
+    out.push_back(fine[i].rss_kb);
+  }
+  return out;
+}
+
 }  // namespace memtrack::ui

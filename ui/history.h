@@ -34,6 +34,9 @@ class History {
   // the fine ones. Empty for an unknown pid.
   std::vector<HistoryPoint> points(uint32_t pid) const;
 
+  // The RSS of the last `n` samples of `pid` (at most), oldest first: the table's sparkline.
+  std::vector<uint32_t> recent_rss_kb(uint32_t pid, size_t n) const;
+
   size_t process_count() const { return processes_.size(); }
 
  private:

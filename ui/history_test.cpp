@@ -17,6 +17,9 @@ TEST(History, KeepsEveryRecentSample) {
   EXPECT_EQ(p[0].rss_kb, 1000u);
   EXPECT_EQ(p[2].rss_kb, 1002u);
   EXPECT_TRUE(h.points(8).empty());
+  EXPECT_EQ(h.recent_rss_kb(7, 2), (std::vector<uint32_t>{1001, 1002}));
+  EXPECT_EQ(h.recent_rss_kb(7, 10), (std::vector<uint32_t>{1000, 1001, 1002}));
+  EXPECT_TRUE(h.recent_rss_kb(8, 2).empty());
 }
 
 TEST(History, OlderSamplesAreTenSecondMaxima) {

@@ -25,6 +25,8 @@ namespace {
 
 // At most this many processes' threads per request: each costs a directory walk.
 constexpr size_t kMaxThreadPids = 64;
+// The samples in each row's sparkline: the last minute.
+constexpr size_t kSparklinePoints = 60;
 
 uint64_t ticks_per_second() {
   long ticks = sysconf(_SC_CLK_TCK);
@@ -172,10 +174,18 @@ void Server::stop() {
 }
 
 void Server::sample_loop() {
+  // Samples on a fixed beat (not a pause after each sample, which would stretch the period
+  // by the time a sample takes); a beat missed on a loaded machine is skipped, not caught up.
+  using Clock = std::chrono::steady_clock;
+  auto period = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options_.refresh_seconds));
+  Clock::time_point next = Clock::now() + period;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    state_->wake.wait_for(lock, std::chrono::duration<double>(options_.refresh_seconds));
+    state_->wake.wait_until(lock, next, [this] { return stopping_.load(); });
     if (stopping_) break;
+    next += period;
+    if (next < Clock::now()) next = Clock::now() + period;
     lock.unlock();
     sample_once();
     lock.lock();
@@ -285,6 +295,10 @@ void Server::route(httplib::Server& server) {
     doc["refresh_seconds"] = options_.refresh_seconds;
     doc["uid"] = geteuid();
     doc["processes"] = state_->processes;
+    for (ordered_json& p : doc["processes"]) {
+      p["rss_recent_kb"] =
+          state_->history.recent_rss_kb(p["pid"].get<uint32_t>(), kSparklinePoints);
+    }
     for (uint32_t pid : wanted) {
       std::optional<top::ProcessInfo> info = state_->request_reader->read_process(pid, true);
       if (!info) continue;
@@ -327,6 +341,17 @@ void Server::route(httplib::Server& server) {
     std::lock_guard one_at_a_time(state_->snapshot_mutex);
     try {
       send_json(res, backend_.snapshot(*pid));
+    } catch (const std::exception& e) {
+      send_error(res, 409, e.what());
+    }
+  });
+
+  server.Get("/api/live", [this](const httplib::Request& req, httplib::Response& res) {
+    std::optional<uint32_t> pid = pid_param(req);
+    if (!pid) return send_error(res, 400, "pid expects a process id");
+    if (!backend_.live) return send_error(res, 404, "live reports are not available");
+    try {
+      send_json(res, {{"pid", *pid}, {"live", backend_.live(*pid)}});
     } catch (const std::exception& e) {
       send_error(res, 409, e.what());
     }

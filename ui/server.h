@@ -41,6 +41,9 @@ struct Backend {
   // The report model (report/html_renderer.h html_model) of a snapshot of `pid`, which
   // runs under memtrack run and belongs to this user.
   std::function<nlohmann::ordered_json(uint32_t pid)> snapshot;
+  // The live reports (report/live_report.h live_to_json) that `pid`, running under memtrack
+  // run --expire, has written so far, in order; empty without live mode.
+  std::function<std::vector<nlohmann::ordered_json>(uint32_t pid)> live;
   // The files named on the command line (shown by name) and the model of the i-th one.
   std::vector<std::string> file_names;
   std::function<nlohmann::ordered_json(size_t index)> open_file;

@@ -232,10 +232,13 @@ class _Pid1:
 
 @cli_test
 def test_ui_processes_and_snapshot(ctx):
-    """The table's JSON: cli_daemon under memtrack run is there, marked, with the RSS of
-    /proc/PID/status (within 256 KiB: it grows by a page every few seconds), and its history
-    grows each second; a snapshot is its report model with the 48-byte leak at @lost."""
-    process, pid = start_daemon(ctx, seconds="60")
+    """The table's JSON: cli_daemon under memtrack run --expire=1s --keep-results (live files
+    stay in a kept result directory only) is there, marked, with the
+    RSS of /proc/PID/status (within 256 KiB: it grows by a page every few seconds), and its
+    history grows each second; its live reports name the leaking site; a snapshot is its
+    report model with the 48-byte leak at @lost, and the live reports so far."""
+    process, pid = start_daemon(ctx, "--expire=1s", "--keep-results=" + ctx.path("kept"),
+                                seconds="60")
     ui = start_ui(ctx)
     try:
         status, _, body = ui.request("/api/processes")
@@ -252,15 +255,28 @@ def test_ui_processes_and_snapshot(ctx):
         status, _, body = ui.request(f"/api/processes?threads={pid}")
         threads = [p for p in json.loads(body)["processes"] if p["pid"] == pid][0]["threads"]
         ctx.expect_eq(threads[0]["tid"], pid, "its threads when asked for")
-        time.sleep(2.5)
-        status, _, body = ui.request(f"/api/history?pid={pid}")
-        history = json.loads(body)
+        history = {}
+        for _ in range(60):  # up to 30 s on a loaded machine; normally 2 s
+            history = json.loads(ui.request(f"/api/history?pid={pid}")[2])
+            live = json.loads(ui.request(f"/api/live?pid={pid}")[2])["live"]
+            if len(history["rss_kb"]) >= 3 and live:
+                break
+            time.sleep(0.5)
         ctx.expect(len(history["rss_kb"]) >= 3 and len(history["seconds"]) == len(history["rss_kb"]),
                    f"its history has a point per second ({history})")
+        status, _, body = ui.request("/api/processes")
+        recent = [p for p in json.loads(body)["processes"] if p["pid"] == pid][0]["rss_recent_kb"]
+        ctx.expect(2 <= len(recent) <= 60, f"its sparkline's points ({recent})")
+        ctx.expect(live and all(r["pid"] == pid for r in live), f"its live reports ({live!r:.200})")
+        leak_line = ctx.marker_line("daemon.c", "@leak")
+        ctx.expect(any(s["stack"][0]["line"] == leak_line for r in live for s in r["sites"]),
+                   "a live report names the leaking site (@leak)")
         status, _, body = ui.request(f"/api/snapshot?pid={pid}", method="POST",
                                      headers={"Origin": ui.base})
         ctx.require_eq(status, 200, f"the snapshot request ({body[:300]!r})")
-        p = json.loads(body)["report"]["processes"][0]
+        model = json.loads(body)
+        ctx.expect(len(model["live"]) >= len(live), "the snapshot carries the live reports")
+        p = model["report"]["processes"][0]
         lost = [(g["bytes"], g["blocks"], g["stack"][0]["function"], g["stack"][0]["line"])
                 for g in p["leaks"] if g["kind"] == "definite"]
         ctx.expect_eq(lost, [(48, 1, "lose_one", ctx.marker_line("daemon.c", "@lost"))],

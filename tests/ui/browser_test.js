@@ -86,7 +86,9 @@ async function main() {
   children.push(sleeper);
   for (let i = 0; i < 200 && !fs.existsSync(marker); i++) await new Promise((r) => setTimeout(r, 25));
   expect(fs.existsSync(marker), 'the sleeper runs');
-  const daemon = await startAndWait([args.memtrack, 'run', args.daemon, '120'], /^ready (\d+)$/, 'memtrack run daemon',
+  // Live files stay in a kept result directory only: --keep-results makes them reachable.
+  const kept = path.join(work, 'kept');
+  const daemon = await startAndWait([args.memtrack, 'run', '--expire=1s', '--keep-results=' + kept, args.daemon, '120'], /^ready (\d+)$/, 'memtrack run daemon',
                                     {cwd: work});
   const daemonPid = Number(daemon.match[1]);
   const ui = await startAndWait([args.memtrack, 'ui', '--timeout', '30'], /serving at (http:\S+)/, 'memtrack ui');
@@ -134,6 +136,9 @@ async function main() {
     await page.waitForFunction((n) => window.memtrackUi.refreshes >= n + 2, {timeout: 15000}, before);
     expect(true, 'the table refreshed twice more by itself (every second)');
 
+    expect(await page.$eval(rowOf(sleeper.pid) + ' svg.spark polyline', (l) => l.getAttribute('points').split(' ').length) >= 2,
+           "the sleeper's row has its last minute as a sparkline");
+
     // Sorting: a click on PID sorts by pid ascending, a second click descending, RSS largest first.
     const pids = () => page.$$eval('tr.process', (rows) => rows.map((r) => Number(r.dataset.pid)));
     const sortedAsc = (xs) => xs.every((x, i) => i === 0 || xs[i - 1] <= x);
@@ -163,6 +168,10 @@ async function main() {
     await page.click(rowOf(daemonPid) + ' td[data-col=user]');
     await page.waitForSelector('.rss-chart .uplot', {timeout: 10000});
     expect(true, "the daemon's RSS chart is drawn");
+    // The first live report comes after a second or more: wait for it before the snapshot.
+    for (let i = 0; i < 120 && !fs.readdirSync(kept).some((f) => f.startsWith('live.')); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
     await page.click('#snapshot-now');
     await page.waitForFunction(() => Number(document.body.dataset.report) >= 1, {timeout: 40000});
     const lost = lineOf(path.join(SOURCE_DIR, 'tests/cli/programs/daemon.c'), '@lost');
@@ -172,6 +181,9 @@ async function main() {
     const definite = await page.evaluate(() => window.memtrackUi.views.processes[0].leaks
       .filter((g) => g.kind === 'definite').map((g) => [g.bytes, g.blocks]));
     expect(JSON.stringify(definite) === '[[48,1]]', `one definite leak of 48 bytes in 1 block (${JSON.stringify(definite)})`);
+
+    const liveCount = await page.evaluate(() => window.memtrackUi.views.live?.data.times.length || 0);
+    expect(liveCount >= 1, `the snapshot's page has the live reports so far (${liveCount})`);
 
     // Tall enough for the table, the chart and the snapshot's leak table.
     await page.setViewport({width: 1280, height: 1500});

@@ -18,6 +18,7 @@
     {key: 'growth', title: 'GROWTH', value: (p) => p.growth_kb, kb: true},
     {key: 'rate', title: 'KiB/min', value: (p) => p.growth_kb_per_min},
     {key: 'threads', title: 'THR', value: (p) => p.num_threads},
+    {key: 'recent', title: 'LAST MINUTE', value: (p) => p.growth_kb, chart: true},
     {key: 'command', title: 'COMMAND', value: (p) => p.command, text: true},
   ];
 
@@ -98,7 +99,9 @@
       for (const c of COLUMNS) {
         const td = el('td', {class: (c.text ? 'text ' : '') + c.key + (c.key === 'growth' && p.growing ? ' grow' : ''),
                              dataset: {col: c.key}});
-        if (c.key === 'command') {
+        if (c.chart) {
+          td.appendChild(sparkline(p.rss_recent_kb || [], p.growing));
+        } else if (c.key === 'command') {
           td.appendChild(el('button', {class: 'expand', title: 'Threads', 'aria-expanded': String(open),
             onclick: (e) => { e.stopPropagation(); toggleThreads(p.pid); }}, open ? '▾' : '▸'));
           if (p.memtrack) td.appendChild(el('span', {class: 'memtrack-mark', title: 'runs under memtrack run'}, 'memtrack'));
@@ -123,6 +126,25 @@
     body.replaceChildren(...rows);
     status.textContent = state.processes.length + ' processes · refreshed every ' + state.refreshSeconds + ' s' +
       (state.error ? ' · ' + state.error : '');
+  }
+
+  // RSS over the last minute as a small line (SVG): the rows' shape at a glance; the chosen
+  // process's full history is the uPlot chart below the table.
+  const SVG = 'http://www.w3.org/2000/svg';
+  function sparkline(values, growing) {
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('class', growing ? 'spark grow' : 'spark');
+    svg.setAttribute('width', '90');
+    svg.setAttribute('height', '18');
+    if (values.length < 2) return svg;
+    const min = Math.min(...values);
+    const span = Math.max(...values) - min || 1;
+    const points = values.map((v, i) => (i * 88 / (values.length - 1) + 1).toFixed(1) + ',' +
+                                        (17 - (v - min) * 16 / span).toFixed(1));
+    const line = document.createElementNS(SVG, 'polyline');
+    line.setAttribute('points', points.join(' '));
+    svg.appendChild(line);
+    return svg;
   }
 
   function toggleThreads(pid) {
@@ -173,7 +195,9 @@
       const button = el('button', {id: 'snapshot-now'}, 'Snapshot now');
       const note = el('span', {class: 'muted'}, 'asks the process for a full leak report, as memtrack snapshot ' + pid + ' does');
       button.addEventListener('click', () => takeSnapshot(pid, button, note));
-      actions.append(...[button, note, snapshotPicker(pid)].filter(Boolean));
+      const liveButton = el('button', {id: 'live-reports'}, 'Live reports');
+      liveButton.addEventListener('click', () => showLive(pid, note));
+      actions.append(...[button, liveButton, note, snapshotPicker(pid)].filter(Boolean));
     } else {
       actions.append(el('span', {class: 'muted'}, 'Not under memtrack run: memory only (start a program with ' +
                                                   'memtrack run to see its leaks here).'));
@@ -211,6 +235,26 @@
       note.className = 'error';
     } finally {
       button.disabled = false;
+    }
+  }
+
+  // The live reports the process wrote so far (memtrack run --expire), as the HTML report's
+  // live view draws them.
+  async function showLive(pid, note) {
+    try {
+      const doc = await api('/api/live?pid=' + pid);
+      if (!doc.live.length) {
+        note.textContent = 'no live reports yet (they need memtrack run --expire=DURATION)';
+        return;
+      }
+      const view = V.liveView(doc.live, {});
+      reportPanel.replaceChildren(el('section', {id: 'live', class: 'card'},
+        el('h2', null, 'Live reports: old bytes per site over time'), view.element));
+      view.draw();
+      note.textContent = doc.live.length + ' live reports';
+      document.body.dataset.live = String(doc.live.length);
+    } catch (error) {
+      note.textContent = 'live reports: ' + error.message;
     }
   }
 
