@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -62,10 +63,19 @@ int ui_command(const Config& config) {
   ui::Backend backend;
   backend.file_names = config.files;
   backend.open_file = [&config](size_t index) {
+    const std::string& path = config.files.at(index);
     bool had_errors = false;
-    report::Report report = load_report(config.files.at(index), config, &had_errors);
-    if (had_errors) throw Error("cannot read " + config.files.at(index) + " (see the terminal)");
-    return model_of(report);
+    report::Report report = load_report(path, config, &had_errors);
+    if (had_errors) throw Error("cannot read " + path + " (see the terminal)");
+    nlohmann::ordered_json model = model_of(report);
+    // A JSON report is shown as it was written: read back into the model, it would lose
+    // what the model does not keep (the totals of its summary). load_report has checked it.
+    if (!std::filesystem::is_directory(path)) {
+      std::ifstream in(path);
+      nlohmann::ordered_json written = nlohmann::ordered_json::parse(in, nullptr, false);
+      if (written.is_object() && written.contains("processes")) model["report"] = written;
+    }
+    return model;
   };
   // The live files stay in the run's result directory until it ends; read again on each
   // request, so every report so far is there, with the growth history of the whole run.

@@ -2,6 +2,7 @@
 #include "ui/server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -237,6 +238,13 @@ void Server::sample_once() {
 }
 
 void Server::route(httplib::Server& server) {
+  // The library's default adds SO_REUSEPORT, which would let another process of the user
+  // bind the same port and take a share of the connections (and of the tokens in them).
+  // SO_REUSEADDR alone lets a restarted ui reuse its port without that.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   // Every response: not cached, not framed, no referrer (the URL holds the token), and the
   // page may talk to this server only.
   server.set_default_headers({

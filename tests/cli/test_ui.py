@@ -146,15 +146,22 @@ def listening_addresses(port):
 @cli_test
 def test_ui_listen(ctx):
     """By default only 127.0.0.1 and ::1 listen (checked in /proc/net); --listen 0.0.0.0 warns
-    loudly on stderr, listens on every address and still wants the token and a known Host."""
+    loudly on stderr, listens on every address and still wants the token and a known Host.
+    A port in use and a missing FILE are one-line errors."""
     ui = start_ui(ctx)
     try:
         addresses = listening_addresses(ui.port)
         loopback = {"0100007F", "00000000000000000000000001000000"}
         ctx.expect(addresses and set(addresses) <= loopback,
                    f"listening on loopback addresses only ({addresses})")
+        run = ctx.memtrack("ui", "--port", str(ui.port))
+        ctx.expect_error(run, 125, f"cannot listen on 127.0.0.1:{ui.port} (is the port in use? "
+                         "choose another with --port)", "a port in use")
     finally:
         ui.stop()
+    missing = ctx.path("missing.json")
+    ctx.expect_error(ctx.memtrack("ui", missing), 125,
+                     f"cannot read {missing}: no such file", "a missing FILE")
     ctx.expect_eq(ui.stderr, "", "no warning for the default")
     ui = start_ui(ctx, "--listen", "0.0.0.0")
     try:
@@ -191,6 +198,8 @@ def test_ui_read_only_and_files(ctx):
         leaks = model["report"]["processes"][0]["leaks"]
         ctx.expect_eq([(g["kind"], g["bytes"]) for g in leaks if g["kind"] == "definite"],
                       [("definite", 100)], "the named report's model (the JSON report's leak)")
+        ctx.expect_eq(model["report"]["processes"][0]["summary"]["definite_bytes"], 100,
+                      "its summary as written")
         ctx.expect_eq(ui.request("/api/snapshot?pid=1")[0], 404, "GET of the snapshot request")
         for path in ("/", "/api/processes", "/api/file?index=0"):
             ctx.expect_eq(ui.request(path, method="POST")[0], 404, f"POST {path}")

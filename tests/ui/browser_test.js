@@ -8,7 +8,7 @@
 // node browser_test.js --memtrack M --daemon D --sleeper S --chromium C --modules web/node_modules
 //                      --out DIR [--readme-screenshot PNG]
 'use strict';
-const {spawn} = require('child_process');
+const {spawn, spawnSync} = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -91,7 +91,11 @@ async function main() {
   const daemon = await startAndWait([args.memtrack, 'run', '--expire=1s', '--keep-results=' + kept, args.daemon, '120'], /^ready (\d+)$/, 'memtrack run daemon',
                                     {cwd: work});
   const daemonPid = Number(daemon.match[1]);
-  const ui = await startAndWait([args.memtrack, 'ui', '--timeout', '30'], /serving at (http:\S+)/, 'memtrack ui');
+  // A JSON report to open from disk: the daemon's, run for no time (its lost block only).
+  const report = path.join(work, 'daemon.json');
+  const run = spawnSync(args.memtrack, ['run', '--json=' + report, args.daemon, '0'], {encoding: 'utf8', timeout: 60000});
+  if (run.status !== 0 || !fs.existsSync(report)) fail(`memtrack run --json failed: ${run.stderr}`);
+  const ui = await startAndWait([args.memtrack, 'ui', '--timeout', '30', report], /serving at (http:\S+)/, 'memtrack ui');
   const url = ui.match[1];
   const origin = new URL(url).origin;
   console.log(`memtrack ui at ${origin}; sleeper ${sleeper.pid}, daemon ${daemonPid}`);
@@ -190,6 +194,14 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('#flame svg') !== null, {timeout: 20000});
     await page.screenshot({path: path.join(args.out, 'ui.png')});
     if (args['readme-screenshot']) await page.screenshot({path: args['readme-screenshot']});
+
+    // The report named on the command line, in the same views.
+    const reportsBefore = await page.evaluate(() => Number(document.body.dataset.report));
+    await page.click('button.open-file');
+    await page.waitForFunction((n) => Number(document.body.dataset.report) > n, {timeout: 20000}, reportsBefore);
+    const fileText = await page.$eval('.report-panel #leaks', (e) => e.textContent);
+    expect(fileText.includes(`daemon.c:${lost}`) && fileText.includes('48 B'),
+           `the opened daemon.json shows its 48-byte leak at daemon.c:${lost}`);
     expect(problems.length === 0, `no console error and no request elsewhere (${problems.join('; ')})`);
     await page.close();
   } finally {

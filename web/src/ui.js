@@ -288,7 +288,7 @@
     const doc = await api('/api/files');
     if (!doc.files.length) return;
     files.replaceChildren(el('span', {class: 'muted'}, 'Reports: '),
-      doc.files.map((name, i) => el('button', {class: 'open-file', dataset: {index: i}, onclick: async () => {
+      ...doc.files.map((name, i) => el('button', {class: 'open-file', dataset: {index: i}, onclick: async () => {
         state.chosen = null;
         if (state.chart) { state.chart.destroy(); state.chart = null; }
         detail.hidden = false;
