@@ -245,6 +245,8 @@ void Server::route(httplib::Server& server) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
+  // No request has a body worth keeping: the snapshot request's parameters are in the URL.
+  server.set_payload_max_length(4096);
   // Every response: not cached, not framed, no referrer (the URL holds the token), and the
   // page may talk to this server only.
   server.set_default_headers({
