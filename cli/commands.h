@@ -11,11 +11,27 @@ int report_command(const Config& config);      // memtrack report
 int top_command(const Config& config);         // memtrack top (top_command.cpp)
 int snapshot_command(const Config& config);    // memtrack snapshot (snapshot_command.cpp)
 int diff_command(const Config& config);        // memtrack diff (diff_command.cpp)
+int ui_command(const Config& config);          // memtrack ui (ui_command.cpp)
 int link_flags_command(const Config& config);  // memtrack link-flags (link_flags.cpp)
 
 // The directory holding libmemtrack_static.a and its wrap list (beside libmemtrack.so).
 // Throws Error if either is missing.
 std::string find_static_runtime_dir();
+
+// Asks `pid`, running under memtrack run, for a full report, waits up to timeout_s for its
+// result file and returns the file's path (the caller removes it). Throws Error naming the
+// problem: no such process, not under memtrack, snapshots off, no answer in time.
+// (snapshot_command.cpp; also used by memtrack ui.)
+std::string request_snapshot(uint32_t pid, double timeout_s);
+
+// The result directory of `pid`, running under memtrack run (its MEMTRACK_OPTIONS
+// result_dir; "" when it has none). Throws Error as request_snapshot does.
+std::string memtrack_result_dir(uint32_t pid);
+
+// A report read from a JSON report (run --json), a result file or a directory of them.
+// `*had_errors`: a result file could not be read (its error is printed). Throws Error.
+// (diff_command.cpp; diff's BASE and NEW, and memtrack ui's FILEs.)
+report::Report load_report(const std::string& path, const Config& config, bool* had_errors);
 
 // The exit status when --fail-on fails memtrack diff (and memtrack run --baseline without
 // --error-exitcode).

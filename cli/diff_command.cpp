@@ -40,8 +40,8 @@ std::vector<std::string> result_files(const std::string& path) {
   return files;
 }
 
-// BASE or NEW: a JSON report, result files or a result directory. `*had_errors`: a result
-// file could not be read (its error is printed).
+}  // namespace
+
 report::Report load_report(const std::string& path, const Config& config, bool* had_errors) {
   if (!std::filesystem::is_directory(path) && looks_like_json(path)) return read_baseline(path);
   bool errors = false;
@@ -50,6 +50,8 @@ report::Report load_report(const std::string& path, const Config& config, bool* 
   *had_errors = *had_errors || errors;
   return report;
 }
+
+namespace {
 
 bool gate_fails(const report::Diff& diff, Config::FailOn fail_on) {
   switch (fail_on) {

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
         return snapshot_command(config);
       case kDiff:
         return diff_command(config);
+      case kUi:
+        return ui_command(config);
       case kLinkFlags:
         return link_flags_command(config);
     }

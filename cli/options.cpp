@@ -355,7 +355,8 @@ const std::vector<OptionSpec>& option_table() {
        [](Config& c, const std::string& v) {
          c.wait_children_ms = v == "0" ? 0 : parse_duration_ms("--wait-children", v);
        }},
-      {"--timeout", "SECONDS", "How long to wait for the program's report. Default: 30.", kSnapshot,
+      {"--timeout", "SECONDS", "How long to wait for the program's report. Default: 30.",
+       kSnapshot | kUi,
        false,
        [](Config& c, const std::string& v) {
          c.snapshot_timeout_s = parse_seconds("--timeout", v);
@@ -528,8 +529,17 @@ const std::vector<OptionSpec>& option_table() {
        [](Config& c, const std::string& v) {
          c.top.growth_samples = parse_int("--growth-samples", v, 1, 1000);
        }},
-      {"--proc-root", "DIR", "Read the processes from DIR instead of /proc. Default: /proc.", kTop,
-       false, [](Config& c, const std::string& v) { c.top.proc_root = v; }},
+      {"--proc-root", "DIR", "Read the processes from DIR instead of /proc. Default: /proc.",
+       kTop | kUi, false, [](Config& c, const std::string& v) { c.top.proc_root = v; }},
+      // memtrack ui
+      {"--port", "PORT", "Listen on PORT. Default: a free port.", kUi, false,
+       [](Config& c, const std::string& v) { c.ui.port = parse_int("--port", v, 1, 65535); }},
+      {"--listen", "ADDR",
+       "Listen on ADDR instead of 127.0.0.1 and ::1 (with a loud warning: anyone who reaches "
+       "ADDR and has the token sees every process). Default: loopback only.",
+       kUi, false, [](Config& c, const std::string& v) { c.ui.listen = v; }},
+      {"--open", nullptr, "Open the URL in the desktop's browser (xdg-open).", kUi, false,
+       [](Config& c, const std::string&) { c.ui.open = true; }},
   };
   return table;
 }
@@ -671,7 +681,7 @@ bool reject_program_as_command(int argc, char** argv) {
   if (argc < 2) return false;
   std::string first = argv[1];
   if (first.empty() || first[0] == '-') return false;
-  for (const char* command : {"run", "report", "top", "snapshot", "diff", "link-flags"}) {
+  for (const char* command : {"run", "report", "top", "snapshot", "diff", "ui", "link-flags"}) {
     if (first == command) return false;
   }
   std::cerr << "memtrack: error: unknown command '" << first
@@ -768,6 +778,17 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "(module name without debug info), not lines or addresses (docs/cli.md). Exit status: 0,\n"
       "1 when --fail-on finds a new (or grown) group, 125 when memtrack fails.");
 
+  CLI::App* ui =
+      app.add_subcommand("ui", "Show the process table, snapshots and reports in a web browser");
+  add_options(*ui, *config, kUi);
+  ui->add_option("FILE", config->files,
+                 "Reports to open: JSON reports (--json), result files or directories kept "
+                 "by run --keep-results")
+      ->type_name("");
+  ui->footer(
+      "Prints the URL to open, with its access token; serves until stopped (Ctrl-C).\n"
+      "Exit status: 125 when memtrack fails (port in use, unreadable FILE).");
+
   CLI::App* link_flags = app.add_subcommand(
       "link-flags", "Print the linker flags that link the runtime into a static program");
   link_flags->footer(
@@ -828,6 +849,7 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
     config->command = report->parsed()       ? kReport
                       : snapshot->parsed()   ? kSnapshot
                       : diff->parsed()       ? kDiff
+                      : ui->parsed()         ? kUi
                       : link_flags->parsed() ? kLinkFlags
                                              : kTop;
   }

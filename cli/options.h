@@ -19,7 +19,8 @@ enum Command : unsigned {
   kTop = 4,
   kSnapshot = 8,
   kDiff = 16,
-  kLinkFlags = 32
+  kUi = 32,
+  kLinkFlags = 64
 };
 
 // memtrack top's options (docs/cli.md).
@@ -31,6 +32,13 @@ struct TopConfig {
   int growth_samples = 5;  // "growing" after this many increases in a row
   std::string proc_root = "/proc";
   top::ViewOptions view;  // sort, filters, limit, threads, tree
+};
+
+// memtrack ui's options (docs/cli.md, docs/ui.md).
+struct UiConfig {
+  int port = 0;        // 0: a free port
+  std::string listen;  // "": 127.0.0.1 and ::1
+  bool open = false;   // open the URL with xdg-open
 };
 
 struct Config {
@@ -71,6 +79,7 @@ struct Config {
   std::vector<std::string> program;  // run: PROG ARGS...
   std::vector<std::string> files;    // report: FILE...
   TopConfig top;                     // top
+  UiConfig ui;                       // ui (and files: the reports to open)
   // valgrind's --leak-check: kSummary and kNo list no groups and keep leaks out of the exit
   // status (they override --show-leak-kinds and --errors-for-leak-kinds).
   enum class LeakCheck { kNo, kSummary, kFull } leak_check = LeakCheck::kFull;

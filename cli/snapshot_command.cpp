@@ -18,6 +18,7 @@
 #include "cli/preflight.h"
 #include "core/flags.h"
 #include "core/snapshot_signal.h"
+#include "top/memtrack_mark.h"
 
 namespace memtrack::cli {
 namespace {
@@ -61,18 +62,26 @@ bool process_exists(uint32_t pid) {
   return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
-}  // namespace
-
-int snapshot_command(const Config& config) {
-  check_binary_stdout(config);
-  uint32_t pid = config.snapshot_pid;
+// The environment of `pid`, which must run under memtrack (preloaded, or linked in: a static
+// program's .memtrack_runtime section). Throws Error otherwise.
+std::string memtrack_environment(uint32_t pid) {
   std::string maps = read_proc_file(pid, "maps");
-  if (maps.find("/libmemtrack.so") == std::string::npos &&
-      !carries_runtime("/proc/" + std::to_string(pid) + "/exe")) {
+  if (!top::maps_show_memtrack(maps) && !carries_runtime("/proc/" + std::to_string(pid) + "/exe")) {
     throw Error("process " + std::to_string(pid) +
                 " does not run under memtrack (start it with 'memtrack run')");
   }
-  std::string environ = read_proc_file(pid, "environ");
+  return read_proc_file(pid, "environ");
+}
+
+}  // namespace
+
+std::string memtrack_result_dir(uint32_t pid) {
+  std::string environ = memtrack_environment(pid);
+  return runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).result_dir;
+}
+
+std::string request_snapshot(uint32_t pid, double timeout_s) {
+  std::string environ = memtrack_environment(pid);
   core::Flags flags = runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS"));
   if (!flags.snapshot_signal) {
     throw Error("process " + std::to_string(pid) +
@@ -94,18 +103,25 @@ int snapshot_command(const Config& config) {
     throw Error("cannot signal process " + std::to_string(pid) + ": " + std::strerror(errno));
   }
   auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<int64_t>(config.snapshot_timeout_s * 1000));
+                  std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   while (!std::filesystem::exists(path)) {
     if (!process_exists(pid)) {
       throw Error("process " + std::to_string(pid) + " ended before writing its report");
     }
     if (std::chrono::steady_clock::now() > deadline) {
       throw Error("process " + std::to_string(pid) + " wrote no report within " +
-                  std::to_string(static_cast<int>(config.snapshot_timeout_s)) +
+                  std::to_string(static_cast<int>(timeout_s)) +
                   " s (is it stopped? try a longer --timeout)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  return path;
+}
+
+int snapshot_command(const Config& config) {
+  check_binary_stdout(config);
+  uint32_t pid = config.snapshot_pid;
+  std::string path = request_snapshot(pid, config.snapshot_timeout_s);
   bool had_errors = false;
   report::Report report =
       build_report({path}, load_suppressions(config), std::nullopt, &had_errors);

@@ -55,6 +55,7 @@ import test_static_link  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
 import test_sarif  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401
+import test_ui  # noqa: E402,F401
 import test_valgrind_cli  # noqa: E402,F401
 import test_valgrind_xml  # noqa: E402,F401
 

@@ -1,0 +1,222 @@
+// memtrack ui in headless Chromium: starts `memtrack ui` and two test processes (cli_sleeper,
+// and cli_daemon under `memtrack run`), opens the printed URL and checks that the process
+// table shows the sleeper with the kernel's RSS, sorts by a clicked column, refreshes, marks
+// the daemon as running under memtrack, and that "Snapshot now" shows the daemon's definite
+// leak at daemon.c's @lost line in the report views; no console error, no request to another
+// origin. Screenshots go to --out. Exits 1 on the first failed check.
+//
+// node browser_test.js --memtrack M --daemon D --sleeper S --chromium C --modules web/node_modules
+//                      --out DIR [--readme-screenshot PNG]
+'use strict';
+const {spawn, spawnSync} = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const readline = require('readline');
+
+const args = {};
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+for (const name of ['memtrack', 'daemon', 'sleeper', 'chromium', 'modules', 'out']) {
+  if (!args[name]) {
+    console.error(`browser_test: missing --${name}`);
+    process.exit(2);
+  }
+  if (name !== 'chromium') args[name] = path.resolve(args[name]);
+}
+const puppeteer = require(path.join(args.modules, 'puppeteer-core'));
+const SOURCE_DIR = path.resolve(__dirname, '..', '..');
+
+// The sleeper's RSS in the table must match /proc/PID/status VmRSS within this: the sleeper
+// does nothing, so its RSS only moves by a page or two (libc's lazy mappings); the table is at
+// most one refresh (1 s) older than the kernel's value read next to it.
+const RSS_TOLERANCE_KB = 256;
+
+const children = [];
+const deadline = setTimeout(() => {
+  console.error('FAIL: the ui browser test took longer than 150 s');
+  cleanup();
+  process.exit(1);
+}, 150000);
+
+function cleanup() {
+  for (const child of children) {
+    try { child.kill('SIGTERM'); } catch (e) { /* already gone */ }
+  }
+}
+function fail(message) {
+  throw new Error(message);
+}
+function expect(condition, what) {
+  if (!condition) fail(what);
+  console.log(`ok   ${what}`);
+}
+function lineOf(file, text) {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const index = lines.findIndex((l) => l.includes(text));
+  if (index < 0) fail(`${text} not found in ${file}`);
+  return index + 1;
+}
+function vmRssKb(pid) {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) fail(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]);
+}
+
+// Starts argv and resolves with the first stdout line that matches `pattern`.
+function startAndWait(argv, pattern, what, options) {
+  const child = spawn(argv[0], argv.slice(1), Object.assign({stdio: ['ignore', 'pipe', 'pipe']}, options));
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({input: child.stdout});
+    lines.on('line', (line) => {
+      const match = pattern.exec(line);
+      if (match) resolve({child, match});
+    });
+    child.on('exit', (code) => reject(new Error(`${what} ended (${code}) before it was ready: ${stderr}`)));
+  });
+}
+
+async function main() {
+  fs.mkdirSync(args.out, {recursive: true});
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'memtrack-ui-test-'));
+  const marker = path.join(work, 'sleeping');
+  const sleeper = spawn(args.sleeper, [marker], {stdio: 'ignore'});
+  children.push(sleeper);
+  for (let i = 0; i < 200 && !fs.existsSync(marker); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(fs.existsSync(marker), 'the sleeper runs');
+  // Live files stay in a kept result directory only: --keep-results makes them reachable.
+  const kept = path.join(work, 'kept');
+  const daemon = await startAndWait([args.memtrack, 'run', '--expire=1s', '--keep-results=' + kept, args.daemon, '120'], /^ready (\d+)$/, 'memtrack run daemon',
+                                    {cwd: work});
+  const daemonPid = Number(daemon.match[1]);
+  // A JSON report to open from disk: the daemon's, run for no time (its lost block only).
+  const report = path.join(work, 'daemon.json');
+  const run = spawnSync(args.memtrack, ['run', '--json=' + report, args.daemon, '0'], {encoding: 'utf8', timeout: 60000});
+  if (run.status !== 0 || !fs.existsSync(report)) fail(`memtrack run --json failed: ${run.stderr}`);
+  const ui = await startAndWait([args.memtrack, 'ui', '--timeout', '30', report], /serving at (http:\S+)/, 'memtrack ui');
+  const url = ui.match[1];
+  const origin = new URL(url).origin;
+  console.log(`memtrack ui at ${origin}; sleeper ${sleeper.pid}, daemon ${daemonPid}`);
+
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'memtrack-chromium-'));
+  const browser = await puppeteer.launch({
+    executablePath: args.chromium,
+    headless: true,
+    userDataDir: profile,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--no-proxy-server',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    timeout: 60000,
+  });
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      if (request.url().startsWith(origin + '/')) return request.continue();
+      problems.push('request to another origin: ' + request.url());
+      return request.abort();
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push('page error: ' + error.message));
+    await page.setViewport({width: 1280, height: 900});
+    await page.goto(url, {waitUntil: 'load', timeout: 30000});
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', {timeout: 30000});
+
+    // The kernel's RSS, read next to the table's.
+    const rowOf = (pid) => `tr.process[data-pid="${pid}"]`;
+    await page.waitForSelector(rowOf(sleeper.pid), {timeout: 10000});
+    const kernel = vmRssKb(sleeper.pid);
+    const shown = Number(await page.$eval(rowOf(sleeper.pid) + ' td[data-col=rss]', (td) => td.dataset.kb));
+    expect(Math.abs(shown - kernel) <= RSS_TOLERANCE_KB,
+           `the sleeper's RSS in the table (${shown} KiB) is the kernel's VmRSS (${kernel} KiB) ` +
+           `within ${RSS_TOLERANCE_KB} KiB`);
+
+    // Refreshes: the count of answered refreshes goes up by itself.
+    const before = await page.evaluate(() => window.memtrackUi.refreshes);
+    await page.waitForFunction((n) => window.memtrackUi.refreshes >= n + 2, {timeout: 15000}, before);
+    expect(true, 'the table refreshed twice more by itself (every second)');
+
+    expect(await page.$eval(rowOf(sleeper.pid) + ' svg.spark polyline', (l) => l.getAttribute('points').split(' ').length) >= 2,
+           "the sleeper's row has its last minute as a sparkline");
+
+    // Sorting: a click on PID sorts by pid ascending, a second click descending, RSS largest first.
+    const pids = () => page.$$eval('tr.process', (rows) => rows.map((r) => Number(r.dataset.pid)));
+    const sortedAsc = (xs) => xs.every((x, i) => i === 0 || xs[i - 1] <= x);
+    await page.click('th[data-col=pid]');
+    expect(sortedAsc(await pids()), 'a click on PID sorts by pid, smallest first');
+    await page.click('th[data-col=pid]');
+    expect(sortedAsc((await pids()).reverse()), 'a second click reverses it');
+    await page.click('th[data-col=rss]');
+    const rss = await page.$$eval('tr.process td[data-col=rss]', (tds) => tds.map((t) => Number(t.dataset.kb ?? -1)));
+    expect(sortedAsc(rss.slice().reverse()), 'a click on RSS sorts largest first');
+
+    // Filter and the memtrack mark.
+    // (The filter also leaves out this test's own node process, whose arguments name cli_daemon.)
+    await page.type('input[type=search]', 'cli_daemon 120');
+    const filtered = await pids();
+    expect(filtered.includes(daemonPid) && !filtered.includes(sleeper.pid) && !filtered.includes(process.pid),
+           `the filter "cli_daemon 120" keeps the daemon and hides the sleeper (${filtered})`);
+    expect(await page.$eval(rowOf(daemonPid), (r) => r.querySelector('.memtrack-mark')?.textContent) === 'memtrack',
+           'the daemon is marked as running under memtrack');
+
+    // Threads on demand.
+    await page.click(rowOf(daemonPid) + ' button.expand');
+    await page.waitForSelector(`tr.thread[data-tid="${daemonPid}"]`, {timeout: 10000});
+    expect(true, "the daemon's main thread is listed under it after a click on its arrow");
+
+    // The chosen process: its RSS chart and a snapshot with the leak at daemon.c's @lost line.
+    await page.click(rowOf(daemonPid) + ' td[data-col=user]');
+    await page.waitForSelector('.rss-chart .uplot', {timeout: 10000});
+    expect(true, "the daemon's RSS chart is drawn");
+    // The first live report comes after a second or more: wait for it before the snapshot.
+    for (let i = 0; i < 120 && !fs.readdirSync(kept).some((f) => f.startsWith('live.')); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await page.click('#snapshot-now');
+    await page.waitForFunction(() => Number(document.body.dataset.report) >= 1, {timeout: 40000});
+    const lost = lineOf(path.join(SOURCE_DIR, 'tests/cli/programs/daemon.c'), '@lost');
+    const leakText = await page.$eval('.report-panel #leaks', (e) => e.textContent);
+    expect(leakText.includes(`daemon.c:${lost}`) && leakText.includes('lose_one'),
+           `the snapshot's leak table shows lose_one at daemon.c:${lost}`);
+    const definite = await page.evaluate(() => window.memtrackUi.views.processes[0].leaks
+      .filter((g) => g.kind === 'definite').map((g) => [g.bytes, g.blocks]));
+    expect(JSON.stringify(definite) === '[[48,1]]', `one definite leak of 48 bytes in 1 block (${JSON.stringify(definite)})`);
+
+    const liveCount = await page.evaluate(() => window.memtrackUi.views.live?.data.times.length || 0);
+    expect(liveCount >= 1, `the snapshot's page has the live reports so far (${liveCount})`);
+
+    // Tall enough for the table, the chart and the snapshot's leak table.
+    await page.setViewport({width: 1280, height: 1500});
+    await page.waitForFunction(() => document.querySelector('#flame svg') !== null, {timeout: 20000});
+    await page.screenshot({path: path.join(args.out, 'ui.png')});
+    if (args['readme-screenshot']) await page.screenshot({path: args['readme-screenshot']});
+
+    // The report named on the command line, in the same views.
+    const reportsBefore = await page.evaluate(() => Number(document.body.dataset.report));
+    await page.click('button.open-file');
+    await page.waitForFunction((n) => Number(document.body.dataset.report) > n, {timeout: 20000}, reportsBefore);
+    const fileText = await page.$eval('.report-panel #leaks', (e) => e.textContent);
+    expect(fileText.includes(`daemon.c:${lost}`) && fileText.includes('48 B'),
+           `the opened daemon.json shows its 48-byte leak at daemon.c:${lost}`);
+    expect(problems.length === 0, `no console error and no request elsewhere (${problems.join('; ')})`);
+    await page.close();
+  } finally {
+    await browser.close();
+    fs.rmSync(profile, {recursive: true, force: true});
+    cleanup();
+    fs.rmSync(work, {recursive: true, force: true});
+  }
+  console.log(`screenshots in ${args.out}`);
+}
+
+main().then(() => {
+  clearTimeout(deadline);
+}, (error) => {
+  console.error('FAIL: ' + (error && error.stack ? error.stack : error));
+  cleanup();
+  process.exit(1);
+});

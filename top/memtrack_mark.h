@@ -1,0 +1,14 @@
+// Whether a process runs under memtrack run: its memory map holds the runtime library
+// (libmemtrack.so, loaded by LD_PRELOAD). Used by memtrack snapshot and memtrack ui. Pure.
+#pragma once
+
+#include <string_view>
+
+namespace memtrack::top {
+
+// True when `maps` (the text of /proc/PID/maps) maps a file named libmemtrack.so.
+inline bool maps_show_memtrack(std::string_view maps) {
+  return maps.find("/libmemtrack.so") != std::string_view::npos;
+}
+
+}  // namespace memtrack::top
