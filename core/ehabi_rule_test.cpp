@@ -90,8 +90,8 @@ TEST_F(EhabiRuleTest, UnmodelledOpcodeAndUncoveredAddressAreUnsupported) {
 
 TEST_F(EhabiRuleTest, TablesOutsideTheReadableRangeAreNotRead) {
   auto begin = reinterpret_cast<uintptr_t>(&m_);
-  EXPECT_EQ(compute_ehabi_rule(m_.exidx, 4, reinterpret_cast<uintptr_t>(&m_.code[40]), true,
-                               begin, reinterpret_cast<uintptr_t>(&m_.extab[0]))
+  EXPECT_EQ(compute_ehabi_rule(m_.exidx, 4, reinterpret_cast<uintptr_t>(&m_.code[40]), true, begin,
+                               reinterpret_cast<uintptr_t>(&m_.extab[0]))
                 .kind,
             EhabiRuleKind::kUnsupported);
 }

@@ -282,6 +282,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"max_metadata_mb", FlagType::kInt, "0"},
       {"result_dir", FlagType::kString, "\"\""},
       {"follow_exec", FlagType::kBool, "true"},
+      {"silent_after_fork", FlagType::kBool, "false"},
       {"report_on_signal", FlagType::kBool, "true"},
       {"classify_leaks", FlagType::kBool, "true"},
       {"scan_globals", FlagType::kBool, "true"},
