@@ -13,8 +13,13 @@
 #include "profile/event_reader.h"
 #include "profile/massif.h"
 #include "profile/packer.h"
+#include "profile/profile_pprof.h"
 #include "profile/profile_report.h"
 #include "report/text_format.h"
+
+#ifndef MEMTRACK_VERSION
+#define MEMTRACK_VERSION "0.0.0"
+#endif
 
 namespace memtrack::cli {
 namespace {
@@ -146,6 +151,20 @@ bool is_profile_report(const Config& config) {
 
 int profile_report_command(const Config& config) {
   const std::string& path = config.files.front();
+  // The leak report's other formats have no counterpart for a heap profile: said, not
+  // silently dropped.
+  for (const auto& [option, file] : {std::pair{"--junit", &config.junit_file},
+                                     {"--xml-file", &config.xml_file},
+                                     {"--sarif", &config.sarif_file},
+                                     {"--speedscope", &config.speedscope_file},
+                                     {"--html", &config.html_file}}) {
+    if (!file->empty()) {
+      throw Error(std::string(option) +
+                  " writes leak reports; a heap profile has text, --json, --collapsed, "
+                  "--massif and --pprof");
+    }
+  }
+  check_binary_stdout(config);
   profile::AnalyzeOptions options;
   if (config.from_ms) options.from_us = static_cast<uint64_t>(*config.from_ms) * 1000;
   if (config.to_ms) options.to_us = static_cast<uint64_t>(*config.to_ms) * 1000;
@@ -160,8 +179,8 @@ int profile_report_command(const Config& config) {
   profile::ProfileOutputOptions output;
   output.sites = static_cast<size_t>(config.profile_sites);
   output.program = program_of(analysis.meta);
-  bool stdout_taken =
-      config.json_file == "-" || config.collapsed_file == "-" || config.massif_file == "-";
+  bool stdout_taken = config.json_file == "-" || config.collapsed_file == "-" ||
+                      config.massif_file == "-" || config.pprof_file == "-";
   if (!config.log_file.empty()) {
     write_output("text report", config.log_file, [&](std::ostream& out) {
       profile::render_profile_text(analysis, names, output, out);
@@ -183,6 +202,11 @@ int profile_report_command(const Config& config) {
   if (!config.massif_file.empty()) {
     write_output("massif file", config.massif_file,
                  [&](std::ostream& out) { profile::render_massif(analysis, names, output, out); });
+  }
+  if (!config.pprof_file.empty()) {
+    write_output("pprof profile", config.pprof_file, [&](std::ostream& out) {
+      profile::render_profile_pprof(analysis, names, output, MEMTRACK_VERSION, out);
+    });
   }
   return 0;
 }

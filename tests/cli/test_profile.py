@@ -267,3 +267,43 @@ def test_profile_killed(ctx):
     # 600,000 events of 3 bytes or more: all but the last buffer (1 MiB) reached the file.
     ctx.expect(600_000 - (1 << 20) // 3 <= events < 600_000, f"events kept: {events}", run)
     ctx.expect_eq(report["summary"]["unknown_frees"], 0, "no free without its allocation", run)
+
+
+@cli_test
+def test_profile_pprof(ctx):
+    """--pprof of a heap profile, read by go tool pprof: every sample type adds up to the
+    pattern's numbers (alloc_*: all allocations, inuse_*: not freed at the end, peak_*: held
+    at the peak, temporary_objects), inuse_space is pprof's default, make_temporary has the
+    temporaries; --format=pprof writes the same bytes; leak-report formats are refused."""
+    from test_profiles import go_pprof, memtrack_binary, raw_samples, top_rows
+    path, _ = record(ctx)
+    out = ctx.path("hp.pb.gz")
+    run = ctx.memtrack("report", path, f"--pprof={out}")
+    ctx.require_eq(run.exit, 0, "memtrack report PROFILE --pprof: exit status", run)
+    raw = go_pprof(ctx, "-raw", out, run=run)
+    ctx.expect(
+        "alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes[dflt] "
+        "peak_objects/count peak_space/bytes temporary_objects/count" in raw,
+        "pprof -raw: the sample types in order", run)
+    totals = [sum(column) for column in zip(*(values for values, _ in raw_samples(raw)))]
+    ctx.expect_eq(totals, [1016, ALLOCATED, 10, 10_000, 10, PEAK_BYTES, 1000],
+                  "sums of alloc_objects, alloc_space, inuse_objects, inuse_space, "
+                  "peak_objects, peak_space, temporary_objects", run)
+    default = go_pprof(ctx, "-top", out, run=run)
+    ctx.expect_line(default, "Type: inuse_space", "pprof's default sample type", run)
+    temporary = go_pprof(ctx, "-top", "-sample_index=temporary_objects", out, run=run)
+    ctx.expect_eq(top_rows(temporary).get("make_temporary"), ("1000", "1000"),
+                  "temporary_objects of make_temporary", run)
+    peak = go_pprof(ctx, "-top", "-sample_index=peak_space", out, run=run)
+    ctx.expect_eq(top_rows(peak).get("build_peak"), ("1024kB", "1024kB"),
+                  "build_peak at the peak",
+                  run)
+    status, same, stderr = memtrack_binary(ctx, "report", path, "--format=pprof")
+    ctx.expect_eq((status, stderr), (0, ""), "report PROFILE --format=pprof", run)
+    with open(out, "rb") as f:
+        ctx.expect(same == f.read(), "--format=pprof writes what --pprof wrote", run)
+    for option in ("--sarif=x.sarif", "--html=x.html", "--speedscope=x.json"):
+        refused = ctx.memtrack("report", path, option)
+        ctx.expect_error(refused, 125, f"{option.split('=')[0]} writes leak reports; a heap "
+                         "profile has text, --json, --collapsed, --massif and --pprof",
+                         what=option)
