@@ -49,8 +49,8 @@
       const s = p.summary;
       detail.replaceChildren(...[
         section('leaks', 'Leaks of ' + V.processLabel(p),
-          el('p', {class: 'totals'}, V.formatBytes(s.leaked_bytes) + ' leaked in ' + V.formatCount(s.leaked_blocks) +
-             ' blocks (' + V.formatCount(s.definite_bytes) + ' bytes definitely, ' + V.formatCount(s.indirect_bytes) +
+          el('p', {class: 'totals'}, V.formatBytes(s.leaked_bytes) + ' leaked in ' + V.plural(s.leaked_blocks, 'block') +
+             ' (' + V.formatCount(s.definite_bytes) + ' bytes definitely, ' + V.formatCount(s.indirect_bytes) +
              ' indirectly, ' + V.formatCount(s.possible_bytes) + ' possibly lost); ' +
              V.formatBytes(s.reachable_bytes) + ' still reachable.'),
           views.leaks.element),
