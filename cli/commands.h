@@ -11,7 +11,7 @@ int report_command(const Config& config);      // memtrack report
 int top_command(const Config& config);         // memtrack top (top_command.cpp)
 int snapshot_command(const Config& config);    // memtrack snapshot (snapshot_command.cpp)
 int diff_command(const Config& config);        // memtrack diff (diff_command.cpp)
-int ui_command(const Config& config);          // memtrack ui (ui_command.cpp)
+int ui_command(const Config& config);          // memtrack ui (ui_command.cpp, in memtrack-ui)
 int link_flags_command(const Config& config);  // memtrack link-flags (link_flags.cpp)
 
 // The directory holding libmemtrack_static.a and its wrap list (beside libmemtrack.so).

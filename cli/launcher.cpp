@@ -95,6 +95,20 @@ std::string find_runtime() {
               " (looked in ../runtime/ and ../lib/memtrack/; set MEMTRACK_RUNTIME to its path)");
 }
 
+[[noreturn]] void exec_ui(char** argv) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot locate the memtrack executable: " + ec.message());
+  for (const char* candidate : {"memtrack-ui", "../lib/memtrack/memtrack-ui"}) {
+    std::filesystem::path path = (self.parent_path() / candidate).lexically_normal();
+    if (access(path.c_str(), X_OK) != 0) continue;
+    execv(path.c_str(), argv);
+    throw Error("cannot execute " + path.string() + ": " + std::strerror(errno));
+  }
+  throw Error("cannot find memtrack-ui next to " + self.string() +
+              " (looked there and in ../lib/memtrack/); it is built and installed with memtrack");
+}
+
 std::string resolve_program(const std::string& program) {
   if (program.find('/') != std::string::npos) {
     if (access(program.c_str(), F_OK) != 0) {

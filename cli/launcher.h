@@ -15,6 +15,10 @@ namespace memtrack::cli {
 // (../lib/memtrack/); MEMTRACK_RUNTIME overrides. Throws Error if none exists.
 std::string find_runtime();
 
+// memtrack ui: executes memtrack-ui (beside memtrack, or in ../lib/memtrack/) with memtrack's
+// own arguments. Returns only by throwing Error (not found, or exec failed).
+[[noreturn]] void exec_ui(char** argv);
+
 // Resolves PROG like execvp would. Throws LaunchError with exit code 127 (not found) or 126
 // (not executable) and a one-line message.
 class LaunchError : public Error {

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
       case kDiff:
         return diff_command(config);
       case kUi:
-        return ui_command(config);
+        exec_ui(argv);
       case kLinkFlags:
         return link_flags_command(config);
     }
