@@ -10,6 +10,7 @@
 #include "report/page_data.h"
 #include "report/source_snippets.h"
 #include "report/text_format.h"
+#include "report/xml_text.h"
 
 namespace memtrack::report {
 namespace {
@@ -75,30 +76,9 @@ std::string page_data(const nlohmann::ordered_json& model) {
 }
 
 std::string html_escaped(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  // XML 1.0 text is HTML5 text too (&apos; included); it also replaces the control
+  // characters and invalid UTF-8 a program name may carry.
+  return xml_escaped(text);
 }
 
 void render_html(const Report& report, std::ostream& out, const std::string& version,

@@ -31,7 +31,8 @@ nlohmann::ordered_json html_model(const Report& report, const std::string& versi
 // gzip-compressed, in base64.
 std::string page_data(const nlohmann::ordered_json& model);
 
-// Text for HTML element content and attribute values: & < > " ' as character references.
+// Text for HTML element content and attribute values: & < > " ' as character references,
+// control characters and invalid UTF-8 as '?' (xml_escaped, which HTML5 reads alike).
 std::string html_escaped(const std::string& text);
 
 // The whole page.

@@ -105,8 +105,8 @@ TEST(HtmlRenderer, TitleIsEscaped) {
   size_t start = html.find("<title>");
   ASSERT_NE(start, std::string::npos);
   EXPECT_EQ(html.substr(start, html.find("</title>") + 8 - start),
-            "<title>memtrack report: ./prog &#39;&lt;/title&gt;&lt;script&gt;alert(1)&lt;/"
-            "script&gt;&#39;</title>");
+            "<title>memtrack report: ./prog &apos;&lt;/title&gt;&lt;script&gt;alert(1)&lt;/"
+            "script&gt;&apos;</title>");
   EXPECT_EQ(occurrences(html, "</title>"), 1u);
 }
 
