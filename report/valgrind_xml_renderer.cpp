@@ -214,6 +214,29 @@ void write_leaks(XmlWriter& xml, const Report& report, LeakKinds shown) {
   }
 }
 
+// valgrind's <suppcounts>: per suppression that matched, the leak records and descriptor
+// records it hid, summed over the processes of the document, in the order first used.
+void write_suppcounts(XmlWriter& xml, const Report& report) {
+  std::ostream& out = xml.out();
+  std::vector<std::pair<std::string, uint64_t>> counts;
+  for (const ProcessReport& p : report.processes) {
+    for (const UsedSuppression& used : p.used_suppressions) {
+      auto same = [&](const auto& c) { return c.first == used.name; };
+      auto it = std::find_if(counts.begin(), counts.end(), same);
+      if (it == counts.end()) it = counts.insert(counts.end(), {used.name, 0});
+      it->second += used.groups + used.descriptors;
+    }
+  }
+  out << "<suppcounts>\n";
+  for (const auto& [name, count] : counts) {
+    out << "  <pair>\n";
+    xml.element("    ", "count", std::to_string(count));
+    xml.element("    ", "name", name);
+    out << "  </pair>\n";
+  }
+  out << "</suppcounts>\n\n";
+}
+
 }  // namespace
 
 const char* valgrind_leak_kind(LeakKind kind) {
@@ -254,7 +277,9 @@ void render_valgrind_xml(const Report& report, std::ostream& out,
     xml.element("    ", "unique", counted.unique);
     out << "  </pair>\n";
   }
-  out << "</errorcounts>\n\n<suppcounts>\n</suppcounts>\n\n</valgrindoutput>\n\n";
+  out << "</errorcounts>\n\n";
+  write_suppcounts(xml, report);
+  out << "</valgrindoutput>\n\n";
 }
 
 }  // namespace memtrack::report

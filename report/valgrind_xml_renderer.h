@@ -27,8 +27,8 @@ struct ValgrindXmlOptions {
 // in one sequence (render one process per document for valgrind's exact layout). On-demand
 // checks and processes without leak data add nothing. Differences from valgrind: stacks start
 // at the allocator's caller (valgrind's at its replacement malloc), <tid> is 1 (the runtime
-// does not record threads per block), times are 0, and suppcounts is empty (the matching
-// suppression is not kept per group). Text is XML-escaped (xml_text.h).
+// does not record threads per block), and times are 0. suppcounts counts, per suppression,
+// the leak groups and descriptor sites it hid. Text is XML-escaped (xml_text.h).
 void render_valgrind_xml(const Report& report, std::ostream& out,
                          const ValgrindXmlOptions& options = {});
 

@@ -140,6 +140,22 @@ TEST(ValgrindXmlRenderer, EscapesAndNumbersErrorsAcrossProcesses) {
             std::string::npos);
 }
 
+TEST(ValgrindXmlRenderer, SuppcountsSumUsedSuppressionsOverProcesses) {
+  Report report = testing::sample_report();
+  report.processes[0].used_suppressions = {UsedSuppression{"vendor", "a.supp:1", 2, 64, 2, 1},
+                                           UsedSuppression{"leak:<init>", "b.supp:3", 1, 8, 1, 0}};
+  ProcessReport child = report.processes[0];
+  child.pid = 1235;
+  child.used_suppressions = {UsedSuppression{"vendor", "a.supp:1", 4, 40, 4, 0}};
+  report.processes.push_back(child);
+  std::string out = xml(report);
+  EXPECT_NE(out.find("<suppcounts>\n  <pair>\n    <count>7</count>\n    <name>vendor</name>\n"
+                     "  </pair>\n  <pair>\n    <count>1</count>\n"
+                     "    <name>leak:&lt;init&gt;</name>\n  </pair>\n</suppcounts>\n\n"
+                     "</valgrindoutput>\n\n"),
+            std::string::npos);
+}
+
 TEST(ValgrindXmlRenderer, EmptyReportIsADocument) {
   std::string out = xml(Report{});
   EXPECT_NE(out.find("<pid>0</pid>"), std::string::npos);
