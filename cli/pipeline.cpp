@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -299,11 +300,16 @@ report::Report build_report(const std::vector<std::string>& result_files,
 
 namespace {
 
-// Renders into the file at `path`, or, if it cannot be written, to stderr after one line
-// saying why.
+// Where an output goes when its file cannot be written at the end (disk full, directory
+// removed): text a terminal can show goes to stderr; a binary pprof profile, an HTML page or
+// speedscope's one-line JSON goes to a file in the temporary directory, named in the error.
+enum class Fallback { kStderr, kTempFile };
+
+// Renders into the file at `path`, or, if it cannot be written, where `fallback` says, after
+// one line saying why.
 template <typename Render>
 void write_file_or_stderr(const std::string& what, const std::string& path, std::ios::openmode mode,
-                          Render&& render) {
+                          Render&& render, Fallback fallback = Fallback::kStderr) {
   {
     std::ofstream out(path, mode);
     if (out) {
@@ -313,9 +319,40 @@ void write_file_or_stderr(const std::string& what, const std::string& path, std:
     }
   }
   std::string why = errno != 0 ? strerror(errno) : "write error";
+  if (fallback == Fallback::kStderr) {
+    std::cerr << "memtrack: error: cannot write the " << what << " " << path << ": " << why
+              << "; the " << what << " follows on stderr\n";
+    render(std::cerr);
+    return;
+  }
+  // The format's first word keeps two outputs with one file name (/dev/full) apart.
+  std::string tag = what.substr(0, what.find(' '));
+  std::transform(tag.begin(), tag.end(), tag.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  const char* tmp = getenv("TMPDIR");
+  std::filesystem::path instead =
+      std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
+      ("memtrack-" + std::to_string(getpid()) + "-" + tag + "-" +
+       std::filesystem::path(path).filename().string());
+  errno = 0;
+  {
+    std::ofstream out(instead, std::ios::trunc);
+    if (out) {
+      render(out);
+      out.flush();
+      if (out) {
+        std::cerr << "memtrack: error: cannot write the " << what << " " << path << ": " << why
+                  << "; it was written to " << instead.string() << " instead\n";
+        return;
+      }
+    }
+  }
+  std::string why_instead = errno != 0 ? strerror(errno) : "write error";
+  std::error_code ignored;
+  std::filesystem::remove(instead, ignored);
   std::cerr << "memtrack: error: cannot write the " << what << " " << path << ": " << why
-            << "; the " << what << " follows on stderr\n";
-  render(std::cerr);
+            << ", nor " << instead.string() << ": " << why_instead << "; the " << what
+            << " is lost\n";
 }
 
 // -q: the processes with something to report (what valgrind -q keeps: errors and leaks).
@@ -333,7 +370,8 @@ report::Report quiet_report(const report::Report& report, report::LeakKinds show
 
 // One more format beside the text and JSON reports: to stdout for "-", or to `file`.
 template <typename Render>
-void write_format(const char* what, const std::string& file, uint32_t main_pid, Render&& render) {
+void write_format(const char* what, const std::string& file, uint32_t main_pid, Render&& render,
+                  Fallback fallback = Fallback::kStderr) {
   if (file == "-") {
     render(std::cout);
   } else if (!file.empty()) {
@@ -341,7 +379,7 @@ void write_format(const char* what, const std::string& file, uint32_t main_pid, 
     // A descriptor (--xml-fd) continues where it is: stderr may already hold the text report.
     bool descriptor = file.starts_with("/dev/fd/");
     write_file_or_stderr(what, expand_pid(file, main_pid),
-                         descriptor ? std::ios::app : std::ios::trunc, render);
+                         descriptor ? std::ios::app : std::ios::trunc, render, fallback);
   }
 }
 
@@ -406,21 +444,25 @@ void write_other_formats(const report::Report& report, const Config& config, uin
   report::PprofOptions pprof_options;
   pprof_options.show_kinds = config.show_leak_kinds;
   pprof_options.version = MEMTRACK_VERSION;
-  write_format("pprof profile", config.pprof_file, main_pid,
-               [&](std::ostream& out) { report::render_pprof(report, out, pprof_options); });
+  write_format(
+      "pprof profile", config.pprof_file, main_pid,
+      [&](std::ostream& out) { report::render_pprof(report, out, pprof_options); },
+      Fallback::kTempFile);
   report::SpeedscopeOptions speedscope_options;
   speedscope_options.show_kinds = config.show_leak_kinds;
   speedscope_options.version = MEMTRACK_VERSION;
-  write_format("speedscope file", config.speedscope_file, main_pid, [&](std::ostream& out) {
-    report::render_speedscope(report, out, speedscope_options);
-  });
+  write_format(
+      "speedscope file", config.speedscope_file, main_pid,
+      [&](std::ostream& out) { report::render_speedscope(report, out, speedscope_options); },
+      Fallback::kTempFile);
   if (config.html_file.empty()) return;
   report::HtmlOptions html_options;
   html_options.show_kinds = config.show_leak_kinds;
   html_options.live = live;
-  write_format("HTML report", config.html_file, main_pid, [&](std::ostream& out) {
-    report::render_html(report, out, MEMTRACK_VERSION, html_options);
-  });
+  write_format(
+      "HTML report", config.html_file, main_pid,
+      [&](std::ostream& out) { report::render_html(report, out, MEMTRACK_VERSION, html_options); },
+      Fallback::kTempFile);
 }
 
 }  // namespace

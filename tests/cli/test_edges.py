@@ -158,6 +158,26 @@ def test_edge_report_falls_back_to_stderr(ctx):
 
 
 @cli_test
+def test_edge_binary_output_falls_back_to_a_temp_file(ctx):
+    """A pprof profile or an HTML page that fails at the end goes to a file in TMPDIR named in
+    one line, not to stderr as bytes a terminal cannot show; the exit status stays the
+    program's."""
+    run = ctx.memtrack("run", "--pprof=/dev/full", "--html=/dev/full", ctx.program("leak_one"), "3")
+    ctx.expect_eq(run.exit, 3, "exit status", run)
+    for what, tag, magic in (("pprof profile", "pprof", b"\x1f\x8b"),
+                             ("HTML report", "html", b"<!DOCTYPE html>")):
+        instead = os.path.join(ctx.tmpdir, f"memtrack-{run.pid}-{tag}-full")
+        line = (f"memtrack: error: cannot write the {what} /dev/full: No space left on device; "
+                f"it was written to {instead} instead")
+        ctx.expect(line in run.stderr.splitlines(), f"the line for the {what}", run)
+        ctx.expect(os.path.exists(instead), f"{instead} exists", run)
+        if os.path.exists(instead):
+            with open(instead, "rb") as f:
+                ctx.expect(f.read(len(magic)) == magic, f"{instead} starts with {magic!r}", run)
+    ctx.expect("\x1f" not in run.stderr, "no binary data on stderr", run)
+
+
+@cli_test
 def test_edge_log_file_stdout(ctx):
     """--log-file=- is stdout, as --json=- is; both at once is an error."""
     run = ctx.memtrack("run", "--log-file=-", ctx.program("leak_one"))
