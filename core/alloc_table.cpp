@@ -6,6 +6,9 @@
 namespace memtrack::core {
 namespace {
 constexpr size_t kInitialCapacity = 512;  // 8 KiB of slots, two pages
+// home_of needs capacities below 2^32, and their byte size must fit in size_t.
+constexpr uint64_t kMaxGrowableCapacity =
+    (uint64_t{1} << 30) < SIZE_MAX / 32 ? (uint64_t{1} << 30) : SIZE_MAX / 32;
 
 constexpr uint64_t kPointerBits = 45;
 constexpr uint64_t kPointerMask = (uint64_t{1} << kPointerBits) - 1;
@@ -46,12 +49,13 @@ size_t AllocTable::shard_of(uintptr_t ptr) {
 }
 
 // The home slot: the window start spread over any capacity by a multiply (capacities are not
-// all powers of two, see grow_locked), plus the offset within the region.
+// all powers of two, see next_capacity; they stay below 2^32, so 32 hash bits times the
+// capacity fit in 64 bits on every target), plus the offset within the region.
 size_t AllocTable::home_of(uint64_t pointer_bits, size_t capacity) {
   uint64_t window_hash = region_hash(pointer_bits) << kShardsPerGroupBits;  // not the shard's
-  auto start = static_cast<size_t>((static_cast<unsigned __int128>(window_hash) * capacity) >> 64);
-  size_t home = start + static_cast<size_t>((pointer_bits >> (kGranuleShift - 3)) &
-                                            (kWindowSlots - 1));
+  auto start = static_cast<size_t>(((window_hash >> 32) * static_cast<uint64_t>(capacity)) >> 32);
+  size_t home =
+      start + static_cast<size_t>((pointer_bits >> (kGranuleShift - 3)) & (kWindowSlots - 1));
   return home < capacity ? home : home - capacity;
 }
 
@@ -128,12 +132,14 @@ size_t AllocTable::probe_locked(const Shard& shard, uint64_t pointer_bits) {
 // is smaller, and home_of maps onto any capacity.
 size_t AllocTable::next_capacity(size_t capacity) {
   if (capacity == 0) return kInitialCapacity;
+  if (capacity > kMaxGrowableCapacity) return 0;
   bool power_of_two = (capacity & (capacity - 1)) == 0;
   return power_of_two ? capacity / 2 * 3 : capacity / 3 * 4;
 }
 
 bool AllocTable::grow_locked(Shard& shard) {
   size_t new_capacity = next_capacity(shard.capacity);
+  if (new_capacity == 0) return false;
   auto* slots = static_cast<Slot*>(map_metadata(new_capacity * sizeof(Slot)));
   if (slots == nullptr) return false;
   for (size_t i = 0; i < shard.capacity; ++i) {

@@ -2,12 +2,17 @@
 // Runtime-safe: memory comes from mmap only; never allocates through malloc.
 //
 // Layout: kShardCount independent open-addressing hash tables with linear probing and
-// backward-shift deletion (no tombstones), each behind its own spin lock, so threads that
-// allocate at the same time rarely touch the same lock or cache line. A shard doubles (new
-// mmap, rehash, munmap old) when it passes 3/4 load. Slots are 16 bytes (the record packed:
-// pointer/8 in 45 bits, size in 40, stack id in 24, flags), so a live allocation costs
-// 21-43 bytes of table depending on where its shard is in its growth cycle. Blocks of
-// 1 TiB or more keep their exact size in a small side list.
+// backward-shift deletion (no tombstones), each behind its own spin lock. The layout follows
+// the heap's (alloc_table.cpp, shard_of and home_of): a 64 MiB stretch of address space (one
+// glibc heap, and glibc gives each thread an arena of its own) maps to a group of 8 shards, so
+// threads rarely write the same shard header; within a shard, each 512-byte region of the heap
+// has a window of 32 consecutive slots and a block's home is its offset in the region, so the
+// records of neighbouring blocks share cache lines and a free of a block allocated with its
+// neighbours rarely misses the cache. A shard grows (new mmap, rehash, munmap old) when it
+// passes 3/4 load, by 1.5x or 1.33x (capacities 2^k and 3 * 2^(k-1)), so it is between 1/2
+// and 3/4 full. Slots are 16 bytes (the record packed: pointer/8 in 45 bits, size in 40,
+// stack id in 24, flags), so a live allocation costs 21-32 bytes of table. Blocks of 1 TiB or
+// more keep their exact size in a small side list.
 #pragma once
 
 #include <cstddef>
