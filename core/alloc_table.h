@@ -2,12 +2,17 @@
 // Runtime-safe: memory comes from mmap only; never allocates through malloc.
 //
 // Layout: kShardCount independent open-addressing hash tables with linear probing and
-// backward-shift deletion (no tombstones), each behind its own spin lock, so threads that
-// allocate at the same time rarely touch the same lock or cache line. A shard doubles (new
-// mmap, rehash, munmap old) when it passes 3/4 load. Slots are 16 bytes (the record packed:
-// pointer/8 in 45 bits, size in 40, stack id in 24, flags), so a live allocation costs
-// 21-43 bytes of table depending on where its shard is in its growth cycle. Blocks of
-// 1 TiB or more keep their exact size in a small side list.
+// backward-shift deletion (no tombstones), each behind its own spin lock. The layout follows
+// the heap's (alloc_table.cpp, shard_of and home_of): a 64 MiB stretch of address space (one
+// glibc heap, and glibc gives each thread an arena of its own) maps to a group of 8 shards, so
+// threads rarely write the same shard header; within a shard, each 512-byte region of the heap
+// has a window of 32 consecutive slots and a block's home is its offset in the region, so the
+// records of neighbouring blocks share cache lines and a free of a block allocated with its
+// neighbours rarely misses the cache. A shard grows (new mmap, rehash, munmap old) when it
+// passes 3/4 load, by 1.5x or 1.33x (capacities 2^k and 3 * 2^(k-1)), so it is between 1/2
+// and 3/4 full. Slots are 16 bytes (the record packed: pointer/8 in 45 bits, size in 40,
+// stack id in 24, flags), so a live allocation costs 21-32 bytes of table. Blocks of 1 TiB or
+// more keep their exact size in a small side list.
 #pragma once
 
 #include <cstddef>
@@ -51,7 +56,12 @@ struct AllocTotals {
 // Zero-initialised memory is a valid empty table, so it can live in .bss.
 class AllocTable {
  public:
-  static constexpr size_t kShardCount = 64;
+  // 32 groups of 8 shards; a 64 MiB stretch of address space (one glibc heap) maps to one
+  // group (alloc_table.cpp, shard_of).
+  static constexpr size_t kGroupBits = 5;
+  static constexpr size_t kShardsPerGroupBits = 3;
+  static constexpr uint64_t kArenaShift = 26;
+  static constexpr size_t kShardCount = size_t{1} << (kGroupBits + kShardsPerGroupBits);
 
   // Inserts or overwrites the record for rec.ptr. Returns false if the shard needed to grow
   // and mmap failed, or the pointer cannot be packed (not 8-aligned or above 2^48); the
@@ -142,7 +152,7 @@ class AllocTable {
   struct alignas(64) Shard {
     SpinLock lock;
     Slot* slots = nullptr;
-    size_t capacity = 0;  // power of two, or 0 before the first insert
+    size_t capacity = 0;  // 2^k or 3 * 2^(k-1) (grow_locked), or 0 before the first insert
     size_t count = 0;
     uint64_t inserted = 0;
     uint64_t inserted_bytes = 0;
@@ -157,9 +167,18 @@ class AllocTable {
   };
   static constexpr size_t kMaxHugeBlocks = 64;
 
+  // Record placement (alloc_table.cpp): regions of 512 bytes, one slot per 16 bytes of a
+  // region, so a region's window is 32 slots (8 cache lines).
+  static constexpr uint64_t kRegionShift = 9;
+  static constexpr uint64_t kGranuleShift = 4;
+  static constexpr size_t kWindowSlots = size_t{1} << (kRegionShift - kGranuleShift);
+
+  static uint64_t region_hash(uint64_t pointer_bits);
   static size_t shard_of(uintptr_t ptr);
-  static uint64_t hash_of(uint64_t key_pointer_bits);
+  static size_t home_of(uint64_t pointer_bits, size_t capacity);
+  static size_t next_capacity(size_t capacity);
   static bool grow_locked(Shard& shard);
+  static size_t probe_locked(const Shard& shard, uint64_t pointer_bits);
   static size_t find_locked(const Shard& shard, uint64_t pointer_bits);  // capacity if absent
   static void erase_slot_locked(Shard& shard, size_t slot);
   bool try_pack(const AllocRecord& rec, Slot* /*out*/ slot);

@@ -36,6 +36,49 @@ struct Freed {
   uint8_t aligned;
 };
 
+// A quarantine entry as stored: 32 bytes, two to a cache line, so the ring write of every
+// free dirties two thirds of the lines a plain Freed (48 bytes) would. key: pointer/8 (bits
+// 0-44; tracked blocks are 8-aligned below 2^48), free call (45-46), family (47-48), aligned
+// (49), size bits 39-52 (50-63). size_and_stack: size bits 0-38, allocation stack id (39-63;
+// ids are at most 2^24). free_site: the free's caller, or with bit 63 set its stack id.
+struct PackedFreed {
+  uint64_t key;
+  uint64_t stamp;
+  uint64_t size_and_stack;
+  uint64_t free_site;
+};
+static_assert(sizeof(PackedFreed) == 32);
+constexpr uint64_t kFreedPointerMask = (uint64_t{1} << 45) - 1;
+constexpr uint64_t kFreedLowSizeBits = 39;
+constexpr uint64_t kFreedLowSizeMask = (uint64_t{1} << kFreedLowSizeBits) - 1;
+constexpr uint64_t kFreeSiteIsStack = uint64_t{1} << 63;
+
+PackedFreed pack_freed(const Freed& f) {
+  return PackedFreed{
+      f.ptr >> 3 | static_cast<uint64_t>(f.free_call) << 45 |
+          static_cast<uint64_t>(f.family) << 47 | static_cast<uint64_t>(f.aligned & 1) << 49 |
+          (f.size >> kFreedLowSizeBits) << 50,
+      f.stamp, (f.size & kFreedLowSizeMask) | static_cast<uint64_t>(f.alloc_stack) << 39,
+      f.free_stack != 0 ? (kFreeSiteIsStack | f.free_stack) : f.free_caller};
+}
+
+Freed unpack_freed(const PackedFreed& p) {
+  Freed f{};
+  f.ptr = static_cast<uintptr_t>((p.key & kFreedPointerMask) << 3);
+  f.stamp = p.stamp;
+  f.size = (p.key >> 50) << kFreedLowSizeBits | (p.size_and_stack & kFreedLowSizeMask);
+  f.alloc_stack = static_cast<uint32_t>(p.size_and_stack >> 39);
+  if ((p.free_site & kFreeSiteIsStack) != 0) {
+    f.free_stack = static_cast<uint32_t>(p.free_site & ~kFreeSiteIsStack);
+  } else {
+    f.free_caller = static_cast<uintptr_t>(p.free_site);
+  }
+  f.free_call = static_cast<result::FreeCall>((p.key >> 45) & 3);
+  f.family = static_cast<core::AllocFamily>((p.key >> 47) & 3);
+  f.aligned = static_cast<uint8_t>((p.key >> 49) & 1);
+  return f;
+}
+
 // One shard per thread (threads beyond 64 share), so frees on different threads never
 // write the same cache line; only the rare lookup (a free of an unknown pointer) reads all.
 constexpr size_t kQuarantineShards = 64;
@@ -43,7 +86,7 @@ constexpr size_t kQuarantinePerShard = 8192;
 
 struct alignas(64) QuarantineShard {
   core::SpinLock lock;
-  Freed* ring = nullptr;  // kQuarantinePerShard entries, mapped on first use
+  PackedFreed* ring = nullptr;  // kQuarantinePerShard entries, mapped on first use
   size_t next = 0;
   size_t used = 0;
 };
@@ -85,14 +128,13 @@ void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
   }
   core::SpinLockGuard guard(shard.lock);
   if (shard.ring == nullptr) {
-    shard.ring = static_cast<Freed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(Freed)));
+    shard.ring =
+        static_cast<PackedFreed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(PackedFreed)));
     if (shard.ring == nullptr) return;
   }
-  shard.ring[shard.next] = Freed{rec.ptr,      core::sys::tick_count(),
-                                 rec.size,     free_caller,
-                                 rec.stack_id, free_stack,
-                                 call,         rec.family,
-                                 rec.aligned};
+  shard.ring[shard.next] =
+      pack_freed(Freed{rec.ptr, core::sys::tick_count(), rec.size, free_caller, rec.stack_id,
+                       free_stack, call, rec.family, rec.aligned});
   shard.next = (shard.next + 1) % kQuarantinePerShard;
   if (shard.used < kQuarantinePerShard) ++shard.used;
 }
@@ -100,12 +142,15 @@ void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
 // The most recent quarantine entry for `ptr`, over all shards.
 bool find_freed(uintptr_t ptr, Freed* out) {
   bool found = false;
+  if ((ptr & 7) != 0) return false;  // never a tracked block's address
+  uint64_t key = static_cast<uint64_t>(ptr) >> 3;
   for (QuarantineShard& shard : g_quarantine) {
     core::SpinLockGuard guard(shard.lock);
     for (size_t i = 0; i < shard.used; ++i) {
-      const Freed& f = shard.ring[(shard.next + kQuarantinePerShard - 1 - i) % kQuarantinePerShard];
-      if (f.ptr != ptr) continue;
-      if (!found || f.stamp > out->stamp) *out = f;
+      const PackedFreed& f =
+          shard.ring[(shard.next + kQuarantinePerShard - 1 - i) % kQuarantinePerShard];
+      if ((f.key & kFreedPointerMask) != key) continue;
+      if (!found || f.stamp > out->stamp) *out = unpack_freed(f);
       found = true;
       break;  // the newest of this shard
     }
