@@ -1,6 +1,8 @@
 // Google Benchmark: one stack capture at call depth 10 and 30 with the fast unwinder (cached
 // DWARF rules), libgcc's _Unwind_Backtrace (the reference) and glibc's backtrace(), then a
-// capture plus the stack-depot lookup of the (known) stack, at 1, 2 and 4 threads.
+// capture plus the stack-depot lookup of the (known) stack, at 1, 2 and 4 threads, and the
+// same through the per-thread memo of unchanged stacks (fast_unwind_interned: the words the
+// walk loaded are compared instead of walking, no depot lookup).
 // This file is built -O2 without frame pointers, like the programs memtrack runs.
 #include <benchmark/benchmark.h>
 #include <execinfo.h>
@@ -13,7 +15,7 @@ namespace {
 
 constexpr int kMaxFrames = 64;
 
-enum class Unwinder { kFast, kLibgcc, kGlibcBacktrace, kFastAndDepot };
+enum class Unwinder { kFast, kLibgcc, kGlibcBacktrace, kFastAndDepot, kMemo };
 
 core::StackDepot* shared_depot() {
   static auto* depot = new core::StackDepot();
@@ -41,6 +43,12 @@ __attribute__((noinline)) void capture_loop(benchmark::State& state, Unwinder un
         benchmark::DoNotOptimize(
             shared_depot()->intern_hashed(frames, static_cast<uint32_t>(depth), hash));
         break;
+      case Unwinder::kMemo: {
+        uint32_t id = 0;
+        depth = fast_unwind_interned(frames, kMaxFrames, shared_depot(), &id);
+        benchmark::DoNotOptimize(id);
+        break;
+      }
     }
     benchmark::DoNotOptimize(depth);
   }
@@ -77,6 +85,12 @@ void BM_CaptureAndIntern(benchmark::State& state) {
   at_depth(static_cast<int>(state.range(0)), state, Unwinder::kFastAndDepot);
 }
 BENCHMARK(BM_CaptureAndIntern)->Arg(10)->Arg(30)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+
+// The hooks' path: the memo first, the walk and the depot when a loaded word changed.
+void BM_CaptureMemoized(benchmark::State& state) {
+  at_depth(static_cast<int>(state.range(0)), state, Unwinder::kMemo);
+}
+BENCHMARK(BM_CaptureMemoized)->Arg(10)->Arg(30)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 
 }  // namespace
 }  // namespace memtrack::rt

@@ -10,13 +10,16 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <sys/auxv.h>
 #include <unwind.h>
 
 #include <atomic>
 
+#include "core/metadata_budget.h"
 #include "core/stack_depot.h"
 #include "core/unwind_rule.h"
+#include "runtime/unwind/stack_memo.h"
 
 namespace memtrack::rt {
 namespace {
@@ -186,18 +189,22 @@ struct Registers {
 // x86-64: the runtime is built with frame pointers, so its own frames (the hook,
 // record_allocation, capture_stack, ...) are left by following rbp, without a rule lookup, up
 // to the first return address outside the runtime: that caller's pc, CFA (its rsp) and rbp
-// (pushed by the runtime frame's prologue). Returns false if the chain does not look like one.
-[[maybe_unused]] __attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs) {
+// (pushed by the runtime frame's prologue, at *bp_slot). Returns false if the chain does not
+// look like one.
+[[maybe_unused]] __attribute__((always_inline)) inline bool leave_runtime_frames(
+    Registers* regs, uintptr_t* /*out*/ bp_slot) {
   uintptr_t bp = regs->bp;
   uintptr_t sp = regs->sp;
   for (int depth = 0; depth < 32; ++depth) {
     if (bp < sp || bp - sp > kMaxFrameBytes || (bp & 7) != 0) return false;
     const auto* frame = reinterpret_cast<const uintptr_t*>(bp);
     uintptr_t return_address = frame[1];
+    uintptr_t slot = bp;
     sp = bp + 16;
     bp = frame[0];
     if (!in_skipped_code(return_address)) {
       *regs = Registers{return_address, sp, bp};
+      *bp_slot = slot;
       return true;
     }
   }
@@ -231,30 +238,13 @@ void record_base_of_main(uintptr_t wrapper_pc, const uintptr_t* frames, int coun
   g_base_of_main.state.store(2, std::memory_order_release);
 }
 
-}  // namespace
-
-__attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
-  Registers regs{0, 0, 0};
-  // pc, sp and frame pointer at one instruction of this function: the rule row for that
-  // address describes exactly this sp and frame pointer.
-#if defined(__x86_64__)
-  __asm__ volatile(
-      "leaq 0(%%rip), %0\n\t"
-      "movq %%rsp, %1\n\t"
-      "movq %%rbp, %2"
-      : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
-  bool is_return_address = leave_runtime_frames(&regs);
-#elif defined(__aarch64__)
-  __asm__ volatile(
-      "adr %0, .\n\t"
-      "mov %1, sp\n\t"
-      "mov %2, x29"
-      : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
-  // aarch64 keeps its frame record {x29, x30} at the bottom of the frame, so the frame
-  // pointer chain does not give a caller's sp (its CFA): the runtime's own frames are walked
-  // with their rules like any other (they are cached after the first stacks).
-  bool is_return_address = false;
-#endif
+// The walk from the first frame to unwind: `regs` is its pc, sp and frame pointer,
+// `bp_slot` where that frame pointer was loaded from (0: it is a register). `trace` sees
+// every memory word the walk loads and every use of the frame pointer (stack_memo.h).
+template <class Trace>
+__attribute__((always_inline)) inline int walk(Registers regs, bool is_return_address,
+                                               uintptr_t bp_slot, uintptr_t* frames, int max,
+                                               uint64_t* /*out*/ hash, Trace& trace) {
   core::StackDepot::StackHash stack_hash;
   int count = 0;
   if (is_return_address) {
@@ -264,6 +254,7 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
   uintptr_t pc = regs.pc;
   uintptr_t sp = regs.sp;
   uintptr_t bp = regs.bp;
+  trace.bp_loaded(bp_slot);
   uintptr_t wrapper_pc = 0;  // the wrapper of main, once met
   int base_start = 0;        // frames[base_start..] lie below it
   bool complete = false;     // reached the outermost frame
@@ -275,10 +266,17 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
       break;
     }
     if (rule.kind != core::UnwindRuleKind::kFrame) return -1;
+    if (rule.cfa_from_bp) trace.use_bp(bp);
     uintptr_t cfa = (rule.cfa_from_bp ? bp : sp) + static_cast<intptr_t>(rule.cfa_offset);
     if (cfa <= sp || cfa - sp > kMaxFrameBytes || (cfa & 7) != 0) return -1;
-    pc = *reinterpret_cast<const uintptr_t*>(cfa + rule.ra_offset);
-    if (rule.bp_saved) bp = *reinterpret_cast<const uintptr_t*>(cfa + rule.bp_offset);
+    uintptr_t ra_slot = cfa + rule.ra_offset;
+    pc = *reinterpret_cast<const uintptr_t*>(ra_slot);
+    trace.load(ra_slot, pc);
+    if (rule.bp_saved) {
+      uintptr_t slot = cfa + rule.bp_offset;
+      bp = *reinterpret_cast<const uintptr_t*>(slot);
+      trace.bp_loaded(slot);
+    }
     sp = cfa;
     is_return_address = true;
     if (pc == 0) {
@@ -286,30 +284,210 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
       break;
     }
     if (in_skipped_code(pc)) {
-      if (count > 0 && wrapper_pc == 0 && bp != 0 &&
-          bp == g_main_wrapper_frame.load(std::memory_order_relaxed)) {
-        if (g_base_of_main.state.load(std::memory_order_acquire) == 2 &&
-            g_base_of_main.wrapper_pc == pc) {
-          for (int i = 0; i < g_base_of_main.count && count < max; ++i) {
-            frames[count++] = g_base_of_main.frames[i];
-            stack_hash.add(g_base_of_main.frames[i]);
+      if (count > 0 && wrapper_pc == 0) {
+        uintptr_t wrapper_frame = g_main_wrapper_frame.load(std::memory_order_relaxed);
+        trace.use_bp(bp);
+        trace.use_wrapper_frame(wrapper_frame);
+        if (bp != 0 && bp == wrapper_frame) {
+          if (g_base_of_main.state.load(std::memory_order_acquire) == 2 &&
+              g_base_of_main.wrapper_pc == pc) {
+            for (int i = 0; i < g_base_of_main.count && count < max; ++i) {
+              frames[count++] = g_base_of_main.frames[i];
+              stack_hash.add(g_base_of_main.frames[i]);
+            }
+            break;
           }
-          break;
+          wrapper_pc = pc;
+          base_start = count;
         }
-        wrapper_pc = pc;
-        base_start = count;
       }
       continue;
     }
     frames[count++] = pc;
     stack_hash.add(pc);
   }
-  if (complete && wrapper_pc != 0) {
-    record_base_of_main(wrapper_pc, frames + base_start, count - base_start);
+  if (wrapper_pc != 0) {
+    // Walked below main while its frames were not known yet: the next walk appends them
+    // instead, so this one is not a result to reuse.
+    trace.drop();
+    if (complete) record_base_of_main(wrapper_pc, frames + base_start, count - base_start);
   }
   *hash = stack_hash.finish(static_cast<uint32_t>(count));
   return count;
 }
+
+// Bumped by forget_unwind_rules: memo entries of an older generation are never used.
+std::atomic<uint32_t> g_rule_generation{1};
+
+// Each thread's memo is a mapping of its own, made at its first capture and unmapped by a
+// thread key's destructor when the thread exits: in thread-local storage its 7.6 KiB would
+// come out of every thread's stack, which programs that size their threads' stacks tightly
+// would feel. A thread whose memo is gone or could not be mapped goes without.
+StackMemo* const kNoMemo = reinterpret_cast<StackMemo*>(uintptr_t{1});
+__thread StackMemo* t_stack_memo = nullptr;
+// Set while this thread is inside the memo: a signal handler that captures a stack then
+// neither reads nor writes it (it could see a half-written entry).
+__thread bool t_stack_memo_busy = false;
+std::atomic<int> g_memo_key_state{0};  // 0: not created, 1: being created, 2: ready, 3: none
+pthread_key_t g_memo_key;
+
+void release_stack_memo(void* memo) {
+  t_stack_memo = kNoMemo;
+  core::unmap_metadata(memo, sizeof(StackMemo));
+}
+
+bool memo_key_ready() {
+  int state = g_memo_key_state.load(std::memory_order_acquire);
+  if (state != 0) return state == 2;
+  if (!g_memo_key_state.compare_exchange_strong(state, 1, std::memory_order_acq_rel)) {
+    return false;
+  }
+  bool ready = pthread_key_create(&g_memo_key, release_stack_memo) == 0;
+  // glibc keeps the values of the first 32 keys in the thread itself; a later key's
+  // pthread_setspecific would call calloc.
+  if (ready && g_memo_key >= 32) {
+    pthread_key_delete(g_memo_key);
+    ready = false;
+  }
+  g_memo_key_state.store(ready ? 2 : 3, std::memory_order_release);
+  return ready;
+}
+
+StackMemo* thread_stack_memo() {
+  StackMemo* memo = t_stack_memo;
+  if (memo != nullptr) return memo == kNoMemo ? nullptr : memo;
+  if (!memo_key_ready()) return nullptr;
+  void* mem = core::map_metadata(sizeof(StackMemo));  // zeroed: an empty memo
+  if (mem != nullptr && pthread_setspecific(g_memo_key, mem) != 0) {
+    core::unmap_metadata(mem, sizeof(StackMemo));
+    mem = nullptr;
+  }
+  t_stack_memo = mem != nullptr ? static_cast<StackMemo*>(mem) : kNoMemo;
+  return static_cast<StackMemo*>(mem);
+}
+
+// The starting registers, read at one instruction of the (noinline) caller: the rule row for
+// that address describes exactly this sp and frame pointer. On x86-64 the runtime's own
+// frames are then left through their frame pointers.
+#if defined(__x86_64__)
+#define MEMTRACK_READ_START_REGISTERS(regs) \
+  __asm__ volatile(                         \
+      "leaq 0(%%rip), %0\n\t"               \
+      "movq %%rsp, %1\n\t"                  \
+      "movq %%rbp, %2"                      \
+      : "=&r"((regs).pc), "=&r"((regs).sp), "=&r"((regs).bp))
+#elif defined(__aarch64__)
+#define MEMTRACK_READ_START_REGISTERS(regs) \
+  __asm__ volatile(                         \
+      "adr %0, .\n\t"                       \
+      "mov %1, sp\n\t"                      \
+      "mov %2, x29"                         \
+      : "=&r"((regs).pc), "=&r"((regs).sp), "=&r"((regs).bp))
+#endif
+
+// Leaves the runtime's frames (x86-64); *bp_slot is where the frame pointer of the first
+// frame to unwind was loaded from (0: still the register). Returns is_return_address.
+__attribute__((always_inline)) inline bool start_of_walk(Registers* regs,
+                                                         uintptr_t* /*out*/ bp_slot) {
+  *bp_slot = 0;
+#if defined(__x86_64__)
+  return leave_runtime_frames(regs, bp_slot);
+#else
+  // aarch64 keeps its frame record {x29, x30} at the bottom of the frame, so the frame
+  // pointer chain does not give a caller's sp (its CFA): the runtime's own frames are walked
+  // with their rules like any other (they are cached after the first stacks).
+  (void)regs;
+  return false;
+#endif
+}
+
+}  // namespace
+
+__attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
+  Registers regs{0, 0, 0};
+  MEMTRACK_READ_START_REGISTERS(regs);
+  uintptr_t bp_slot = 0;
+  bool is_return_address = start_of_walk(&regs, &bp_slot);
+  NoTrace trace;
+  return walk(regs, is_return_address, bp_slot, frames, max, hash, trace);
+}
+
+__attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
+                                                   core::StackDepot* depot, uint32_t* /*out*/ id) {
+  Registers regs{0, 0, 0};
+  MEMTRACK_READ_START_REGISTERS(regs);
+  uintptr_t bp_slot = 0;
+  bool is_return_address = start_of_walk(&regs, &bp_slot);
+  uint64_t hash = 0;
+  StackMemo* memo_or_null = nullptr;
+  // Not in a signal handler that interrupted this thread inside the memo.
+  if (!t_stack_memo_busy) {
+    t_stack_memo_busy = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    memo_or_null = thread_stack_memo();
+    if (memo_or_null == nullptr) t_stack_memo_busy = false;
+  }
+  if (memo_or_null == nullptr) {
+    int depth = fast_unwind(frames, max, &hash);
+    if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+    return depth;
+  }
+  StackMemo& memo = *memo_or_null;
+  uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
+  StackMemoEntry& entry = memo_entry(memo, regs.pc, regs.sp);
+  if (entry.generation == generation && entry.pc == regs.pc && entry.sp == regs.sp &&
+      entry.max == max && entry.is_return_address == is_return_address &&
+      (!entry.uses_start_bp || entry.start_bp == regs.bp) &&
+      (!entry.uses_wrapper_frame ||
+       entry.wrapper_frame == g_main_wrapper_frame.load(std::memory_order_relaxed))) {
+    // In the walk's order, stopping at the first difference (see stack_memo.h).
+    int same = 0;
+    while (same < entry.words &&
+           *reinterpret_cast<const volatile uintptr_t*>(entry.address[same]) == entry.value[same]) {
+      ++same;
+    }
+    if (same == entry.words) {
+      int depth = entry.depth;
+      for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
+      *id = entry.stack_id;
+      ++memo.hits;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_stack_memo_busy = false;
+      return depth;
+    }
+    ++memo.rejected;
+  }
+  entry.generation = 0;
+  entry.words = 0;
+  entry.uses_start_bp = false;
+  entry.uses_wrapper_frame = false;
+  WalkTrace trace{&entry};
+  int depth = walk(regs, is_return_address, bp_slot, frames, max, &hash, trace);
+  if (depth >= 0) {
+    *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+    if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
+      entry.pc = regs.pc;
+      entry.sp = regs.sp;
+      entry.max = static_cast<int16_t>(max);
+      entry.is_return_address = is_return_address;
+      entry.depth = static_cast<uint16_t>(depth);
+      entry.stack_id = *id;
+      for (int i = 0; i < depth; ++i) entry.frames[i] = frames[i];
+      entry.generation = generation;
+      ++memo.stored;
+    }
+  }
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_stack_memo_busy = false;
+  return depth;
+}
+
+StackMemoStats stack_memo_stats() {
+  const StackMemo* memo = t_stack_memo;
+  if (memo == nullptr || memo == kNoMemo) return StackMemoStats{};
+  return StackMemoStats{memo->hits, memo->rejected, memo->stored};
+}
+
 #endif  // !defined(__arm__)
 
 #if !defined(__arm__)
@@ -323,6 +501,8 @@ void forget_unwind_rules() {
     entry.rule.store(0, std::memory_order_relaxed);
     entry.pc.store(0, std::memory_order_release);
   }
+  // After the cache is empty: a walk that reads the new generation uses no old rule.
+  g_rule_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 #endif
 

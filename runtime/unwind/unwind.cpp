@@ -74,6 +74,20 @@ int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
   return depth;
 }
 
+uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth) {
+  uint32_t id = core::StackDepot::kInvalidId;
+  if (g_flags.fast_unwind) {
+    *depth = fast_unwind_interned(frames, max, &g_stacks, &id);
+    // Memo hits too: the cross-check compares every stack the hooks record.
+    if (*depth >= 0 && g_flags.check_unwinder) check_against_reference(frames, *depth, max);
+    if (*depth >= 0) return id;
+    g_fallback_stacks.fetch_add(1, std::memory_order_relaxed);
+  }
+  *depth = reference_unwind(frames, max);
+  uint64_t hash = core::StackDepot::hash_frames(frames, static_cast<uint32_t>(*depth));
+  return g_stacks.intern_hashed(frames, static_cast<uint32_t>(*depth), hash);
+}
+
 void report_unwinder_check() {
   if (!g_flags.check_unwinder) return;
   core::FixedText<256> text;
