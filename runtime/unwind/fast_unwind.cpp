@@ -320,7 +320,7 @@ __attribute__((always_inline)) inline int walk(Registers regs, bool is_return_ad
 std::atomic<uint32_t> g_rule_generation{1};
 
 // Each thread's memo is a mapping of its own, made at its first capture and unmapped by a
-// thread key's destructor when the thread exits: in thread-local storage its 7.6 KiB would
+// thread key's destructor when the thread exits: in thread-local storage its 61 KiB would
 // come out of every thread's stack, which programs that size their threads' stacks tightly
 // would feel. A thread whose memo is gone or could not be mapped goes without.
 StackMemo* const kNoMemo = reinterpret_cast<StackMemo*>(uintptr_t{1});
@@ -331,9 +331,18 @@ __thread bool t_stack_memo_busy = false;
 std::atomic<int> g_memo_key_state{0};  // 0: not created, 1: being created, 2: ready, 3: none
 pthread_key_t g_memo_key;
 
-void release_stack_memo(void* memo) {
+// The counters of threads that have exited.
+std::atomic<uint64_t> g_memo_hits{0};
+std::atomic<uint64_t> g_memo_rejected{0};
+std::atomic<uint64_t> g_memo_stored{0};
+
+void release_stack_memo(void* mem) {
+  const auto* memo = static_cast<const StackMemo*>(mem);
+  g_memo_hits.fetch_add(memo->hits, std::memory_order_relaxed);
+  g_memo_rejected.fetch_add(memo->rejected, std::memory_order_relaxed);
+  g_memo_stored.fetch_add(memo->stored, std::memory_order_relaxed);
   t_stack_memo = kNoMemo;
-  core::unmap_metadata(memo, sizeof(StackMemo));
+  core::unmap_metadata(mem, sizeof(StackMemo));
 }
 
 bool memo_key_ready() {
@@ -448,7 +457,12 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     }
     if (same == entry.words) {
       int depth = entry.depth;
-      for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
+      if (max >= kMemoFrames) {
+        // The whole array, a constant size the compiler copies with vector moves.
+        __builtin_memcpy(frames, entry.frames, sizeof(entry.frames));
+      } else {
+        for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
+      }
       *id = entry.stack_id;
       ++memo.hits;
       std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -486,6 +500,14 @@ StackMemoStats stack_memo_stats() {
   const StackMemo* memo = t_stack_memo;
   if (memo == nullptr || memo == kNoMemo) return StackMemoStats{};
   return StackMemoStats{memo->hits, memo->rejected, memo->stored};
+}
+
+StackMemoStats stack_memo_totals() {
+  StackMemoStats totals = stack_memo_stats();
+  totals.hits += g_memo_hits.load(std::memory_order_relaxed);
+  totals.rejected += g_memo_rejected.load(std::memory_order_relaxed);
+  totals.stored += g_memo_stored.load(std::memory_order_relaxed);
+  return totals;
 }
 
 #endif  // !defined(__arm__)

@@ -38,6 +38,8 @@ struct StackMemoStats {
   uint64_t stored = 0;
 };
 StackMemoStats stack_memo_stats();
+// The same for the whole process: threads that have exited, and the calling thread.
+StackMemoStats stack_memo_totals();
 
 // The same stack with _Unwind_Backtrace. Returns the number of frames stored.
 int reference_unwind(uintptr_t* frames, int max);

@@ -137,6 +137,10 @@ StackMemoStats stack_memo_stats() {
   return StackMemoStats{};
 }
 
+StackMemoStats stack_memo_totals() {
+  return StackMemoStats{};
+}
+
 // The wrapper of main's frames are not learnt here: each step is one cache lookup anyway.
 void set_main_wrapper_frame(uintptr_t) {}
 

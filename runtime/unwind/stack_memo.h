@@ -26,7 +26,9 @@ namespace memtrack::rt {
 
 constexpr int kMemoWords = 40;   // memory words one walk may load and still be kept
 constexpr int kMemoFrames = 32;  // deepest stack kept (the default max_frames)
-constexpr int kMemoBits = 3;     // 8 entries per thread, direct-mapped by (pc, sp)
+// 64 entries per thread, direct-mapped by (pc, sp): on the python3 workload 8 entries reused
+// 65-73% of stacks, 32 entries 55-80%, 64 entries 81-90%, 128 entries 90%.
+constexpr int kMemoBits = 6;
 
 struct StackMemoEntry {
   uint32_t generation = 0;  // the rule generation it was walked in; 0: empty

@@ -90,6 +90,9 @@ uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth) {
 
 void report_unwinder_check() {
   if (!g_flags.check_unwinder) return;
+  // Reused stacks of the threads that have exited and of this one (not of other threads
+  // still running).
+  StackMemoStats memo = stack_memo_totals();
   core::FixedText<256> text;
   text.str("unwinder check: ")
       .u64(g_checked_stacks.load(std::memory_order_relaxed))
@@ -97,7 +100,9 @@ void report_unwinder_check() {
       .u64(g_mismatched_stacks.load(std::memory_order_relaxed))
       .str(" differed; ")
       .u64(g_fallback_stacks.load(std::memory_order_relaxed))
-      .str(" stacks went to libgcc");
+      .str(" stacks went to libgcc; ")
+      .u64(memo.hits)
+      .str(" reused from the memo");
   diag(text.data());
 }
 
