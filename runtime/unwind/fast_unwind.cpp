@@ -189,22 +189,18 @@ struct Registers {
 // x86-64: the runtime is built with frame pointers, so its own frames (the hook,
 // record_allocation, capture_stack, ...) are left by following rbp, without a rule lookup, up
 // to the first return address outside the runtime: that caller's pc, CFA (its rsp) and rbp
-// (pushed by the runtime frame's prologue, at *bp_slot). Returns false if the chain does not
-// look like one.
-[[maybe_unused]] __attribute__((always_inline)) inline bool leave_runtime_frames(
-    Registers* regs, uintptr_t* /*out*/ bp_slot) {
+// (pushed by the runtime frame's prologue). Returns false if the chain does not look like one.
+[[maybe_unused]] __attribute__((always_inline)) inline bool leave_runtime_frames(Registers* regs) {
   uintptr_t bp = regs->bp;
   uintptr_t sp = regs->sp;
   for (int depth = 0; depth < 32; ++depth) {
     if (bp < sp || bp - sp > kMaxFrameBytes || (bp & 7) != 0) return false;
     const auto* frame = reinterpret_cast<const uintptr_t*>(bp);
     uintptr_t return_address = frame[1];
-    uintptr_t slot = bp;
     sp = bp + 16;
     bp = frame[0];
     if (!in_skipped_code(return_address)) {
       *regs = Registers{return_address, sp, bp};
-      *bp_slot = slot;
       return true;
     }
   }
@@ -238,13 +234,12 @@ void record_base_of_main(uintptr_t wrapper_pc, const uintptr_t* frames, int coun
   g_base_of_main.state.store(2, std::memory_order_release);
 }
 
-// The walk from the first frame to unwind: `regs` is its pc, sp and frame pointer,
-// `bp_slot` where that frame pointer was loaded from (0: it is a register). `trace` sees
-// every memory word the walk loads and every use of the frame pointer (stack_memo.h).
+// The walk from the first frame to unwind: `regs` is its pc, sp and frame pointer. `trace`
+// sees every memory word the walk loads and every use of the frame pointer (stack_memo.h).
 template <class Trace>
 __attribute__((always_inline)) inline int walk(Registers regs, bool is_return_address,
-                                               uintptr_t bp_slot, uintptr_t* frames, int max,
-                                               uint64_t* /*out*/ hash, Trace& trace) {
+                                               uintptr_t* frames, int max, uint64_t* /*out*/ hash,
+                                               Trace& trace) {
   core::StackDepot::StackHash stack_hash;
   int count = 0;
   if (is_return_address) {
@@ -254,7 +249,7 @@ __attribute__((always_inline)) inline int walk(Registers regs, bool is_return_ad
   uintptr_t pc = regs.pc;
   uintptr_t sp = regs.sp;
   uintptr_t bp = regs.bp;
-  trace.bp_loaded(bp_slot);
+  trace.bp_loaded(0);        // the starting register
   uintptr_t wrapper_pc = 0;  // the wrapper of main, once met
   int base_start = 0;        // frames[base_start..] lie below it
   bool complete = false;     // reached the outermost frame
@@ -394,13 +389,12 @@ StackMemo* thread_stack_memo() {
       : "=&r"((regs).pc), "=&r"((regs).sp), "=&r"((regs).bp))
 #endif
 
-// Leaves the runtime's frames (x86-64); *bp_slot is where the frame pointer of the first
-// frame to unwind was loaded from (0: still the register). Returns is_return_address.
-__attribute__((always_inline)) inline bool start_of_walk(Registers* regs,
-                                                         uintptr_t* /*out*/ bp_slot) {
-  *bp_slot = 0;
+// Leaves the runtime's frames (x86-64). Returns is_return_address. The first frame's
+// registers are the memo's key, its frame pointer included where a rule reads it: the slot
+// it was loaded from belongs to the runtime's frames, whose layout differs between hooks.
+__attribute__((always_inline)) inline bool start_of_walk(Registers* regs) {
 #if defined(__x86_64__)
-  return leave_runtime_frames(regs, bp_slot);
+  return leave_runtime_frames(regs);
 #else
   // aarch64 keeps its frame record {x29, x30} at the bottom of the frame, so the frame
   // pointer chain does not give a caller's sp (its CFA): the runtime's own frames are walked
@@ -415,18 +409,16 @@ __attribute__((always_inline)) inline bool start_of_walk(Registers* regs,
 __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
   Registers regs{0, 0, 0};
   MEMTRACK_READ_START_REGISTERS(regs);
-  uintptr_t bp_slot = 0;
-  bool is_return_address = start_of_walk(&regs, &bp_slot);
+  bool is_return_address = start_of_walk(&regs);
   NoTrace trace;
-  return walk(regs, is_return_address, bp_slot, frames, max, hash, trace);
+  return walk(regs, is_return_address, frames, max, hash, trace);
 }
 
 __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
                                                    core::StackDepot* depot, uint32_t* /*out*/ id) {
   Registers regs{0, 0, 0};
   MEMTRACK_READ_START_REGISTERS(regs);
-  uintptr_t bp_slot = 0;
-  bool is_return_address = start_of_walk(&regs, &bp_slot);
+  bool is_return_address = start_of_walk(&regs);
   uint64_t hash = 0;
   StackMemo* memo_or_null = nullptr;
   // Not in a signal handler that interrupted this thread inside the memo.
@@ -476,7 +468,7 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
   entry.uses_start_bp = false;
   entry.uses_wrapper_frame = false;
   WalkTrace trace{&entry};
-  int depth = walk(regs, is_return_address, bp_slot, frames, max, &hash, trace);
+  int depth = walk(regs, is_return_address, frames, max, &hash, trace);
   if (depth >= 0) {
     *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
     if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
