@@ -449,12 +449,10 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     }
     if (same == entry.words) {
       int depth = entry.depth;
-      if (max >= kMemoFrames) {
-        // The whole array, a constant size the compiler copies with vector moves.
-        __builtin_memcpy(frames, entry.frames, sizeof(entry.frames));
-      } else {
-        for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
-      }
+      // A plain loop: a constant-size copy becomes rep movsq, whose start-up costs more
+      // than the 10-30 words copied.
+#pragma GCC unroll 4
+      for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
       *id = entry.stack_id;
       ++memo.hits;
       std::atomic_signal_fence(std::memory_order_seq_cst);
