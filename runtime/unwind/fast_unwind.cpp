@@ -152,9 +152,11 @@ core::UnwindRule compute_rule(uintptr_t pc, bool is_return_address, bool* /*out*
                                    is_return_address, eh_frame_segment(object));
 }
 
-core::UnwindRule find_rule(uintptr_t pc, bool is_return_address) {
+// The probe that missed: computes the rule and claims an empty entry for it.
+__attribute__((noinline)) core::UnwindRule find_rule_slow(uintptr_t pc, bool is_return_address,
+                                                          int probe) {
   size_t slot = cache_slot(pc);
-  for (int probe = 0; probe < kMaxProbes; ++probe) {
+  for (; probe < kMaxProbes; ++probe) {
     CacheEntry& entry = g_rule_cache[(slot + probe) & (kCacheSize - 1)];
     uintptr_t key = entry.pc.load(std::memory_order_acquire);
     if (key == pc) {
@@ -173,6 +175,25 @@ core::UnwindRule find_rule(uintptr_t pc, bool is_return_address) {
   }
   bool cacheable = false;
   return compute_rule(pc, is_return_address, &cacheable);
+}
+
+// Inlined into the walk (its fields stay in registers): the hit in the first probes.
+__attribute__((always_inline)) inline core::UnwindRule find_rule(uintptr_t pc,
+                                                                 bool is_return_address) {
+  size_t slot = cache_slot(pc);
+  int probe = 0;
+  for (; probe < kMaxProbes; ++probe) {
+    CacheEntry& entry = g_rule_cache[(slot + probe) & (kCacheSize - 1)];
+    uintptr_t key = entry.pc.load(std::memory_order_acquire);
+    if (key != pc) {
+      if (key == 0) break;
+      continue;
+    }
+    uint64_t word = entry.rule.load(std::memory_order_acquire);
+    if (word == 0) break;
+    return core::UnwindRule::unpack(word);
+  }
+  return find_rule_slow(pc, is_return_address, probe);
 }
 
 // ---- Fast walk ----------------------------------------------------------------------------
