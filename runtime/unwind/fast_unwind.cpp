@@ -450,7 +450,8 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     if (memo_or_null == nullptr) t_stack_memo_busy = false;
   }
   if (memo_or_null == nullptr) {
-    int depth = fast_unwind(frames, max, &hash);
+    NoTrace none;
+    int depth = walk(regs, is_return_address, frames, max, &hash, none);
     if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
     return depth;
   }

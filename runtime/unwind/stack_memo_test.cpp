@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <thread>
 
 #include "core/stack_depot.h"
 #include "runtime/unwind/fast_unwind.h"
@@ -140,6 +141,23 @@ TEST(StackMemo, ForgottenRulesAreNotReused) {
   EXPECT_EQ(after.stored, before[2].stored + 1);
   expect_libgcc_stack(c[2]);
   expect_same_stack(c[0], c[2]);
+}
+
+TEST(StackMemo, EachThreadHasItsOwnAndItsCountsOutliveIt) {
+  StackMemoStats before = stack_memo_totals();
+  std::thread thread([] {
+    Capture c[3];
+    for (Capture& capture : c) run(&capture, false, kMaxFrames);
+    // A memo of its own: the main thread's entries are not this thread's stacks.
+    EXPECT_EQ(stack_memo_stats().stored, 1u);
+    EXPECT_EQ(stack_memo_stats().hits, 2u);
+    expect_same_stack(c[0], c[2]);
+  });
+  thread.join();
+  // Its memo was unmapped at its exit, and its counts added to the process's.
+  StackMemoStats after = stack_memo_totals();
+  EXPECT_EQ(after.hits, before.hits + 2);
+  EXPECT_EQ(after.stored, before.stored + 1);
 }
 
 }  // namespace
