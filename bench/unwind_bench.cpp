@@ -1,6 +1,8 @@
 // Google Benchmark: one stack capture at call depth 10 and 30 with the fast unwinder (cached
 // DWARF rules), libgcc's _Unwind_Backtrace (the reference) and glibc's backtrace(), then a
-// capture plus the stack-depot lookup of the (known) stack, at 1, 2 and 4 threads.
+// capture plus the stack-depot lookup of the (known) stack, at 1, 2 and 4 threads, and the
+// same through the per-thread memo of unchanged stacks (fast_unwind_interned: the words the
+// walk loaded are compared instead of walking, no depot lookup).
 // This file is built -O2 without frame pointers, like the programs memtrack runs.
 #include <benchmark/benchmark.h>
 #include <execinfo.h>
@@ -13,14 +15,19 @@ namespace {
 
 constexpr int kMaxFrames = 64;
 
-enum class Unwinder { kFast, kLibgcc, kGlibcBacktrace, kFastAndDepot };
+enum class Unwinder { kFast, kLibgcc, kGlibcBacktrace, kFastAndDepot, kMemo };
 
 core::StackDepot* shared_depot() {
   static auto* depot = new core::StackDepot();
   return depot;
 }
 
-__attribute__((noinline)) void capture_loop(benchmark::State& state, Unwinder unwinder) {
+// The hooks' depth limit by default (max_frames): deeper stacks are cut there, and the memo
+// keeps stacks of up to that many frames.
+constexpr int kHookMaxFrames = 32;
+
+__attribute__((noinline)) void capture_loop(benchmark::State& state, Unwinder unwinder,
+                                            int memo_max) {
   uintptr_t frames[kMaxFrames];
   void* glibc_frames[kMaxFrames];
   for (auto _ : state) {
@@ -41,6 +48,12 @@ __attribute__((noinline)) void capture_loop(benchmark::State& state, Unwinder un
         benchmark::DoNotOptimize(
             shared_depot()->intern_hashed(frames, static_cast<uint32_t>(depth), hash));
         break;
+      case Unwinder::kMemo: {
+        uint32_t id = 0;
+        depth = fast_unwind_interned(frames, memo_max, shared_depot(), &id);
+        benchmark::DoNotOptimize(id);
+        break;
+      }
     }
     benchmark::DoNotOptimize(depth);
   }
@@ -49,13 +62,14 @@ __attribute__((noinline)) void capture_loop(benchmark::State& state, Unwinder un
 
 // Recurses `depth` - 1 times before measuring, so the stack has depth frames plus the
 // benchmark harness's, thread start and main ones below.
-__attribute__((noinline)) void at_depth(int depth, benchmark::State& state, Unwinder unwinder) {
+__attribute__((noinline)) void at_depth(int depth, benchmark::State& state, Unwinder unwinder,
+                                        int memo_max = kHookMaxFrames) {
   if (depth > 1) {
-    at_depth(depth - 1, state, unwinder);
+    at_depth(depth - 1, state, unwinder, memo_max);
     __asm__ volatile("" ::: "memory");  // keeps the recursion from becoming a loop
     return;
   }
-  capture_loop(state, unwinder);
+  capture_loop(state, unwinder, memo_max);
 }
 
 void BM_Capture(benchmark::State& state) {
@@ -77,6 +91,22 @@ void BM_CaptureAndIntern(benchmark::State& state) {
   at_depth(static_cast<int>(state.range(0)), state, Unwinder::kFastAndDepot);
 }
 BENCHMARK(BM_CaptureAndIntern)->Arg(10)->Arg(30)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+
+// The hooks' path: the memo first, the walk and the depot when a loaded word changed. With
+// max 32 (the hooks' default) both depths are reused; with max 64 the depth-30 stack (about
+// 40 frames) is too deep to keep, so that row is the cost of a walk the memo records and drops.
+void BM_CaptureMemoized(benchmark::State& state) {
+  at_depth(static_cast<int>(state.range(0)), state, Unwinder::kMemo,
+           static_cast<int>(state.range(1)));
+}
+BENCHMARK(BM_CaptureMemoized)
+    ->ArgNames({"depth", "max"})
+    ->Args({10, kHookMaxFrames})
+    ->Args({30, kHookMaxFrames})
+    ->Args({30, kMaxFrames})
+    ->Threads(1)
+    ->Threads(4)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace memtrack::rt

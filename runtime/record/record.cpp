@@ -25,9 +25,8 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
   uintptr_t frames[core::kMaxFramesLimit];
-  uint64_t hash = 0;
-  int depth = capture_stack(frames, g_flags.max_frames, &hash);
-  uint32_t stack_id = g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+  int depth = 0;
+  uint32_t stack_id = capture_stack_id(frames, g_flags.max_frames, &depth);
 
   core::AllocRecord rec;
   rec.ptr = reinterpret_cast<uintptr_t>(ptr);

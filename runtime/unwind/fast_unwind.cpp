@@ -10,13 +10,16 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <sys/auxv.h>
 #include <unwind.h>
 
 #include <atomic>
 
+#include "core/metadata_budget.h"
 #include "core/stack_depot.h"
 #include "core/unwind_rule.h"
+#include "runtime/unwind/stack_memo.h"
 
 namespace memtrack::rt {
 namespace {
@@ -149,9 +152,11 @@ core::UnwindRule compute_rule(uintptr_t pc, bool is_return_address, bool* /*out*
                                    is_return_address, eh_frame_segment(object));
 }
 
-core::UnwindRule find_rule(uintptr_t pc, bool is_return_address) {
+// The probe that missed: computes the rule and claims an empty entry for it.
+__attribute__((noinline)) core::UnwindRule find_rule_slow(uintptr_t pc, bool is_return_address,
+                                                          int probe) {
   size_t slot = cache_slot(pc);
-  for (int probe = 0; probe < kMaxProbes; ++probe) {
+  for (; probe < kMaxProbes; ++probe) {
     CacheEntry& entry = g_rule_cache[(slot + probe) & (kCacheSize - 1)];
     uintptr_t key = entry.pc.load(std::memory_order_acquire);
     if (key == pc) {
@@ -170,6 +175,25 @@ core::UnwindRule find_rule(uintptr_t pc, bool is_return_address) {
   }
   bool cacheable = false;
   return compute_rule(pc, is_return_address, &cacheable);
+}
+
+// Inlined into the walk (its fields stay in registers): the hit in the first probes.
+__attribute__((always_inline)) inline core::UnwindRule find_rule(uintptr_t pc,
+                                                                 bool is_return_address) {
+  size_t slot = cache_slot(pc);
+  int probe = 0;
+  for (; probe < kMaxProbes; ++probe) {
+    CacheEntry& entry = g_rule_cache[(slot + probe) & (kCacheSize - 1)];
+    uintptr_t key = entry.pc.load(std::memory_order_acquire);
+    if (key != pc) {
+      if (key == 0) break;
+      continue;
+    }
+    uint64_t word = entry.rule.load(std::memory_order_acquire);
+    if (word == 0) break;
+    return core::UnwindRule::unpack(word);
+  }
+  return find_rule_slow(pc, is_return_address, probe);
 }
 
 // ---- Fast walk ----------------------------------------------------------------------------
@@ -231,30 +255,12 @@ void record_base_of_main(uintptr_t wrapper_pc, const uintptr_t* frames, int coun
   g_base_of_main.state.store(2, std::memory_order_release);
 }
 
-}  // namespace
-
-__attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
-  Registers regs{0, 0, 0};
-  // pc, sp and frame pointer at one instruction of this function: the rule row for that
-  // address describes exactly this sp and frame pointer.
-#if defined(__x86_64__)
-  __asm__ volatile(
-      "leaq 0(%%rip), %0\n\t"
-      "movq %%rsp, %1\n\t"
-      "movq %%rbp, %2"
-      : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
-  bool is_return_address = leave_runtime_frames(&regs);
-#elif defined(__aarch64__)
-  __asm__ volatile(
-      "adr %0, .\n\t"
-      "mov %1, sp\n\t"
-      "mov %2, x29"
-      : "=&r"(regs.pc), "=&r"(regs.sp), "=&r"(regs.bp));
-  // aarch64 keeps its frame record {x29, x30} at the bottom of the frame, so the frame
-  // pointer chain does not give a caller's sp (its CFA): the runtime's own frames are walked
-  // with their rules like any other (they are cached after the first stacks).
-  bool is_return_address = false;
-#endif
+// The walk from the first frame to unwind: `regs` is its pc, sp and frame pointer. `trace`
+// sees every memory word the walk loads and every use of the frame pointer (stack_memo.h).
+template <class Trace>
+__attribute__((always_inline)) inline int walk(Registers regs, bool is_return_address,
+                                               uintptr_t* frames, int max, uint64_t* /*out*/ hash,
+                                               Trace& trace) {
   core::StackDepot::StackHash stack_hash;
   int count = 0;
   if (is_return_address) {
@@ -264,6 +270,7 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
   uintptr_t pc = regs.pc;
   uintptr_t sp = regs.sp;
   uintptr_t bp = regs.bp;
+  trace.bp_loaded(0);        // the starting register
   uintptr_t wrapper_pc = 0;  // the wrapper of main, once met
   int base_start = 0;        // frames[base_start..] lie below it
   bool complete = false;     // reached the outermost frame
@@ -275,10 +282,17 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
       break;
     }
     if (rule.kind != core::UnwindRuleKind::kFrame) return -1;
+    if (rule.cfa_from_bp) trace.use_bp(bp);
     uintptr_t cfa = (rule.cfa_from_bp ? bp : sp) + static_cast<intptr_t>(rule.cfa_offset);
     if (cfa <= sp || cfa - sp > kMaxFrameBytes || (cfa & 7) != 0) return -1;
-    pc = *reinterpret_cast<const uintptr_t*>(cfa + rule.ra_offset);
-    if (rule.bp_saved) bp = *reinterpret_cast<const uintptr_t*>(cfa + rule.bp_offset);
+    uintptr_t ra_slot = cfa + rule.ra_offset;
+    pc = *reinterpret_cast<const uintptr_t*>(ra_slot);
+    trace.load(ra_slot, pc);
+    if (rule.bp_saved) {
+      uintptr_t slot = cfa + rule.bp_offset;
+      bp = *reinterpret_cast<const uintptr_t*>(slot);
+      trace.bp_loaded(slot);
+    }
     sp = cfa;
     is_return_address = true;
     if (pc == 0) {
@@ -286,30 +300,228 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
       break;
     }
     if (in_skipped_code(pc)) {
-      if (count > 0 && wrapper_pc == 0 && bp != 0 &&
-          bp == g_main_wrapper_frame.load(std::memory_order_relaxed)) {
-        if (g_base_of_main.state.load(std::memory_order_acquire) == 2 &&
-            g_base_of_main.wrapper_pc == pc) {
-          for (int i = 0; i < g_base_of_main.count && count < max; ++i) {
-            frames[count++] = g_base_of_main.frames[i];
-            stack_hash.add(g_base_of_main.frames[i]);
+      if (count > 0 && wrapper_pc == 0) {
+        uintptr_t wrapper_frame = g_main_wrapper_frame.load(std::memory_order_relaxed);
+        trace.use_bp(bp);
+        trace.use_wrapper_frame(wrapper_frame);
+        if (bp != 0 && bp == wrapper_frame) {
+          if (g_base_of_main.state.load(std::memory_order_acquire) == 2 &&
+              g_base_of_main.wrapper_pc == pc) {
+            for (int i = 0; i < g_base_of_main.count && count < max; ++i) {
+              frames[count++] = g_base_of_main.frames[i];
+              stack_hash.add(g_base_of_main.frames[i]);
+            }
+            break;
           }
-          break;
+          wrapper_pc = pc;
+          base_start = count;
         }
-        wrapper_pc = pc;
-        base_start = count;
       }
       continue;
     }
     frames[count++] = pc;
     stack_hash.add(pc);
   }
-  if (complete && wrapper_pc != 0) {
-    record_base_of_main(wrapper_pc, frames + base_start, count - base_start);
+  if (wrapper_pc != 0) {
+    // Walked below main while its frames were not known yet: the next walk appends them
+    // instead, so this one is not a result to reuse.
+    trace.drop();
+    if (complete) record_base_of_main(wrapper_pc, frames + base_start, count - base_start);
   }
   *hash = stack_hash.finish(static_cast<uint32_t>(count));
   return count;
 }
+
+// Bumped by forget_unwind_rules: memo entries of an older generation are never used.
+std::atomic<uint32_t> g_rule_generation{1};
+
+// Each thread's memo is a mapping of its own, made at its first capture and unmapped by a
+// thread key's destructor when the thread exits: in thread-local storage its 61 KiB would
+// come out of every thread's stack, which programs that size their threads' stacks tightly
+// would feel. A thread whose memo is gone or could not be mapped goes without.
+StackMemo* const kNoMemo = reinterpret_cast<StackMemo*>(uintptr_t{1});
+__thread StackMemo* t_stack_memo = nullptr;
+// Set while this thread is inside the memo: a signal handler that captures a stack then
+// neither reads nor writes it (it could see a half-written entry).
+__thread bool t_stack_memo_busy = false;
+std::atomic<int> g_memo_key_state{0};  // 0: not created, 1: being created, 2: ready, 3: none
+pthread_key_t g_memo_key;
+
+// The counters of threads that have exited.
+std::atomic<uint64_t> g_memo_hits{0};
+std::atomic<uint64_t> g_memo_rejected{0};
+std::atomic<uint64_t> g_memo_stored{0};
+
+void release_stack_memo(void* mem) {
+  const auto* memo = static_cast<const StackMemo*>(mem);
+  g_memo_hits.fetch_add(memo->hits, std::memory_order_relaxed);
+  g_memo_rejected.fetch_add(memo->rejected, std::memory_order_relaxed);
+  g_memo_stored.fetch_add(memo->stored, std::memory_order_relaxed);
+  t_stack_memo = kNoMemo;
+  core::unmap_metadata(mem, sizeof(StackMemo));
+}
+
+bool memo_key_ready() {
+  int state = g_memo_key_state.load(std::memory_order_acquire);
+  if (state != 0) return state == 2;
+  if (!g_memo_key_state.compare_exchange_strong(state, 1, std::memory_order_acq_rel)) {
+    return false;
+  }
+  bool ready = pthread_key_create(&g_memo_key, release_stack_memo) == 0;
+  // glibc keeps the values of the first 32 keys in the thread itself; a later key's
+  // pthread_setspecific would call calloc.
+  if (ready && g_memo_key >= 32) {
+    pthread_key_delete(g_memo_key);
+    ready = false;
+  }
+  g_memo_key_state.store(ready ? 2 : 3, std::memory_order_release);
+  return ready;
+}
+
+StackMemo* thread_stack_memo() {
+  StackMemo* memo = t_stack_memo;
+  if (memo != nullptr) return memo == kNoMemo ? nullptr : memo;
+  if (!memo_key_ready()) return nullptr;
+  void* mem = core::map_metadata(sizeof(StackMemo));  // zeroed: an empty memo
+  if (mem != nullptr && pthread_setspecific(g_memo_key, mem) != 0) {
+    core::unmap_metadata(mem, sizeof(StackMemo));
+    mem = nullptr;
+  }
+  t_stack_memo = mem != nullptr ? static_cast<StackMemo*>(mem) : kNoMemo;
+  return static_cast<StackMemo*>(mem);
+}
+
+// The starting registers, read at one instruction of the (noinline) caller: the rule row for
+// that address describes exactly this sp and frame pointer. On x86-64 the runtime's own
+// frames are then left through their frame pointers.
+#if defined(__x86_64__)
+#define MEMTRACK_READ_START_REGISTERS(regs) \
+  __asm__ volatile(                         \
+      "leaq 0(%%rip), %0\n\t"               \
+      "movq %%rsp, %1\n\t"                  \
+      "movq %%rbp, %2"                      \
+      : "=&r"((regs).pc), "=&r"((regs).sp), "=&r"((regs).bp))
+#elif defined(__aarch64__)
+#define MEMTRACK_READ_START_REGISTERS(regs) \
+  __asm__ volatile(                         \
+      "adr %0, .\n\t"                       \
+      "mov %1, sp\n\t"                      \
+      "mov %2, x29"                         \
+      : "=&r"((regs).pc), "=&r"((regs).sp), "=&r"((regs).bp))
+#endif
+
+// Leaves the runtime's frames (x86-64). Returns is_return_address. The first frame's
+// registers are the memo's key, its frame pointer included where a rule reads it: the slot
+// it was loaded from belongs to the runtime's frames, whose layout differs between hooks.
+__attribute__((always_inline)) inline bool start_of_walk(Registers* regs) {
+#if defined(__x86_64__)
+  return leave_runtime_frames(regs);
+#else
+  // aarch64 keeps its frame record {x29, x30} at the bottom of the frame, so the frame
+  // pointer chain does not give a caller's sp (its CFA): the runtime's own frames are walked
+  // with their rules like any other (they are cached after the first stacks).
+  (void)regs;
+  return false;
+#endif
+}
+
+}  // namespace
+
+__attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
+  Registers regs{0, 0, 0};
+  MEMTRACK_READ_START_REGISTERS(regs);
+  bool is_return_address = start_of_walk(&regs);
+  NoTrace trace;
+  return walk(regs, is_return_address, frames, max, hash, trace);
+}
+
+__attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
+                                                   core::StackDepot* depot, uint32_t* /*out*/ id) {
+  Registers regs{0, 0, 0};
+  MEMTRACK_READ_START_REGISTERS(regs);
+  bool is_return_address = start_of_walk(&regs);
+  uint64_t hash = 0;
+  StackMemo* memo_or_null = nullptr;
+  // Not in a signal handler that interrupted this thread inside the memo.
+  if (!t_stack_memo_busy) {
+    t_stack_memo_busy = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    memo_or_null = thread_stack_memo();
+    if (memo_or_null == nullptr) t_stack_memo_busy = false;
+  }
+  if (memo_or_null == nullptr) {
+    NoTrace none;
+    int depth = walk(regs, is_return_address, frames, max, &hash, none);
+    if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+    return depth;
+  }
+  StackMemo& memo = *memo_or_null;
+  uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
+  StackMemoEntry& entry = memo_entry(memo, regs.pc, regs.sp);
+  if (entry.generation == generation && entry.pc == regs.pc && entry.sp == regs.sp &&
+      entry.max == max && entry.is_return_address == is_return_address &&
+      (!entry.uses_start_bp || entry.start_bp == regs.bp) &&
+      (!entry.uses_wrapper_frame ||
+       entry.wrapper_frame == g_main_wrapper_frame.load(std::memory_order_relaxed))) {
+    // In the walk's order, stopping at the first difference (see stack_memo.h).
+    int same = 0;
+    while (same < entry.words &&
+           *reinterpret_cast<const volatile uintptr_t*>(entry.address[same]) == entry.value[same]) {
+      ++same;
+    }
+    if (same == entry.words) {
+      int depth = entry.depth;
+      // A plain loop: a constant-size copy becomes rep movsq, whose start-up costs more
+      // than the 10-30 words copied.
+#pragma GCC unroll 4
+      for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
+      *id = entry.stack_id;
+      ++memo.hits;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_stack_memo_busy = false;
+      return depth;
+    }
+    ++memo.rejected;
+  }
+  entry.generation = 0;
+  entry.words = 0;
+  entry.uses_start_bp = false;
+  entry.uses_wrapper_frame = false;
+  WalkTrace trace{&entry};
+  int depth = walk(regs, is_return_address, frames, max, &hash, trace);
+  if (depth >= 0) {
+    *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+    if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
+      entry.pc = regs.pc;
+      entry.sp = regs.sp;
+      entry.max = static_cast<int16_t>(max);
+      entry.is_return_address = is_return_address;
+      entry.depth = static_cast<uint16_t>(depth);
+      entry.stack_id = *id;
+      for (int i = 0; i < depth; ++i) entry.frames[i] = frames[i];
+      entry.generation = generation;
+      ++memo.stored;
+    }
+  }
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_stack_memo_busy = false;
+  return depth;
+}
+
+StackMemoStats stack_memo_stats() {
+  const StackMemo* memo = t_stack_memo;
+  if (memo == nullptr || memo == kNoMemo) return StackMemoStats{};
+  return StackMemoStats{memo->hits, memo->rejected, memo->stored};
+}
+
+StackMemoStats stack_memo_totals() {
+  StackMemoStats totals = stack_memo_stats();
+  totals.hits += g_memo_hits.load(std::memory_order_relaxed);
+  totals.rejected += g_memo_rejected.load(std::memory_order_relaxed);
+  totals.stored += g_memo_stored.load(std::memory_order_relaxed);
+  return totals;
+}
+
 #endif  // !defined(__arm__)
 
 #if !defined(__arm__)
@@ -323,6 +535,8 @@ void forget_unwind_rules() {
     entry.rule.store(0, std::memory_order_relaxed);
     entry.pc.store(0, std::memory_order_release);
   }
+  // After the cache is empty: a walk that reads the new generation uses no old rule.
+  g_rule_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 #endif
 

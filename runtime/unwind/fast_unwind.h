@@ -6,6 +6,10 @@
 
 #include <cstdint>
 
+namespace memtrack::core {
+class StackDepot;
+}
+
 namespace memtrack::rt {
 
 // Frames whose return address lies in [start, end) are left out of every stack (the
@@ -20,6 +24,22 @@ void skipped_code_range(uintptr_t* /*out*/ start, uintptr_t* /*out*/ end);
 // (signal frames, CFA expressions, code outside any loaded module); nothing is stored then.
 // Thread safe, async-signal-safe once its cache holds the rules it needs.
 int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
+
+// As fast_unwind, and the stack's id in `depot` in *id. Reuses the stack of this thread's memo
+// (stack_memo.h) when every word the earlier walk loaded is unchanged: then neither the walk
+// nor the depot lookup runs. Same result as fast_unwind + StackDepot::intern_hashed.
+int fast_unwind_interned(uintptr_t* frames, int max, core::StackDepot* depot, uint32_t* /*out*/ id);
+
+// This thread's memo counters: stacks reused, lookups whose registers matched but a loaded
+// word differed, stacks stored. Zero where there is no memo (32-bit ARM).
+struct StackMemoStats {
+  uint64_t hits = 0;
+  uint64_t rejected = 0;
+  uint64_t stored = 0;
+};
+StackMemoStats stack_memo_stats();
+// The same for the whole process: threads that have exited, and the calling thread.
+StackMemoStats stack_memo_totals();
 
 // The same stack with _Unwind_Backtrace. Returns the number of frames stored.
 int reference_unwind(uintptr_t* frames, int max);

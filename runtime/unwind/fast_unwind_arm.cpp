@@ -124,6 +124,23 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
   return count;
 }
 
+// No memo here: each EHABI step is one cache lookup and a frame-pointer walk.
+int fast_unwind_interned(uintptr_t* frames, int max, core::StackDepot* depot,
+                         uint32_t* /*out*/ id) {
+  uint64_t hash = 0;
+  int depth = fast_unwind(frames, max, &hash);
+  if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+  return depth;
+}
+
+StackMemoStats stack_memo_stats() {
+  return StackMemoStats{};
+}
+
+StackMemoStats stack_memo_totals() {
+  return StackMemoStats{};
+}
+
 // The wrapper of main's frames are not learnt here: each step is one cache lookup anyway.
 void set_main_wrapper_frame(uintptr_t) {}
 

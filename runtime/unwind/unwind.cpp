@@ -74,8 +74,25 @@ int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
   return depth;
 }
 
+uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth) {
+  uint32_t id = core::StackDepot::kInvalidId;
+  if (g_flags.fast_unwind) {
+    *depth = fast_unwind_interned(frames, max, &g_stacks, &id);
+    // Memo hits too: the cross-check compares every stack the hooks record.
+    if (*depth >= 0 && g_flags.check_unwinder) check_against_reference(frames, *depth, max);
+    if (*depth >= 0) return id;
+    g_fallback_stacks.fetch_add(1, std::memory_order_relaxed);
+  }
+  *depth = reference_unwind(frames, max);
+  uint64_t hash = core::StackDepot::hash_frames(frames, static_cast<uint32_t>(*depth));
+  return g_stacks.intern_hashed(frames, static_cast<uint32_t>(*depth), hash);
+}
+
 void report_unwinder_check() {
   if (!g_flags.check_unwinder) return;
+  // Reused stacks of the threads that have exited and of this one (not of other threads
+  // still running).
+  StackMemoStats memo = stack_memo_totals();
   core::FixedText<256> text;
   text.str("unwinder check: ")
       .u64(g_checked_stacks.load(std::memory_order_relaxed))
@@ -83,7 +100,9 @@ void report_unwinder_check() {
       .u64(g_mismatched_stacks.load(std::memory_order_relaxed))
       .str(" differed; ")
       .u64(g_fallback_stacks.load(std::memory_order_relaxed))
-      .str(" stacks went to libgcc");
+      .str(" stacks went to libgcc; ")
+      .u64(memo.hits)
+      .str(" reused from the memo");
   diag(text.data());
 }
 

@@ -9,6 +9,9 @@ namespace memtrack::rt {
 // Returns the number of frames stored (at most `max`) and sets *hash to
 // StackDepot::hash_frames of them. Never takes a runtime lock.
 int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
+// capture_stack and the stack's id in g_stacks: returns the id, *depth the frames stored.
+// Reuses this thread's memo of unchanged stacks (stack_memo.h) when it can.
+uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth);
 void init_unwinder();
 // check_unwinder: prints how many fast stacks differed from libgcc's. Called once at exit.
 void report_unwinder_check();

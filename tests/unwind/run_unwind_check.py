@@ -3,7 +3,8 @@
 unwinder captured differs from libgcc's _Unwind_Backtrace, or if a program compared nothing.
 
 The runtime prints, per process, at exit:
-  memtrack[PID]: unwinder check: N fast stacks compared with libgcc, M differed; F stacks went to libgcc
+  memtrack[PID]: unwinder check: N fast stacks compared with libgcc, M differed; F stacks went
+  to libgcc; R reused from the memo
 and, for the first differences, both stacks in full.
 
 Usage: run_unwind_check.py --runtime LIBMEMTRACK [--emulator COMMAND] PROGRAM[@ARG]...
@@ -18,7 +19,7 @@ import sys
 import tempfile
 
 SUMMARY = re.compile(r"unwinder check: (\d+) fast stacks compared with libgcc, (\d+) differed; "
-                     r"(\d+) stacks went to libgcc")
+                     r"(\d+) stacks went to libgcc; (\d+) reused from the memo")
 TIMEOUT_SECONDS = 120
 
 
@@ -47,7 +48,7 @@ def main():
     parser.add_argument("programs", nargs="+")
     args = parser.parse_args()
     failures = []
-    totals = [0, 0, 0]
+    totals = [0, 0, 0, 0]
     with tempfile.TemporaryDirectory() as tmp:
         for program in args.programs:
             name = os.path.basename(program.split("@")[0])
@@ -59,15 +60,18 @@ def main():
             compared = sum(s[0] for s in summaries)
             differed = sum(s[1] for s in summaries)
             fallback = sum(s[2] for s in summaries)
-            totals = [totals[0] + compared, totals[1] + differed, totals[2] + fallback]
-            print(f"{name}: {compared} stacks compared, {differed} differed, "
-                  f"{fallback} captured by libgcc ({len(summaries)} processes)")
+            reused = sum(s[3] for s in summaries)
+            totals = [totals[0] + compared, totals[1] + differed, totals[2] + fallback,
+                      totals[3] + reused]
+            print(f"{name}: {compared} stacks compared ({reused} of them reused from the memo), "
+                  f"{differed} differed, {fallback} captured by libgcc "
+                  f"({len(summaries)} processes)")
             if differed:
                 failures.append(f"{name}: {differed} stacks differed:\n{stderr}")
             if compared == 0:
                 failures.append(f"{name}: no stack was captured by the fast unwinder")
-    print(f"total: {totals[0]} stacks compared, {totals[1]} differed, "
-          f"{totals[2]} captured by libgcc")
+    print(f"total: {totals[0]} stacks compared ({totals[3]} reused from the memo), "
+          f"{totals[1]} differed, {totals[2]} captured by libgcc")
     for failure in failures:
         print(f"FAIL {failure}", file=sys.stderr)
     return 1 if failures else 0
