@@ -40,10 +40,15 @@ constexpr size_t kInsertionSortRun = 32;
 constexpr size_t kPrefetchAhead = 8;  // records: two cache lines
 
 // One histogram per level of the recursion (at most kLevels deep: every level takes 8 more
-// bits): 36 KiB of .bss rather than of stack, which may be a small alternate signal stack.
-// Used under the report lock.
-size_t g_bucket_end[kLevels][kBuckets];
-size_t g_bucket_next[kLevels][kBuckets];
+// bits), and the smallest and largest key that lands in each bucket: 72 KiB of .bss rather
+// than of stack, which may be a small alternate signal stack. Used under the report lock.
+struct RadixLevel {
+  size_t end[kBuckets];
+  size_t next[kBuckets];
+  uint64_t low[kBuckets];
+  uint64_t high[kBuckets];
+};
+RadixLevel g_radix_levels[kLevels];
 
 template <typename Record>
 void insertion_sort(Record* items, size_t n) {
@@ -67,45 +72,54 @@ void radix_sort(Record* items, size_t n, uint64_t low, uint64_t high, unsigned d
   auto digit = [&](const Record& r) {
     return static_cast<size_t>(((r.start_bits - low) >> shift) & (kBuckets - 1));
   };
-  size_t* end = g_bucket_end[depth];
-  size_t* next = g_bucket_next[depth];
-  for (size_t b = 0; b < kBuckets; ++b) end[b] = 0;
-  for (size_t i = 0; i < n; ++i) ++end[digit(items[i])];
+  RadixLevel& level = g_radix_levels[depth];
+  for (size_t b = 0; b < kBuckets; ++b) {
+    level.end[b] = 0;
+    level.low[b] = UINT64_MAX;
+    level.high[b] = 0;
+  }
+  for (size_t i = 0; i < n; ++i) ++level.end[digit(items[i])];
   size_t sum = 0;
   for (size_t b = 0; b < kBuckets; ++b) {
-    next[b] = sum;
-    sum += end[b];
-    end[b] = sum;
+    level.next[b] = sum;
+    sum += level.end[b];
+    level.end[b] = sum;
   }
+  // Every record passes here once, as it lands in its bucket: the bucket's bounds come for
+  // free for the next level's digits.
+  auto landed = [&](size_t d, uint64_t key) {
+    level.low[d] = key < level.low[d] ? key : level.low[d];
+    level.high[d] = key > level.high[d] ? key : level.high[d];
+  };
   for (size_t b = 0; b < kBuckets; ++b) {
-    while (next[b] < end[b]) {
-      Record moving = items[next[b]];
+    while (level.next[b] < level.end[b]) {
+      Record moving = items[level.next[b]];
       size_t d = digit(moving);
+      if (d == b) {  // already in place
+        landed(b, moving.start_bits);
+        ++level.next[b];
+        continue;
+      }
       while (d != b) {  // put it in its bucket; carry on with the record it displaces
         // Each bucket is written in order, but 256 write positions are more streams than
         // the hardware prefetcher follows: ask for the line after next.
-        __builtin_prefetch(&items[next[d] + kPrefetchAhead], 1);
-        Record displaced = items[next[d]];
-        items[next[d]++] = moving;
+        __builtin_prefetch(&items[level.next[d] + kPrefetchAhead], 1);
+        landed(d, moving.start_bits);
+        Record displaced = items[level.next[d]];
+        items[level.next[d]++] = moving;
         moving = displaced;
         d = digit(moving);
       }
-      items[next[b]++] = moving;
+      landed(b, moving.start_bits);
+      items[level.next[b]++] = moving;
     }
   }
   if (shift == 0) return;
   size_t begin = 0;
   for (size_t b = 0; b < kBuckets; ++b) {
-    const size_t bucket_end = end[b];
+    const size_t bucket_end = level.end[b];
     if (bucket_end - begin > 1) {
-      uint64_t bucket_low = UINT64_MAX;
-      uint64_t bucket_high = 0;
-      for (size_t i = begin; i < bucket_end; ++i) {
-        const uint64_t key = items[i].start_bits;
-        bucket_low = key < bucket_low ? key : bucket_low;
-        bucket_high = key > bucket_high ? key : bucket_high;
-      }
-      radix_sort(items + begin, bucket_end - begin, bucket_low, bucket_high, depth + 1);
+      radix_sort(items + begin, bucket_end - begin, level.low[b], level.high[b], depth + 1);
     }
     begin = bucket_end;
   }
