@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 29u);
+  ASSERT_EQ(count, 30u);
   const struct {
     const char* name;
     FlagType type;
@@ -289,6 +289,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"scan_stacks", FlagType::kBool, "true"},
       {"scan_registers", FlagType::kBool, "true"},
       {"scan_root_regions", FlagType::kBool, "true"},
+      {"leak_scan_stats", FlagType::kBool, "false"},
       {"show_reachable", FlagType::kBool, "false"},
       {"detect_misuse", FlagType::kBool, "true"},
       {"free_stacks", FlagType::kBool, "false"},
@@ -338,7 +339,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 29u);
+  EXPECT_EQ(entries, 30u);
 }
 
 }  // namespace

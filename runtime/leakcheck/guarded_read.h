@@ -62,6 +62,46 @@ __attribute__((noinline)) void read_words(uintptr_t begin, uintptr_t end, Visit&
   t_thread.fault_jump = outer;
 }
 
+// Like read_words over a series of ranges, under one sigsetjmp: next_range(&begin, &end)
+// hands out the next range, or returns false when there is none. For scans of many small
+// ranges (a million blocks), where a sigsetjmp per range would cost more than the reads.
+// What next_range and visit change must be in memory when a read can fault: next_range is
+// followed by a compiler barrier, and visit should do its work in calls that are not inlined.
+template <typename NextRange, typename Visit>
+__attribute__((noinline)) void read_ranges(NextRange&& next_range, Visit&& visit) {
+  sigjmp_buf jump;
+  constexpr uintptr_t kMask = kWord - 1;
+  volatile uintptr_t cursor = 0;  // volatile: survive the jump
+  volatile uintptr_t end = 0;
+  sigjmp_buf* outer = t_thread.fault_jump;
+  if (sigsetjmp(jump, 0) != 0) {
+    uintptr_t fault = t_thread.fault_address;
+    uintptr_t at = cursor;
+    uintptr_t after_page = (next_page_after(fault) + kMask) & ~kMask;
+    if (fault < at || fault >= at + kWord) {
+      cursor = at + kWord;  // a fault inside visit: skip that one word
+    } else {
+      cursor = after_page > at ? after_page : end;  // the last page wraps: the range is done
+    }
+  }
+  t_thread.fault_jump = &jump;
+  for (;;) {
+    const uintptr_t range_end = end;
+    for (uintptr_t p = cursor; p + kWord <= range_end && p + kWord > p; p += kWord) {
+      cursor = p;
+      visit(*reinterpret_cast<const volatile uintptr_t*>(p));
+    }
+    uintptr_t begin = 0;
+    uintptr_t next_end = 0;
+    bool more = next_range(&begin, &next_end);
+    asm volatile("" ::: "memory");  // next_range's stores happen before a read can fault
+    if (!more) break;
+    cursor = (begin + kMask) & ~kMask;
+    end = next_end;
+  }
+  t_thread.fault_jump = outer;
+}
+
 // Reads one word (kWord bytes); false if it cannot be read (under a ScanGuard; without one, it must
 // be readable).
 [[nodiscard]] bool try_read_word(uintptr_t address, uint64_t* /*out*/ value);

@@ -27,30 +27,43 @@ bool LeakReport::try_collect(core::AllocTable& table, uint32_t stack_count) {
   return true;
 }
 
-bool LeakReport::try_collect_classified(const core::MmapArray<ScanBlock>& blocks,
+bool LeakReport::try_collect_classified(const ScanBlocks& blocks,
+                                        const core::MmapArray<ReachabilityScan::Clique>& cliques,
                                         uint32_t stack_count) {
+  // One group per (stack id, kind), indexed directly. Freshly mapped memory is zero, so only
+  // the pages of the groups that occur are ever touched; a group learns its key when it is
+  // taken out.
   constexpr uint32_t kKinds = 4;  // definite, indirect, possible, reachable
+  static_assert(static_cast<uint32_t>(LeakKind::kDefinite) == 0 &&
+                static_cast<uint32_t>(LeakKind::kIndirect) == 1 &&
+                static_cast<uint32_t>(LeakKind::kPossible) == 2 &&
+                static_cast<uint32_t>(LeakKind::kReachable) == 3);
+  // BlockState to LeakKind: a block left unreached is definitely lost.
+  constexpr LeakKind kKindOf[] = {LeakKind::kDefinite, LeakKind::kIndirect, LeakKind::kPossible,
+                                  LeakKind::kReachable};
   core::MmapArray<LeakGroup> by_key;
   if (!by_key.try_resize((size_t{stack_count} + 1) * kKinds)) return false;
-  for (size_t i = 0; i < by_key.size(); ++i) {
-    by_key[i] = LeakGroup{};
-    by_key[i].stack_id = static_cast<uint32_t>(i / kKinds);
-    by_key[i].kind = static_cast<LeakKind>(i % kKinds);
-  }
-  for (const ScanBlock& b : blocks) {
-    if (b.stack_id > stack_count) continue;
-    LeakKind kind = b.state == BlockState::kReachable  ? LeakKind::kReachable
-                    : b.state == BlockState::kPossible ? LeakKind::kPossible
-                    : b.state == BlockState::kIndirect ? LeakKind::kIndirect
-                                                       : LeakKind::kDefinite;
-    LeakGroup& group = by_key[size_t{b.stack_id} * kKinds + static_cast<uint32_t>(kind)];
-    group.bytes += b.size;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    uint32_t stack_id = blocks.stack_id(i);
+    if (stack_id > stack_count) continue;
+    LeakKind kind = kKindOf[static_cast<uint32_t>(blocks.state(i))];
+    LeakGroup& group = by_key[size_t{stack_id} * kKinds + static_cast<uint32_t>(kind)];
+    group.bytes += blocks.size_of(i);
     group.blocks += 1;
-    group.indirect_bytes += b.indirect_bytes;
-    group.indirect_blocks += b.indirect_blocks;
   }
-  for (const LeakGroup& group : by_key) {
-    if (group.blocks > 0 && !groups_.try_push_back(group)) return false;
+  for (const ReachabilityScan::Clique& clique : cliques) {
+    uint32_t stack_id = blocks.stack_id(clique.leader);
+    if (stack_id > stack_count) continue;
+    LeakGroup& group = by_key[size_t{stack_id} * kKinds];
+    group.indirect_bytes += clique.bytes;
+    group.indirect_blocks += clique.blocks;
+  }
+  for (size_t i = 0; i < by_key.size(); ++i) {
+    LeakGroup group = by_key[i];
+    if (group.blocks == 0) continue;
+    group.stack_id = static_cast<uint32_t>(i / kKinds);
+    group.kind = static_cast<LeakKind>(i % kKinds);
+    if (!groups_.try_push_back(group)) return false;
   }
   return true;
 }

@@ -42,9 +42,10 @@ class LeakReport {
   [[nodiscard]] bool try_collect(core::AllocTable& table, uint32_t stack_count);
 
   // Groups classified blocks by (stack id, kind); definite groups sum the indirect totals of
-  // their blocks' cliques.
-  [[nodiscard]] bool try_collect_classified(const core::MmapArray<ScanBlock>& blocks,
-                                            uint32_t stack_count);
+  // their blocks' cliques (as ReachabilityScan::cliques() lists them).
+  [[nodiscard]] bool try_collect_classified(
+      const ScanBlocks& blocks, const core::MmapArray<ReachabilityScan::Clique>& cliques,
+      uint32_t stack_count);
 
   // Sorts groups by bytes, then blocks (both descending), then stack id, so the order is
   // deterministic for identical runs.

@@ -76,5 +76,48 @@ TEST_F(LeakReportTest, TotalsSeparateRuntimeInternalGroups) {
   EXPECT_EQ(report.totals(true).groups, 1u);
 }
 
+TEST_F(LeakReportTest, ClassifiedGroupsByStackAndKindWithCliqueTotals) {
+  ScanBlocks blocks;
+  ASSERT_TRUE(blocks.try_add(0x1000, 100, 1, false));  // definite, leads a clique
+  ASSERT_TRUE(blocks.try_add(0x2000, 30, 2, false));   // indirect
+  ASSERT_TRUE(blocks.try_add(0x3000, 20, 2, false));   // indirect
+  ASSERT_TRUE(blocks.try_add(0x4000, 7, 1, false));    // definite, led a clique taken over
+  ASSERT_TRUE(blocks.try_add(0x5000, 50, 1, false));   // reachable
+  ASSERT_TRUE(blocks.try_add(0x6000, 60, 3, false));   // possible
+  ASSERT_TRUE(blocks.try_add(0x7000, 70, 9, false));   // a stack newer than the snapshot
+  ASSERT_TRUE(blocks.try_sort());
+  blocks.set_state(1, BlockState::kIndirect);
+  blocks.set_state(2, BlockState::kIndirect);
+  blocks.set_state(4, BlockState::kReachable);
+  blocks.set_state(5, BlockState::kPossible);
+  core::MmapArray<ReachabilityScan::Clique> cliques;
+  ASSERT_TRUE(cliques.try_push_back({0, 2, 50}));
+  ASSERT_TRUE(cliques.try_push_back({3, 0, 0}));
+  LeakReport report;
+  ASSERT_TRUE(report.try_collect_classified(blocks, cliques, 3));
+  report.sort();
+  auto& groups = report.groups();
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].stack_id, 1u);
+  EXPECT_EQ(groups[0].kind, LeakKind::kDefinite);
+  EXPECT_EQ(groups[0].bytes, 107u);
+  EXPECT_EQ(groups[0].blocks, 2u);
+  EXPECT_EQ(groups[0].indirect_bytes, 50u);
+  EXPECT_EQ(groups[0].indirect_blocks, 2u);
+  EXPECT_EQ(groups[1].stack_id, 3u);
+  EXPECT_EQ(groups[1].kind, LeakKind::kPossible);
+  EXPECT_EQ(groups[1].bytes, 60u);
+  EXPECT_EQ(groups[2].stack_id, 2u);  // as many bytes as the next, in more blocks
+  EXPECT_EQ(groups[2].kind, LeakKind::kIndirect);
+  EXPECT_EQ(groups[2].bytes, 50u);
+  EXPECT_EQ(groups[2].blocks, 2u);
+  EXPECT_EQ(groups[3].stack_id, 1u);
+  EXPECT_EQ(groups[3].kind, LeakKind::kReachable);
+  EXPECT_EQ(groups[3].bytes, 50u);
+  EXPECT_EQ(groups[3].blocks, 1u);
+  EXPECT_EQ(groups[3].indirect_bytes, 0u);
+  EXPECT_FALSE(groups[3].runtime_internal);
+}
+
 }  // namespace
 }  // namespace memtrack::rt

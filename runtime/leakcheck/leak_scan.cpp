@@ -4,6 +4,7 @@
 #include "runtime/leakcheck/leak_scan.h"
 
 #include <sys/mman.h>
+#include <time.h>
 
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
@@ -24,52 +25,42 @@ constexpr size_t kMaxInterruptedRegisters = 32;
 uintptr_t g_interrupted_registers[kMaxInterruptedRegisters];
 size_t g_interrupted_count = 0;
 
-bool snapshot_blocks(core::MmapArray<ScanBlock>& blocks) {
-  bool ok = true;
+uint64_t thread_cpu_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000 + static_cast<uint64_t>(now.tv_nsec);
+}
+
+bool snapshot_blocks(ScanBlocks& blocks, LeakScanStats* stats) {
+  uint64_t start = core::sys::monotonic_ns();
+  bool ok = blocks.try_reserve(g_allocs.size() + 64);
   g_allocs.for_each([&](const core::AllocRecord& rec) {
-    ScanBlock b{};
-    b.start = rec.ptr;
-    b.size = rec.size;
-    b.stack_id = rec.stack_id;
-    b.ignored = rec.ignored;
-    if (!blocks.try_push_back(b)) ok = false;
+    if (!blocks.try_add(rec.ptr, rec.size, rec.stack_id, rec.ignored != 0)) ok = false;
   });
-  core::heap_sort(blocks.data(), blocks.size(),
-                  [](const ScanBlock& a, const ScanBlock& b) { return a.start < b.start; });
+  uint64_t collected = core::sys::monotonic_ns();
+  stats->collect_ns = collected - start;
+  ok = ok && blocks.try_sort();
+  stats->sort_ns = core::sys::monotonic_ns() - collected;
   return ok;
 }
 
-// Index of the first block starting at or after `begin`.
-size_t first_block_at(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin) {
-  size_t lo = 0;
-  size_t hi = blocks.size();
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (blocks[mid].start < begin) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-bool contains_block_start(const core::MmapArray<ScanBlock>& blocks, uintptr_t begin,
-                          uintptr_t end) {
-  size_t first = first_block_at(blocks, begin);
-  return first < blocks.size() && blocks[first].start < end;
+bool contains_block_start(const ScanBlocks& blocks, uintptr_t begin, uintptr_t end) {
+  size_t first = blocks.first_at(begin);
+  return first < blocks.size() && blocks.start(first) < end;
 }
 
 // The mapping glibc made for a block it mmapped on its own (above the mmap threshold), or
 // false if `block` does not look like one: its chunk header says IS_MMAPPED, and the mapping
 // (chunk start minus the alignment gap kept in prev_size, plus the chunk size) is
 // page-aligned and inside [begin, end). Any other allocator's blocks fail these checks.
-bool mmapped_chunk_of(const ScanBlock& block, uintptr_t begin, uintptr_t end,
+bool mmapped_chunk_of(const ScanBlocks& blocks, size_t index, uintptr_t begin, uintptr_t end,
                       core::sys::MemoryRange* /*out*/ range) {
+  const uintptr_t block_start = blocks.start(index);
+  const uint64_t block_size = blocks.size_of(index);
   constexpr uint64_t kIsMmapped = 2;
   const uintptr_t page = core::sys::page_size();
-  uintptr_t chunk = block.start - 2 * kWord;  // prev_size and size, size_t each
-  if (block.start < begin + 2 * kWord || chunk >= end) return false;
+  uintptr_t chunk = block_start - 2 * kWord;  // prev_size and size, size_t each
+  if (block_start < begin + 2 * kWord || chunk >= end) return false;
   uint64_t gap = 0;
   uint64_t size_field = 0;
   if (!try_read_word(chunk, &gap) || !try_read_word(chunk + kWord, &size_field)) return false;
@@ -77,7 +68,7 @@ bool mmapped_chunk_of(const ScanBlock& block, uintptr_t begin, uintptr_t end,
   if ((size_field & kIsMmapped) == 0 || gap > chunk - begin) return false;
   uintptr_t map_start = chunk - gap;
   if ((map_start & (page - 1)) != 0 || ((gap + size) & (page - 1)) != 0) return false;
-  if (size > end - chunk || block.start + block.size > chunk + size) return false;
+  if (size > end - chunk || block_start + block_size > chunk + size) return false;
   *range = core::sys::MemoryRange{map_start, chunk + static_cast<uintptr_t>(size)};
   return true;
 }
@@ -203,15 +194,14 @@ bool collect_own_mappings(core::MmapArray<core::sys::MemoryRange>& own) {
 // blocks, and its free chunks hold stale links) unless every block in it is a chunk glibc
 // mmapped on its own. The kernel merges such a chunk with the program's neighbouring
 // anonymous mappings (cc1plus's GC pages), so the rest of the mapping is scanned as roots.
-void scan_around_mmapped_chunks(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
+void scan_around_mmapped_chunks(ReachabilityScan& scan, const ScanBlocks& blocks,
                                 const MapRegion& m,
                                 const core::MmapArray<core::sys::MemoryRange>& own) {
   constexpr size_t kMaxChunks = 64;
   core::sys::MemoryRange chunks[kMaxChunks];
   size_t count = 0;
-  for (size_t i = first_block_at(blocks, m.start); i < blocks.size() && blocks[i].start < m.end;
-       ++i) {
-    if (count == kMaxChunks || !mmapped_chunk_of(blocks[i], m.start, m.end, &chunks[count])) {
+  for (size_t i = blocks.first_at(m.start); i < blocks.size() && blocks.start(i) < m.end; ++i) {
+    if (count == kMaxChunks || !mmapped_chunk_of(blocks, i, m.start, m.end, &chunks[count])) {
       return;  // an arena, or more than we can track: leave it all to the block scan
     }
     ++count;
@@ -266,7 +256,7 @@ void for_each_part_outside(const MapRegion& m, const OwnRange* ranges, int n, F&
   if (after.start < after.end) for_each_part_outside(after, ranges + 1, n - 1, f);
 }
 
-void scan_roots(ReachabilityScan& scan, const core::MmapArray<ScanBlock>& blocks,
+void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
                 const core::MmapArray<MapRegion>& maps,
                 const core::MmapArray<core::sys::MemoryRange>& own, uintptr_t self_sp) {
   uintptr_t self_start = 0;
@@ -339,11 +329,22 @@ void note_interrupted_registers(const uintptr_t* registers, size_t count) {
   g_interrupted_count = count;
 }
 
-bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
+bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
+                      LeakScanStats* stats) {
+  LeakScanStats local;
+  LeakScanStats& times = stats != nullptr ? *stats : local;
+  const uint64_t cpu_start = thread_cpu_ns();
+  uint64_t mark = core::sys::monotonic_ns();
+  auto lap = [&](uint64_t* phase) {
+    uint64_t now = core::sys::monotonic_ns();
+    *phase = now - mark;
+    mark = now;
+  };
   // First: no handler of the program may run on this thread from here on (a timer's would
   // change what the scan reads), and no read of the scan may fault.
   ScanGuard guard;
   g_stopper.stop_all();
+  lap(&times.stop_ns);
   if (g_stopper.waited_out() > 0) {
     core::FixedText<160> message;
     message.str("warning: ").u64(g_stopper.waited_out());
@@ -355,8 +356,9 @@ bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
   core::MmapArray<MapRegion> maps;
   core::MmapArray<core::sys::MemoryRange> own;
   core::MmapArray<core::sys::MemoryRange> readonly;
-  ReachabilityScan scan;
-  bool ok = snapshot_blocks(blocks) && read_proc_maps(maps);
+  bool ok = snapshot_blocks(blocks, &times);
+  mark = core::sys::monotonic_ns();
+  ok = ok && read_proc_maps(maps);
   for (size_t i = 0; ok && i < maps.size(); ++i) {
     const MapRegion& m = maps[i];
     if (m.file_backed && m.readable && !m.writable) {
@@ -371,13 +373,20 @@ bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top) {
                     });
     ok = scan.try_init(blocks, readonly);
   }
+  lap(&times.maps_ns);
   if (ok) {
     scan.mark_ignored();
     scan_roots(scan, blocks, maps, own, stack_top);
+    lap(&times.roots_ns);
     ok = scan.propagate();
-    scan.classify_unreached();
+    lap(&times.mark_ns);
+    ok = ok && scan.classify_unreached();
+    lap(&times.cliques_ns);
   }
   g_stopper.resume_all();
+  times.cpu_ns = thread_cpu_ns() - cpu_start;
+  times.blocks = blocks.size();
+  times.bytes = blocks.bytes_used() + scan.bytes_used();
   return ok;
 }
 

@@ -11,11 +11,28 @@
 
 namespace memtrack::rt {
 
-// Fills `blocks` with every live block, sorted by address and classified. `stack_top` is an
-// address in the caller's frame: the calling thread's stack is scanned from there up, so
-// the scan's own frames are never roots. Returns false if it could not run (out of memory,
-// /proc unreadable); the caller then reports the blocks unclassified.
-[[nodiscard]] bool scan_live_blocks(core::MmapArray<ScanBlock>& blocks, uintptr_t stack_top);
+// Where one scan's time went (nanoseconds per phase), and its working memory.
+struct LeakScanStats {
+  uint64_t blocks = 0;
+  uint64_t bytes = 0;       // the block array, its index, the work list and the cliques
+  uint64_t stop_ns = 0;     // stopping the other threads
+  uint64_t collect_ns = 0;  // copying the allocation table
+  uint64_t sort_ns = 0;     // sorting by address
+  uint64_t maps_ns = 0;     // reading /proc/self/maps and memtrack's own mappings
+  uint64_t roots_ns = 0;    // scanning the roots
+  uint64_t mark_ns = 0;     // scanning what the roots reach
+  uint64_t cliques_ns = 0;  // forming the cliques of what is left
+  uint64_t cpu_ns = 0;      // CPU time of the scanning thread, all phases
+};
+
+// Fills `blocks` with every live block, sorted by address, and classifies them: their states
+// and scan.cliques() hold the verdicts (the rest of `scan` must not be used afterwards).
+// `stack_top` is an address in the caller's frame: the calling thread's stack is scanned
+// from there up, so the scan's own frames are never roots. Returns false if it could not run
+// (out of memory, /proc unreadable); the caller then reports the blocks unclassified.
+// `stats`, if not null, receives the phases' times.
+[[nodiscard]] bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
+                                    LeakScanStats* /*out*/ stats);
 
 // The registers of the reporting thread where a signal interrupted it (its ucontext's general
 // registers): roots of the exit report, like the stopped threads' registers, since the

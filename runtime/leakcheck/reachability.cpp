@@ -6,9 +6,8 @@
 namespace memtrack::rt {
 namespace {
 
-uint64_t extent(const ScanBlock& b) {
-  return b.size == 0 ? 1 : b.size;
-}
+// How far ahead of the block being scanned the work list asks the cache for another's words.
+constexpr size_t kPrefetchDistance = 4;
 
 // A word next to one the scan found (a chunk header, a heuristic's length): 0 if it cannot
 // be read, which no check below accepts.
@@ -17,41 +16,33 @@ uint64_t read_word(uintptr_t address) {
   return try_read_word(address, &value) ? value : 0;
 }
 
+}  // namespace
+
+bool ReachabilityScan::try_init(ScanBlocks& blocks,
+                                const core::MmapArray<core::sys::MemoryRange>& readonly) {
+  blocks_ = &blocks;
+  readonly_ = &readonly;
+  lowest_ = blocks.lowest();
+  highest_ = blocks.highest();
+  // Address space only: pages are touched as the list grows.
+  return work_.try_reserve(blocks.size() < 1024 ? 1024 : blocks.size());
+}
+
+size_t ReachabilityScan::bytes_used() const {
+  return work_peak_ * sizeof(uint32_t) + cliques_.size() * sizeof(Clique);
+}
+
 // glibc's malloc keeps raw pointers to chunk headers: main_arena.top, and the fd/bk links
 // that stay in a chunk's first words after it is handed out again. A chunk header is the end
 // of the previous chunk, which lies inside the previous block when that block uses its tail.
 // memcheck never sees these (its allocator differs, and it ignores undefined words); here a
 // pointer exactly at a block's chunk end is the allocator's, not the program's. (glibc's
 // header is two size_t words; its smallest chunk four.)
-bool is_allocator_link(const ScanBlock& block, uintptr_t value) {
-  uint64_t chunk_size = read_word(block.start - kWord) & ~uint64_t{7};
+bool ReachabilityScan::is_allocator_link(size_t index, uintptr_t value) const {
+  uintptr_t start = blocks_->start(index);
+  uint64_t chunk_size = read_word(start - kWord) & ~uint64_t{7};
   return chunk_size >= 4 * kWord && chunk_size < (uint64_t{1} << 40) &&
-         value == block.start - 2 * kWord + chunk_size;
-}
-
-}  // namespace
-
-bool ReachabilityScan::try_init(core::MmapArray<ScanBlock>& blocks,
-                                const core::MmapArray<core::sys::MemoryRange>& readonly) {
-  blocks_ = &blocks;
-  readonly_ = &readonly;
-  if (blocks.size() > 0) {
-    lowest_ = blocks[0].start;
-    for (const ScanBlock& b : blocks) {
-      if (b.start + extent(b) > highest_) highest_ = b.start + extent(b);
-    }
-  }
-  return work_.try_reserve(blocks.size() < 1024 ? 1024 : blocks.size());
-}
-
-long ReachabilityScan::find_block(uintptr_t address) const {
-  if (address < lowest_ || address >= highest_) return -1;
-  const core::MmapArray<ScanBlock>& b = *blocks_;
-  size_t lo = core::first_after(b.data(), b.size(), address,
-                                [](const ScanBlock& block) { return block.start; });
-  if (lo == 0) return -1;
-  const ScanBlock& candidate = b[lo - 1];
-  return address - candidate.start < extent(candidate) ? static_cast<long>(lo - 1) : -1;
+         value == start - 2 * kWord + chunk_size;
 }
 
 bool ReachabilityScan::is_readonly_data(uintptr_t address) const {
@@ -63,54 +54,63 @@ bool ReachabilityScan::is_readonly_data(uintptr_t address) const {
 
 // memcheck's default heuristics (--leak-check-heuristics=all): interior pointers that C++
 // code legitimately keeps instead of a start pointer.
-bool ReachabilityScan::heuristic_start(const ScanBlock& block, uintptr_t value) const {
-  uint64_t offset = value - block.start;
+bool ReachabilityScan::heuristic_start(size_t index, uintptr_t value) const {
+  const uintptr_t start = blocks_->start(index);
+  const uint64_t size = blocks_->size_of(index);
+  uint64_t offset = value - start;
   // length64: the first 8 bytes hold the length of the rest of the block.
-  if (offset == 8 && block.size >= 8) {
-    uint64_t first = read_word(block.start);
-    if (kWord == 4) first |= read_word(block.start + 4) << 32;  // little-endian halves
-    if (first == block.size - 8) return true;
+  if (offset == 8 && size >= 8) {
+    uint64_t first = read_word(start);
+    if (kWord == 4) first |= read_word(start + 4) << 32;  // little-endian halves
+    if (first == size - 8) return true;
   }
   // newarray: new T[n] for T with a destructor stores n (a size_t) in front of the elements.
-  if (offset == kWord && block.size >= kWord) {
-    uint64_t first = read_word(block.start);
-    if (first != 0 && first <= block.size && (block.size - kWord) % first == 0) return true;
+  if (offset == kWord && size >= kWord) {
+    uint64_t first = read_word(start);
+    if (first != 0 && first <= size && (size - kWord) % first == 0) return true;
   }
   // stdstring (libstdc++'s copy-on-write string): a {length, capacity, refcount} header,
   // then capacity + 1 bytes of characters; the string points at the characters.
-  if (offset == 3 * kWord && block.size >= 3 * kWord + 1) {
-    uint64_t length = read_word(block.start);
-    uint64_t capacity = read_word(block.start + kWord);
-    if (length <= capacity && capacity + 3 * kWord + 1 == block.size) return true;
+  if (offset == 3 * kWord && size >= 3 * kWord + 1) {
+    uint64_t length = read_word(start);
+    uint64_t capacity = read_word(start + kWord);
+    if (length <= capacity && capacity + 3 * kWord + 1 == size) return true;
   }
   // multipleinheritance: a pointer to a secondary base inside an object; both that word and
   // the object's first word are vtable pointers into read-only data.
-  if (offset % kWord == 0 && offset + kWord <= block.size && block.size >= 2 * kWord) {
-    if (is_readonly_data(read_word(value)) && is_readonly_data(read_word(block.start))) {
-      return true;
-    }
+  if (offset % kWord == 0 && offset + kWord <= size && size >= 2 * kWord) {
+    if (is_readonly_data(read_word(value)) && is_readonly_data(read_word(start))) return true;
   }
   return false;
+}
+
+void ReachabilityScan::push(size_t index) {
+  if (!work_.try_push_back(static_cast<uint32_t>(index))) overflow_ = true;
+  if (work_.size() > work_peak_) work_peak_ = work_.size();
 }
 
 // A pointer from a root or a reachable block (from_definite) to a block's start, or one a
 // heuristic accepts, makes it reachable; anything else pointing into it only possibly lost.
 void ReachabilityScan::reach(uintptr_t value, bool from_definite) {
-  long index = find_block(value);
-  if (index < 0) return;
-  ScanBlock& block = (*blocks_)[static_cast<size_t>(index)];
-  if (block.state == BlockState::kReachable) return;
-  if (value != block.start && is_allocator_link(block, value)) return;
-  bool start = value == block.start || heuristic_start(block, value);
+  long found = blocks_->find(value);
+  if (found < 0) return;
+  const size_t index = static_cast<size_t>(found);
+  const BlockState state = blocks_->state(index);
+  if (state == BlockState::kReachable) return;
+  const bool at_start = value == blocks_->start(index);
+  if (!at_start && is_allocator_link(index, value)) return;
+  bool start = at_start || heuristic_start(index, value);
   BlockState next = from_definite && start ? BlockState::kReachable : BlockState::kPossible;
-  if (next <= block.state) return;
-  block.state = next;
-  if (!work_.try_push_back(static_cast<uint32_t>(index))) overflow_ = true;
+  if (next <= state) return;
+  blocks_->set_state(index, next);
+  push(index);
 }
 
 void ReachabilityScan::scan_root_range(uintptr_t begin, uintptr_t end) {
+  const uintptr_t lowest = lowest_;
+  const uintptr_t span = highest_ - lowest_;
   read_words(begin, end, [&](uintptr_t value) {
-    if (value >= lowest_ && value < highest_) reach(value, true);
+    if (value - lowest < span) reach(value, true);
   });
 }
 
@@ -119,60 +119,93 @@ void ReachabilityScan::scan_root_word(uintptr_t value) {
 }
 
 void ReachabilityScan::mark_ignored() {
-  for (const ScanBlock& b : *blocks_) {
-    if (b.ignored != 0) reach(b.start, true);
+  for (size_t i = 0; i < blocks_->size(); ++i) {
+    if (blocks_->ignored(i)) reach(blocks_->start(i), true);
   }
+}
+
+// Hands out the next block of the work list to read_ranges. The block a few places down
+// the list is usually read a few steps later, so its first line is asked for now.
+bool ReachabilityScan::pop_work(uintptr_t* begin, uintptr_t* end) {
+  if (work_.size() == 0) return false;
+  const size_t top = work_.size() - 1;
+  const size_t index = work_[top];
+  work_.pop_back();
+  if (top >= kPrefetchDistance) blocks_->prefetch_contents(work_[top - kPrefetchDistance]);
+  from_definite_ = blocks_->state(index) == BlockState::kReachable;
+  *begin = blocks_->start(index);
+  *end = *begin + static_cast<uintptr_t>(blocks_->size_of(index));
+  return true;
 }
 
 // Blocks are read guarded too: a program may mprotect part of a block it owns (a guard page
 // at the end of a coroutine stack it allocated with posix_memalign).
-void ReachabilityScan::scan_block_words(const ScanBlock& block, bool from_definite) {
-  read_words(block.start, block.start + block.size, [&](uintptr_t value) {
-    if (value >= lowest_ && value < highest_) reach(value, from_definite);
-  });
-}
-
 bool ReachabilityScan::propagate() {
-  while (work_.size() > 0) {
-    uint32_t index = work_[work_.size() - 1];
-    work_.pop_back();
-    const ScanBlock& block = (*blocks_)[index];
-    scan_block_words(block, block.state == BlockState::kReachable);
-  }
+  const uintptr_t lowest = lowest_;
+  const uintptr_t span = highest_ - lowest_;
+  read_ranges([&](uintptr_t* begin, uintptr_t* end) { return pop_work(begin, end); },
+              [&](uintptr_t value) {
+                if (value - lowest < span) reach(value, from_definite_);
+              });
   return !overflow_;
 }
 
-// In a clique, any pointer into an unreached block claims it for the leader; a block that
-// led an earlier clique hands its indirect totals over to this one.
-void ReachabilityScan::claim(long leader, uintptr_t value) {
-  long index = find_block(value);
-  if (index < 0 || index == leader) return;
-  ScanBlock& block = (*blocks_)[static_cast<size_t>(index)];
-  if (block.state != BlockState::kUnreached) return;
-  if (value != block.start && is_allocator_link(block, value)) return;
-  ScanBlock& head = (*blocks_)[static_cast<size_t>(leader)];
-  block.state = BlockState::kIndirect;
-  head.indirect_bytes += block.size + block.indirect_bytes;
-  head.indirect_blocks += 1 + block.indirect_blocks;
-  block.indirect_bytes = 0;
-  block.indirect_blocks = 0;
-  if (!work_.try_push_back(static_cast<uint32_t>(index))) overflow_ = true;
-}
-
-void ReachabilityScan::classify_unreached() {
-  core::MmapArray<ScanBlock>& blocks = *blocks_;
-  for (size_t leader = 0; leader < blocks.size(); ++leader) {
-    if (blocks[leader].state != BlockState::kUnreached) continue;
-    if (!work_.try_push_back(static_cast<uint32_t>(leader))) overflow_ = true;
-    while (work_.size() > 0) {
-      uint32_t index = work_[work_.size() - 1];
-      work_.pop_back();
-      const ScanBlock& block = blocks[index];
-      read_words(block.start, block.start + block.size, [&](uintptr_t value) {
-        if (value >= lowest_ && value < highest_) claim(static_cast<long>(leader), value);
-      });
+// In a clique, any pointer into an unreached block claims it for the leader. An unreached
+// block below the leader led a clique of its own (the leaders go in address order), which
+// it hands over to this one.
+void ReachabilityScan::claim(size_t leader, uintptr_t value) {
+  long found = blocks_->find(value);
+  if (found < 0 || static_cast<size_t>(found) == leader) return;
+  const size_t index = static_cast<size_t>(found);
+  if (blocks_->state(index) != BlockState::kUnreached) return;
+  if (value != blocks_->start(index) && is_allocator_link(index, value)) return;
+  blocks_->set_state(index, BlockState::kIndirect);
+  if (cliques_.size() == 0 || cliques_[cliques_.size() - 1].leader != leader) {
+    if (!cliques_.try_push_back(Clique{static_cast<uint32_t>(leader), 0, 0})) {
+      overflow_ = true;
+      return;
     }
   }
+  Clique& head = cliques_[cliques_.size() - 1];
+  head.bytes += blocks_->size_of(index);
+  head.blocks += 1;
+  if (index > leader) {
+    push(index);
+    return;
+  }
+  // A block below the leader led its own clique, which already holds every unreached block
+  // it reaches: it hands the clique over, and neither it nor its clique is read again.
+  size_t at = core::first_after(cliques_.data(), cliques_.size() - 1, index,
+                                [](const Clique& c) { return uint64_t{c.leader}; });
+  if (at > 0 && cliques_[at - 1].leader == index) {
+    Clique& earlier = cliques_[at - 1];
+    head.bytes += earlier.bytes;
+    head.blocks += earlier.blocks;
+    earlier.bytes = 0;
+    earlier.blocks = 0;
+  }
+}
+
+// The leaders go in address order; each one's clique is read before the next leader.
+bool ReachabilityScan::classify_unreached() {
+  const uintptr_t lowest = lowest_;
+  const uintptr_t span = highest_ - lowest_;
+  size_t next_leader = 0;
+  auto next_range = [&](uintptr_t* begin, uintptr_t* end) {
+    if (pop_work(begin, end)) return true;
+    while (next_leader < blocks_->size() && blocks_->state(next_leader) != BlockState::kUnreached) {
+      ++next_leader;
+    }
+    if (next_leader == blocks_->size()) return false;
+    leader_ = next_leader++;
+    *begin = blocks_->start(leader_);
+    *end = *begin + static_cast<uintptr_t>(blocks_->size_of(leader_));
+    return true;
+  };
+  read_ranges(next_range, [&](uintptr_t value) {
+    if (value - lowest < span) claim(leader_, value);
+  });
+  return !overflow_;
 }
 
 }  // namespace memtrack::rt

@@ -11,28 +11,24 @@
 
 #include "core/mmap_array.h"
 #include "core/sys_linux.h"
+#include "runtime/leakcheck/scan_blocks.h"
 
 namespace memtrack::rt {
 
-enum class BlockState : uint8_t { kUnreached = 0, kIndirect = 1, kPossible = 2, kReachable = 3 };
-
-struct ScanBlock {
-  uintptr_t start;
-  uint64_t size;
-  uint32_t stack_id;
-  BlockState state;
-  uint8_t ignored;  // memtrack_ignore_object: treated as a root
-  uint8_t reserved[2];
-  uint64_t indirect_bytes;  // for a clique leader: what its clique holds
-  uint64_t indirect_blocks;
-};
-
 class ReachabilityScan {
  public:
-  // `blocks` must be sorted by start and stay alive while the scan runs. `readonly` lists
-  // read-only file mappings (sorted by start), where vtables live (multiple inheritance
-  // heuristic). Returns false if the work list cannot be mapped.
-  [[nodiscard]] bool try_init(core::MmapArray<ScanBlock>& blocks,
+  // What a definitely lost block's clique holds besides the block itself.
+  struct Clique {
+    uint32_t leader;  // the block's index
+    uint32_t blocks;  // indirectly lost blocks (a scan holds fewer than 2^32)
+    uint64_t bytes;   // and their bytes
+  };
+
+  // `blocks` must be sorted (try_sort) and stay alive while the scan runs; the scan keeps
+  // its verdicts in their states. `readonly` lists read-only file mappings (sorted by
+  // start), where vtables live (multiple inheritance heuristic). Returns false if the work
+  // list cannot be mapped.
+  [[nodiscard]] bool try_init(ScanBlocks& blocks,
                               const core::MmapArray<core::sys::MemoryRange>& readonly);
 
   // Treats every aligned word of [begin, end) as a root. The memory must be readable.
@@ -45,21 +41,33 @@ class ReachabilityScan {
   // work list overflowed mmap (the result is then conservative only in part).
   bool propagate();
   // Forms the cliques of the unreached blocks (definite leaders and their indirect blocks).
-  void classify_unreached();
+  // Returns false if memory for the work list or the cliques ran out.
+  bool classify_unreached();
 
-  // Index of the block containing `address` (a zero-size block counts as one byte), or -1.
-  long find_block(uintptr_t address) const;
+  // The cliques that hold at least one indirect block, by increasing leader index. A leader
+  // whose clique a later leader took over keeps its entry, with zero totals.
+  const core::MmapArray<Clique>& cliques() const { return cliques_; }
+
+  // Memory of the work list and the cliques (for the scan's statistics).
+  size_t bytes_used() const;
 
  private:
-  void reach(uintptr_t value, bool from_definite);
-  void scan_block_words(const ScanBlock& block, bool from_definite);
-  bool heuristic_start(const ScanBlock& block, uintptr_t value) const;
+  // Not inlined: the guarded loops of read_ranges keep no state of theirs in registers.
+  __attribute__((noinline)) void reach(uintptr_t value, bool from_definite);
+  __attribute__((noinline)) void claim(size_t leader, uintptr_t value);
+  bool pop_work(uintptr_t* /*out*/ begin, uintptr_t* /*out*/ end);
+  bool heuristic_start(size_t index, uintptr_t value) const;
+  bool is_allocator_link(size_t index, uintptr_t value) const;
   bool is_readonly_data(uintptr_t address) const;
-  void claim(long leader, uintptr_t value);
+  void push(size_t index);
 
-  core::MmapArray<ScanBlock>* blocks_ = nullptr;
+  ScanBlocks* blocks_ = nullptr;
   const core::MmapArray<core::sys::MemoryRange>* readonly_ = nullptr;
   core::MmapArray<uint32_t> work_;
+  core::MmapArray<Clique> cliques_;
+  size_t work_peak_ = 0;
+  size_t leader_ = 0;           // the clique being formed
+  bool from_definite_ = false;  // the block being read is reachable
   uintptr_t lowest_ = 0;
   uintptr_t highest_ = 0;  // one past the end of the highest block
   bool overflow_ = false;

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <vector>
 
 namespace memtrack::rt {
@@ -24,40 +23,45 @@ class ReachabilityTest : public ::testing::Test {
   std::vector<uintptr_t> arena_ = std::vector<uintptr_t>(4096, 0);
   size_t used_ = 0;
 
-  // Builds the sorted block array, scans `roots` as a root range, classifies.
+  // Builds the sorted block array (added in reverse, so the sort has work), scans `roots` as
+  // a root range, classifies.
   void classify(const std::vector<uintptr_t>& roots) {
-    std::vector<size_t> order(owned_.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return owned_[a] < owned_[b]; });
-    for (size_t i : order) {
-      ScanBlock b{};
-      b.start = reinterpret_cast<uintptr_t>(owned_[i]);
-      b.size = sizes_[i];
-      b.stack_id = static_cast<uint32_t>(i);
-      ASSERT_TRUE(blocks_.try_push_back(b));
+    for (size_t i = owned_.size(); i-- > 0;) {
+      ASSERT_TRUE(blocks_.try_add(reinterpret_cast<uintptr_t>(owned_[i]), sizes_[i],
+                                  static_cast<uint32_t>(i), false));
     }
-    ReachabilityScan scan;
-    ASSERT_TRUE(scan.try_init(blocks_, readonly_));
+    ASSERT_TRUE(blocks_.try_sort());
+    ASSERT_TRUE(scan_.try_init(blocks_, readonly_));
     if (!roots.empty()) {
       auto begin = reinterpret_cast<uintptr_t>(roots.data());
-      scan.scan_root_range(begin, begin + roots.size() * 8);
+      scan_.scan_root_range(begin, begin + roots.size() * 8);
     }
-    ASSERT_TRUE(scan.propagate());
-    scan.classify_unreached();
+    ASSERT_TRUE(scan_.propagate());
+    ASSERT_TRUE(scan_.classify_unreached());
   }
 
-  const ScanBlock& block_of(const void* p) {
-    for (const ScanBlock& b : blocks_) {
-      if (b.start == reinterpret_cast<uintptr_t>(p)) return b;
+  size_t index_of(const void* p) {
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      if (blocks_.start(i) == reinterpret_cast<uintptr_t>(p)) return i;
     }
     ADD_FAILURE() << "no block";
-    return blocks_[0];
+    return 0;
+  }
+  BlockState state_of(const void* p) { return blocks_.state(index_of(p)); }
+
+  // The indirect totals of the clique `p` leads (zero if none).
+  ReachabilityScan::Clique clique_of(const void* p) {
+    size_t index = index_of(p);
+    for (const ReachabilityScan::Clique& c : scan_.cliques()) {
+      if (c.leader == index) return c;
+    }
+    return ReachabilityScan::Clique{static_cast<uint32_t>(index), 0, 0};
   }
 
   std::vector<uintptr_t*> owned_;
   std::vector<size_t> sizes_;
-  core::MmapArray<ScanBlock> blocks_;
+  ScanBlocks blocks_;
+  ReachabilityScan scan_;
   core::MmapArray<core::sys::MemoryRange> readonly_;
 };
 
@@ -70,8 +74,8 @@ TEST_F(ReachabilityTest, StartPointerFromRootIsReachableAndPropagates) {
   uintptr_t* b = make(2);
   a[1] = addr(b);
   classify({addr(a)});
-  EXPECT_EQ(block_of(a).state, BlockState::kReachable);
-  EXPECT_EQ(block_of(b).state, BlockState::kReachable);
+  EXPECT_EQ(state_of(a), BlockState::kReachable);
+  EXPECT_EQ(state_of(b), BlockState::kReachable);
 }
 
 TEST_F(ReachabilityTest, InteriorPointerMakesPossibleAndWhatItHoldsToo) {
@@ -80,8 +84,8 @@ TEST_F(ReachabilityTest, InteriorPointerMakesPossibleAndWhatItHoldsToo) {
   a[0] = 12345;  // not a length or array count: no heuristic applies
   a[3] = addr(b);
   classify({addr(a) + 16});
-  EXPECT_EQ(block_of(a).state, BlockState::kPossible);
-  EXPECT_EQ(block_of(b).state, BlockState::kPossible);
+  EXPECT_EQ(state_of(a), BlockState::kPossible);
+  EXPECT_EQ(state_of(b), BlockState::kPossible);
 }
 
 TEST_F(ReachabilityTest, ChainFromLostBlockIsDefinitePlusIndirect) {
@@ -91,11 +95,11 @@ TEST_F(ReachabilityTest, ChainFromLostBlockIsDefinitePlusIndirect) {
   a[0] = addr(b);
   b[1] = addr(c);
   classify({});
-  EXPECT_EQ(block_of(a).state, BlockState::kUnreached);  // definitely lost leader
-  EXPECT_EQ(block_of(b).state, BlockState::kIndirect);
-  EXPECT_EQ(block_of(c).state, BlockState::kIndirect);
-  EXPECT_EQ(block_of(a).indirect_bytes, 32u);
-  EXPECT_EQ(block_of(a).indirect_blocks, 2u);
+  EXPECT_EQ(state_of(a), BlockState::kUnreached);  // definitely lost leader
+  EXPECT_EQ(state_of(b), BlockState::kIndirect);
+  EXPECT_EQ(state_of(c), BlockState::kIndirect);
+  EXPECT_EQ(clique_of(a).bytes, 32u);
+  EXPECT_EQ(clique_of(a).blocks, 2u);
 }
 
 TEST_F(ReachabilityTest, CycleHasOneDefiniteLowestAddressLeader) {
@@ -108,11 +112,11 @@ TEST_F(ReachabilityTest, CycleHasOneDefiniteLowestAddressLeader) {
   classify({});
   int definite = 0;
   uint64_t indirect = 0;
-  for (const ScanBlock& b : blocks_) {
-    if (b.state == BlockState::kUnreached) {
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    if (blocks_.state(i) == BlockState::kUnreached) {
       ++definite;
-      EXPECT_EQ(b.start, blocks_[0].start);  // the lowest address leads
-      indirect = b.indirect_blocks;
+      EXPECT_EQ(i, 0u);  // the lowest address leads
+      indirect = clique_of(reinterpret_cast<const void*>(blocks_.start(i))).blocks;
     }
   }
   EXPECT_EQ(definite, 1);
@@ -129,15 +133,53 @@ TEST_F(ReachabilityTest, LaterLeaderAbsorbsEarlierClique) {
   classify({});
   int definite = 0;
   uint64_t indirect_blocks = 0;
-  for (const ScanBlock& blk : blocks_) {
-    if (blk.state == BlockState::kUnreached) {
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    if (blocks_.state(i) == BlockState::kUnreached) {
       ++definite;
-      indirect_blocks += blk.indirect_blocks;
+      indirect_blocks += clique_of(reinterpret_cast<const void*>(blocks_.start(i))).blocks;
     }
   }
   EXPECT_EQ(definite, 1);
   EXPECT_EQ(indirect_blocks, 2u);
-  EXPECT_EQ(block_of(c).state, BlockState::kUnreached);
+  EXPECT_EQ(state_of(c), BlockState::kUnreached);
+  EXPECT_EQ(clique_of(c).blocks, 2u);  // a's clique, handed over whole
+  EXPECT_EQ(clique_of(c).bytes, 16u);
+  EXPECT_EQ(clique_of(a).blocks, 0u);
+}
+
+TEST_F(ReachabilityTest, LeaderTakesOverCliquesAndLoneLeadersBelowIt) {
+  uintptr_t* a = make(2);  // leads {b}
+  uintptr_t* b = make(3);
+  uintptr_t* c = make(1);  // alone: leads nothing
+  uintptr_t* d = make(4);  // points at a (interior) and c: takes both over
+  a[1] = addr(b);
+  d[0] = addr(a) + 8;
+  d[3] = addr(c);
+  classify({});
+  EXPECT_EQ(state_of(a), BlockState::kIndirect);
+  EXPECT_EQ(state_of(b), BlockState::kIndirect);
+  EXPECT_EQ(state_of(c), BlockState::kIndirect);
+  EXPECT_EQ(state_of(d), BlockState::kUnreached);
+  EXPECT_EQ(clique_of(d).blocks, 3u);
+  EXPECT_EQ(clique_of(d).bytes, 16u + 24u + 8u);
+  EXPECT_EQ(clique_of(a).blocks, 0u);
+  EXPECT_EQ(clique_of(a).bytes, 0u);
+}
+
+TEST_F(ReachabilityTest, IgnoredBlockIsARoot) {
+  uintptr_t* a = make(1);
+  uintptr_t* b = make(1);
+  a[0] = addr(b);
+  for (size_t i = owned_.size(); i-- > 0;) {
+    ASSERT_TRUE(blocks_.try_add(addr(owned_[i]), sizes_[i], 0, owned_[i] == a));
+  }
+  ASSERT_TRUE(blocks_.try_sort());
+  ASSERT_TRUE(scan_.try_init(blocks_, readonly_));
+  scan_.mark_ignored();
+  ASSERT_TRUE(scan_.propagate());
+  ASSERT_TRUE(scan_.classify_unreached());
+  EXPECT_EQ(state_of(a), BlockState::kReachable);
+  EXPECT_EQ(state_of(b), BlockState::kReachable);
 }
 
 TEST_F(ReachabilityTest, Length64AndNewArrayHeuristicsCountAsStart) {
@@ -146,14 +188,14 @@ TEST_F(ReachabilityTest, Length64AndNewArrayHeuristicsCountAsStart) {
   uintptr_t* arr = make(5);
   arr[0] = 4;  // four 8-byte elements follow
   classify({addr(len) + 8, addr(arr) + 8});
-  EXPECT_EQ(block_of(len).state, BlockState::kReachable);
-  EXPECT_EQ(block_of(arr).state, BlockState::kReachable);
+  EXPECT_EQ(state_of(len), BlockState::kReachable);
+  EXPECT_EQ(state_of(arr), BlockState::kReachable);
 }
 
 TEST_F(ReachabilityTest, OnePastTheEndPointsAtNothing) {
   uintptr_t* a = make(2);
   classify({addr(a) + 16});
-  EXPECT_EQ(block_of(a).state, BlockState::kUnreached);
+  EXPECT_EQ(state_of(a), BlockState::kUnreached);
 }
 
 }  // namespace

@@ -17,14 +17,51 @@ namespace memtrack::rt {
 
 namespace {
 
+// Milliseconds with one decimal.
+void put_ms(core::TextBuffer& text, uint64_t ns) {
+  text.u64(ns / 1000000).chr('.').u64(ns / 100000 % 10).str(" ms");
+}
+
+// leak_scan_stats: where the scan's time went, and its working memory.
+void print_scan_stats(const LeakScanStats& stats) {
+  const uint64_t total = stats.stop_ns + stats.collect_ns + stats.sort_ns + stats.maps_ns +
+                         stats.roots_ns + stats.mark_ns + stats.cliques_ns;
+  core::FixedText<400> line;
+  line.str("leak scan: ").grouped(stats.blocks).plural(stats.blocks, " block").str(" in ");
+  put_ms(line, total);
+  const struct {
+    const char* name;
+    uint64_t ns;
+  } phases[] = {{"stopping threads", stats.stop_ns}, {"copying", stats.collect_ns},
+                {"sorting", stats.sort_ns},          {"mappings", stats.maps_ns},
+                {"roots", stats.roots_ns},           {"marking", stats.mark_ns},
+                {"cliques", stats.cliques_ns}};
+  line.str(" (");
+  for (const auto& phase : phases) {
+    if (phase.name != phases[0].name) line.str(", ");
+    line.str(phase.name).chr(' ');
+    put_ms(line, phase.ns);
+  }
+  line.str("; CPU ");
+  put_ms(line, stats.cpu_ns);
+  line.str("); ").grouped(stats.bytes).str(" bytes of working memory");
+  if (stats.blocks > 0) {
+    uint64_t tenths = stats.bytes * 10 / stats.blocks;
+    line.str(" (").u64(tenths / 10).chr('.').u64(tenths % 10).str(" per block)");
+  }
+  diag(line.data());
+}
+
 // Classified if the scan can run (and classify_leaks is on), unclassified otherwise.
 bool collect(LeakReport& report, uintptr_t stack_top) {
   uint32_t stack_count = g_stacks.size();
   if (g_flags.classify_leaks) {
-    core::MmapArray<ScanBlock> blocks;
-    if (scan_live_blocks(blocks, stack_top)) {
-      return report.try_collect_classified(blocks, stack_count);
-    }
+    ScanBlocks blocks;
+    ReachabilityScan scan;
+    LeakScanStats stats;
+    bool scanned = scan_live_blocks(blocks, scan, stack_top, &stats);
+    if (g_flags.leak_scan_stats) print_scan_stats(stats);
+    if (scanned) return report.try_collect_classified(blocks, scan.cliques(), stack_count);
     diag("warning: the leak scan could not run; leaks are reported unclassified");
   }
   return report.try_collect(g_allocs, stack_count);

@@ -1,0 +1,173 @@
+// Unit tests of the scan's block array: the radix sort, the packing and the lookups, against
+// plain searches of the same blocks.
+#include "runtime/leakcheck/scan_blocks.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace memtrack::rt {
+namespace {
+
+struct Block {
+  uintptr_t start;
+  uint64_t size;
+  uint32_t stack_id;
+  bool ignored;
+};
+
+// Non-overlapping blocks at `count` random 16-byte slots of [base, base + span), in random
+// order, with sizes up to the next slot's start.
+std::vector<Block> random_blocks(size_t count, uintptr_t base, uint64_t span, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uintptr_t> starts;
+  while (starts.size() < count) {
+    for (size_t i = starts.size(); i < count; ++i)
+      starts.push_back(base + (rng() % (span / 16)) * 16);
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  }
+  std::vector<Block> blocks;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    uint64_t room = i + 1 < starts.size() ? starts[i + 1] - starts[i] : 4096;
+    uint64_t size = rng() % 8 == 0 ? 0 : 1 + rng() % room;
+    blocks.push_back(
+        Block{starts[i], size, static_cast<uint32_t>(rng() % (1u << 24)), rng() % 5 == 0});
+  }
+  std::shuffle(blocks.begin(), blocks.end(), rng);
+  return blocks;
+}
+
+// Adds `blocks`, sorts, and checks every record against the same blocks sorted by std::sort.
+void check_sorted(ScanBlocks& scan, std::vector<Block> blocks) {
+  for (const Block& b : blocks) {
+    ASSERT_TRUE(scan.try_add(b.start, b.size, b.stack_id, b.ignored));
+  }
+  ASSERT_TRUE(scan.try_sort());
+  std::sort(blocks.begin(), blocks.end(),
+            [](const Block& a, const Block& b) { return a.start < b.start; });
+  ASSERT_EQ(scan.size(), blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    ASSERT_EQ(scan.start(i), blocks[i].start) << i;
+    ASSERT_EQ(scan.size_of(i), blocks[i].size) << i;
+    ASSERT_EQ(scan.stack_id(i), blocks[i].stack_id) << i;
+    ASSERT_EQ(scan.ignored(i), blocks[i].ignored) << i;
+    ASSERT_EQ(scan.state(i), BlockState::kUnreached) << i;
+  }
+}
+
+// find and first_at against linear searches, at every block's edges and at random addresses.
+void check_lookups(const ScanBlocks& scan, uint32_t seed) {
+  auto naive_find = [&](uintptr_t address) {
+    for (size_t i = 0; i < scan.size(); ++i) {
+      if (address >= scan.start(i) && address - scan.start(i) < scan.extent(i)) {
+        return static_cast<long>(i);
+      }
+    }
+    return -1L;
+  };
+  auto naive_first_at = [&](uintptr_t address) {
+    size_t i = 0;
+    while (i < scan.size() && scan.start(i) < address) ++i;
+    return i;
+  };
+  std::vector<uintptr_t> probes = {0, 1, UINTPTR_MAX, scan.lowest(), scan.highest()};
+  for (size_t i = 0; i < scan.size(); i += 1 + scan.size() / 300) {
+    uintptr_t s = scan.start(i);
+    for (uintptr_t p : {s - 1, s, s + 1, s + scan.extent(i) - 1, s + scan.extent(i)}) {
+      probes.push_back(p);
+    }
+  }
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 300; ++i) {
+    probes.push_back(scan.lowest() + rng() % (scan.highest() - scan.lowest() + 64));
+  }
+  for (uintptr_t p : probes) {
+    ASSERT_EQ(scan.find(p), naive_find(p)) << std::hex << p;
+    ASSERT_EQ(scan.first_at(p), naive_first_at(p)) << std::hex << p;
+  }
+}
+
+TEST(ScanBlocksTest, EmptyArrayFindsNothing) {
+  ScanBlocks scan;
+  ASSERT_TRUE(scan.try_sort());
+  EXPECT_EQ(scan.find(0x1000), -1);
+  EXPECT_EQ(scan.first_at(0x1000), 0u);
+  EXPECT_EQ(scan.lowest(), 0u);
+  EXPECT_EQ(scan.highest(), 0u);
+}
+
+TEST(ScanBlocksTest, SortsADenseHeap) {
+  ScanBlocks scan;
+  check_sorted(scan, random_blocks(20000, 0x555555550000, 20000 * 48, 1));
+  check_lookups(scan, 2);
+}
+
+TEST(ScanBlocksTest, SortsBlocksSpreadOverTheWholeAddressSpace) {
+  ScanBlocks scan;
+  check_sorted(scan, random_blocks(5000, 0x10000, uint64_t{1} << 46, 3));
+  check_lookups(scan, 4);
+}
+
+TEST(ScanBlocksTest, SortsAHeapAndMmappedBlocksFarAbove) {
+  std::vector<Block> blocks = random_blocks(3000, 0x555555550000, 3000 * 64, 5);
+  std::vector<Block> high = random_blocks(300, 0x7f0000000000, 300 * 0x20000, 6);
+  blocks.insert(blocks.end(), high.begin(), high.end());
+  std::shuffle(blocks.begin(), blocks.end(), std::mt19937_64(7));
+  ScanBlocks scan;
+  check_sorted(scan, blocks);
+  check_lookups(scan, 8);
+}
+
+TEST(ScanBlocksTest, KeepsAnAlreadySortedArrayAndAFewBlocks) {
+  std::vector<Block> blocks = random_blocks(1000, 0x1000000, 1000 * 32, 9);
+  std::sort(blocks.begin(), blocks.end(),
+            [](const Block& a, const Block& b) { return a.start < b.start; });
+  ScanBlocks sorted;
+  check_sorted(sorted, blocks);
+  check_lookups(sorted, 10);
+  ScanBlocks few;
+  check_sorted(few, {{0x3000, 8, 1, false}, {0x1000, 0, 2, true}, {0x2000, 16, 3, false}});
+  check_lookups(few, 11);
+  EXPECT_EQ(few.find(0x1000), 0);
+  EXPECT_EQ(few.find(0x1001), -1);  // a zero-size block covers one byte
+  EXPECT_EQ(few.find(0x2008), 1);
+  EXPECT_EQ(few.find(0x3008), -1);  // one past the end
+}
+
+TEST(ScanBlocksTest, KeepsSizesOfATebibyteAndMore) {
+  ScanBlocks scan;
+  const uint64_t huge = (uint64_t{1} << 40) + 12345;
+  ASSERT_TRUE(scan.try_add(0x7f0000000000, huge, 7, false));
+  ASSERT_TRUE(scan.try_add(0x10000, (uint64_t{1} << 40) - 1, 8, false));
+  ASSERT_TRUE(scan.try_add(0x20000, 32, 9, false));
+  ASSERT_TRUE(scan.try_sort());
+  EXPECT_EQ(scan.size_of(0), (uint64_t{1} << 40) - 1);
+  EXPECT_EQ(scan.size_of(1), 32u);
+  EXPECT_EQ(scan.size_of(2), huge);
+  EXPECT_EQ(scan.stack_id(2), 7u);
+  EXPECT_EQ(scan.highest(), 0x7f0000000000 + huge);
+  EXPECT_EQ(scan.find(0x7f0000000000 + huge - 1), 2);
+}
+
+TEST(ScanBlocksTest, StatesChangeWithoutTouchingTheRest) {
+  ScanBlocks scan;
+  ASSERT_TRUE(scan.try_add(0x2000, 24, 5, true));
+  ASSERT_TRUE(scan.try_add(0x1000, 16, 4, false));
+  ASSERT_TRUE(scan.try_sort());
+  scan.set_state(1, BlockState::kPossible);
+  scan.set_state(1, BlockState::kReachable);
+  scan.set_state(0, BlockState::kIndirect);
+  EXPECT_EQ(scan.state(0), BlockState::kIndirect);
+  EXPECT_EQ(scan.state(1), BlockState::kReachable);
+  EXPECT_EQ(scan.start(1), 0x2000u);
+  EXPECT_TRUE(scan.ignored(1));
+  EXPECT_FALSE(scan.ignored(0));
+  EXPECT_EQ(scan.size_of(1), 24u);
+  EXPECT_EQ(scan.stack_id(1), 5u);
+}
+
+}  // namespace
+}  // namespace memtrack::rt
