@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include "cli/lsan_environment.h"
@@ -158,14 +159,19 @@ void check_option_combinations(const Config& config) {
   }
 }
 
+constexpr const char* kCommandNames[] = {"run",  "report", "top",       "snapshot",
+                                         "diff", "ui",     "link-flags"};
+
+bool is_command_name(const std::string& word) {
+  return std::find(std::begin(kCommandNames), std::end(kCommandNames), word) !=
+         std::end(kCommandNames);
+}
+
 // "memtrack ./prog": a program where a subcommand belongs. Returns true after the message.
 bool reject_program_as_command(int argc, char** argv) {
   if (argc < 2) return false;
   std::string first = argv[1];
-  if (first.empty() || first[0] == '-') return false;
-  for (const char* command : {"run", "report", "top", "snapshot", "diff", "ui", "link-flags"}) {
-    if (first == command) return false;
-  }
+  if (first.empty() || first[0] == '-' || is_command_name(first)) return false;
   std::cerr << "memtrack: error: unknown command '" << first
             << "' (to run a program under memtrack: memtrack run [OPTIONS] [--] " << first
             << " [ARGS...])\n";
@@ -183,13 +189,19 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
     *exit_code = kExitToolFailed;
     return false;
   }
+  // The command comes first, and only it is parsed: the others get their name and summary
+  // (what `memtrack --help` lists) but not their options, whose parsers cost most of the
+  // CLI's own start (CLI11 checks each new option against all before it). Without a command
+  // first (--help, --version, a mistake) every command is built, as the message may need it.
+  const std::string first = argc > 1 ? argv[1] : "";
+  const bool build_all = !is_command_name(first);
+  auto wanted = [&](const char* command) { return build_all || first == command; };
   // LSAN_OPTIONS first, so that the command line wins over it.
-  if (argc > 1 && std::string(argv[1]) == "run")
-    config->lsan_notes = apply_lsan_environment(*config);
+  if (first == "run") config->lsan_notes = apply_lsan_environment(*config);
   CLI::App* run = app.add_subcommand("run", "Run PROG under memtrack and report its leaks");
   run->prefix_command();  // the first non-option argument starts the program
   run->formatter(std::make_shared<RunFormatter>());
-  add_options(*run, *config, kRun);
+  if (wanted("run")) add_options(*run, *config, kRun);
   run->footer(
       "Exit status: the program's own (128+N if it was killed by signal N), or the\n"
       "--error-exitcode value when leaks, allocator misuse errors or processes without leak\n"
@@ -197,14 +209,16 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "memtrack itself fails or PROG cannot be tracked (static, setuid), 126 when PROG cannot\n"
       "be executed, 127 when PROG is not found.");
   CLI::App* report = app.add_subcommand("report", "Render result files kept by run --keep-results");
-  add_options(*report, *config, kReport);
-  report
-      ->add_option("FILE", config->files,
-                   "Result files (memtrack.PID.mtr), or directories kept by run --keep-results")
-      ->required();
+  if (wanted("report")) {
+    add_options(*report, *config, kReport);
+    report
+        ->add_option("FILE", config->files,
+                     "Result files (memtrack.PID.mtr), or directories kept by run --keep-results")
+        ->required();
+  }
   CLI::App* top = app.add_subcommand(
       "top", "Show the memory of every process and thread: live, or once for scripts");
-  add_options(*top, *config, kTop);
+  if (wanted("top")) add_options(*top, *config, kTop);
   top->footer(
       "Keys: < > sort column, N M G sort by pid, RSS, growth, r reverse, / filter, t threads,\n"
       "T tree, p pause, q quit, ? help. '-': not readable (another user's process).\n"
@@ -213,16 +227,18 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
 
   CLI::App* snapshot = app.add_subcommand(
       "snapshot", "Ask a program running under memtrack run for a full leak report now");
-  add_options(*snapshot, *config, kSnapshot);
-  snapshot
-      ->add_option_function<std::string>(
-          "PID",
-          [config](const std::string& v) {
-            config->snapshot_pid = static_cast<uint32_t>(parse_int("PID", v, 1, 1 << 30));
-          },
-          "The process (it must run under 'memtrack run', which turns on --snapshots)")
-      ->type_name("")
-      ->required();
+  if (wanted("snapshot")) {
+    add_options(*snapshot, *config, kSnapshot);
+    snapshot
+        ->add_option_function<std::string>(
+            "PID",
+            [config](const std::string& v) {
+              config->snapshot_pid = static_cast<uint32_t>(parse_int("PID", v, 1, 1 << 30));
+            },
+            "The process (it must run under 'memtrack run', which turns on --snapshots)")
+        ->type_name("")
+        ->required();
+  }
   snapshot->footer(
       "The report (text on stdout, --json as in memtrack run) covers the process as it is: its\n"
       "leaks are classified like at exit; it keeps running. Exit status: 0, the\n"
@@ -230,15 +246,17 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
 
   CLI::App* diff = app.add_subcommand(
       "diff", "Compare the leak groups of two reports: new, grown, shrunk, gone");
-  add_options(*diff, *config, kDiff);
-  diff->add_option("BASE", config->baseline,
-                   "The earlier report: a JSON report (run --json), a result file or a "
-                   "directory kept by run --keep-results")
-      ->type_name("")
-      ->required();
-  diff->add_option("NEW", config->diff_new, "The later report, in one of the same forms")
-      ->type_name("")
-      ->required();
+  if (wanted("diff")) {
+    add_options(*diff, *config, kDiff);
+    diff->add_option("BASE", config->baseline,
+                     "The earlier report: a JSON report (run --json), a result file or a "
+                     "directory kept by run --keep-results")
+        ->type_name("")
+        ->required();
+    diff->add_option("NEW", config->diff_new, "The later report, in one of the same forms")
+        ->type_name("")
+        ->required();
+  }
   diff->footer(
       "Groups are matched by leak kind and stack: each frame's function and source file name\n"
       "(module name without debug info), not lines or addresses (docs/cli.md). Exit status: 0,\n"
@@ -246,11 +264,13 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
 
   CLI::App* ui =
       app.add_subcommand("ui", "Show the process table, snapshots and reports in a web browser");
-  add_options(*ui, *config, kUi);
-  ui->add_option("FILE", config->files,
-                 "Reports to open: JSON reports (--json), result files or directories kept "
-                 "by run --keep-results")
-      ->type_name("");
+  if (wanted("ui")) {
+    add_options(*ui, *config, kUi);
+    ui->add_option("FILE", config->files,
+                   "Reports to open: JSON reports (--json), result files or directories kept "
+                   "by run --keep-results")
+        ->type_name("");
+  }
   ui->footer(
       "Prints the URL to open, with its access token; serves until stopped (Ctrl-C).\n"
       "Exit status: 125 when memtrack fails (port in use, unreadable FILE).");

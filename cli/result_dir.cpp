@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "report/model.h"
 
@@ -96,14 +97,22 @@ bool is_stale(const std::filesystem::path& dir) {
   return start_time(pid) != started;
 }
 
+// The names are read with readdir and filtered before anything else is made of them: the
+// temporary directory may hold thousands of entries, and every `memtrack run` looks.
 void remove_stale_dirs(const std::string& parent) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind("memtrack.", 0) != 0 || name.size() != 15) continue;
-    if (!is_stale(entry.path())) continue;
+  std::vector<std::string> candidates;
+  if (DIR* dir = opendir(parent.c_str())) {
+    while (const dirent* entry = readdir(dir)) {
+      std::string_view name = entry->d_name;
+      if (name.size() == 15 && name.starts_with("memtrack.")) candidates.emplace_back(name);
+    }
+    closedir(dir);
+  }
+  for (const std::string& name : candidates) {
+    std::filesystem::path path = std::filesystem::path(parent) / name;
+    if (!is_stale(path)) continue;
     std::error_code ignored;
-    std::filesystem::remove_all(entry.path(), ignored);
+    std::filesystem::remove_all(path, ignored);
   }
 }
 

@@ -15,6 +15,7 @@ packages=(
   coreutils procps    # real-program tests: ls, sort
   valgrind            # the oracle for leak classification (tests/memcheck)
   gdb                 # a real program the leak scan must survive (tests/cli, scan_gdb)
+  strace              # what a short run opens, checked by tests/cli/test_startup.py
   libncurses-dev      # memtrack top's full-screen view
   tmux                # memtrack top's end-to-end test drives it in a tmux pane
   libzstd-dev                       # compressed profile recordings

@@ -58,14 +58,23 @@ struct ModuleFile {
   bool opened = false;
   std::string open_note;  // why it could not be opened, "" if it was (or is the vDSO)
   Dwfl* dwfl = nullptr;
-  Dwfl_Module* module = nullptr;         // null if the file could not be opened as ELF
-  std::unique_ptr<SymbolTable> symbols;  // non-null iff module is
+  Dwfl_Module* module = nullptr;  // null if the file could not be opened as ELF
+  // Built on first use (symbol_table()): reading and sorting a symbol table (libc's, from
+  // its separate debug file) is most of the cost of opening, and a report without stacks
+  // (a short program that leaked nothing) needs none.
+  std::unique_ptr<SymbolTable> symbols;
   bool dwarf_checked = false;
   std::string dwarf_note;              // why there are no DWARF frames, "" if there are
   std::unique_ptr<DwarfFrames> dwarf;  // null without (readable) debug info
   // Frames by file address (is_return_address already applied), without the fields that
   // depend on the mapping (address, module, module_offset).
   std::unordered_map<uint64_t, std::vector<Frame>> frames;
+
+  // Only for a file that was opened as ELF (module non-null).
+  SymbolTable& symbol_table() {
+    if (!symbols) symbols = std::make_unique<SymbolTable>(module);
+    return *symbols;
+  }
 };
 
 // Every Symbolizer of the process shares the files: the CLI symbolizes many processes of
@@ -163,7 +172,6 @@ void Symbolizer::Impl::open_file(ModuleFile& file) {
     fail(why);
   }
   dwfl_report_end(file.dwfl, nullptr, nullptr);
-  if (file.module != nullptr) file.symbols = std::make_unique<SymbolTable>(file.module);
 }
 
 void Symbolizer::Impl::check_build_id(const Mapping& mapping) {
@@ -182,7 +190,7 @@ void Symbolizer::Impl::check_dwarf(ModuleFile& file) {
   file.dwarf_checked = true;
   Dwarf_Addr bias = 0;
   if (dwfl_module_getdwarf(file.module, &bias) != nullptr) {
-    file.dwarf = std::make_unique<DwarfFrames>(file.module, file.symbols.get());
+    file.dwarf = std::make_unique<DwarfFrames>(file.module, &file.symbol_table());
     return;
   }
   std::string why = dwfl_errmsg(-1);
@@ -202,7 +210,7 @@ void Symbolizer::Impl::module_frames(ModuleFile& file, Dwarf_Addr pc, std::vecto
     std::vector<Frame>& frames = it->second;
     if (file.dwarf == nullptr || !file.dwarf->append_frames(pc, &frames)) frames.emplace_back();
     if (frames.back().function.empty()) {
-      const char* symbol = file.symbols->name_at(pc);
+      const char* symbol = file.symbol_table().name_at(pc);
       if (symbol != nullptr) frames.back().function = demangle(symbol);
     }
   }
@@ -242,7 +250,8 @@ Symbolizer::Symbolizer(const std::vector<RawModule>& modules) : impl_(std::make_
     (raw.unloaded ? impl_->unloaded : impl_->loaded).push_back(std::move(mapping));
   }
   // Opening is cheap (ELF header, program headers, build-id note) and gives the notes about
-  // missing and changed files up front; DWARF is loaded only when an address needs it.
+  // missing and changed files up front; the symbol table and DWARF are loaded only when an
+  // address needs them.
   for (const std::shared_ptr<ModuleFile>& file : impl_->files) impl_->open_file(*file);
   for (std::vector<Mapping>* maps : {&impl_->loaded, &impl_->unloaded}) {
     for (const Mapping& mapping : *maps) impl_->check_build_id(mapping);

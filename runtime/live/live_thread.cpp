@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -154,6 +155,13 @@ void* thread_main(void*) {
   ++t_thread.in_runtime;  // nothing this thread allocates is the program's
   int tid = core::sys::current_tid();
   g_runtime_thread_tid.store(tid, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<int*>(&g_runtime_thread_tid), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+  // Named by itself: pthread_setname_np from another thread writes /proc/self/task/TID/comm,
+  // and once a process has opened a file of another thread's /proc directory, reaping it
+  // costs the parent milliseconds in the kernel (the /proc dentries are walked at release);
+  // that was most of what a short program paid under memtrack run.
+  prctl(PR_SET_NAME, "memtrack", 0, 0, 0);
   // The lowest priority: on a busy machine the program's threads are not made to wait for
   // a report (Linux applies the nice value of a thread id to that thread alone).
   setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
@@ -231,7 +239,6 @@ bool start_thread() {
     core::sys::unmap_pages(base, mapped);
     return false;
   }
-  pthread_setname_np(thread, "memtrack");
   pthread_detach(thread);
   return true;
 }
@@ -276,7 +283,20 @@ void start_runtime_thread() {
 
 void stop_runtime_thread() {
   g_stopping.store(true, std::memory_order_release);
-  if (g_thread_wanted) wake_thread();
+  if (!g_thread_wanted) return;
+  wake_thread();
+  // A program that ends right after it started may get here before the thread has run at
+  // all. Until it has said who it is, the leak scan's thread stopper would take it for one
+  // of the program's threads and wait for an answer it never gives (all its signals are
+  // blocked); so wait for its id, which it gives first thing (bounded, in case it was never
+  // scheduled: the stopper then gives it up as before).
+  uint64_t deadline = core::sys::monotonic_ns() + 100 * kNsPerMs;
+  while (g_runtime_thread_tid.load(std::memory_order_acquire) == 0 &&
+         core::sys::monotonic_ns() < deadline) {
+    timespec slice{0, static_cast<long>(kNsPerMs)};
+    syscall(SYS_futex, reinterpret_cast<int*>(&g_runtime_thread_tid), FUTEX_WAIT_PRIVATE, 0, &slice,
+            nullptr, 0);
+  }
 }
 
 void runtime_thread_fork_child() {
@@ -285,8 +305,12 @@ void runtime_thread_fork_child() {
   g_live_sequence = 0;
   // The child has only the forking thread: start a new runtime thread for it (fork's child
   // handlers run with libc's locks reset, where creating a thread is safe).
-  if (g_thread_wanted && !g_stopping.load(std::memory_order_relaxed) && !start_thread()) {
+  if (!g_thread_wanted) return;
+  if (g_stopping.load(std::memory_order_relaxed)) {
+    g_thread_wanted = false;  // none to wait for at exit
+  } else if (!start_thread()) {
     diag("warning: cannot start memtrack's thread in the child; no live reports there");
+    g_thread_wanted = false;
   }
 }
 

@@ -55,6 +55,15 @@ void print_scan_stats(const LeakScanStats& stats) {
 // Classified if the scan can run (and classify_leaks is on), unclassified otherwise.
 bool collect(LeakReport& report, uintptr_t stack_top) {
   uint32_t stack_count = g_stacks.size();
+  if (g_flags.classify_leaks && g_allocs.size() == 0) {
+    // Nothing live, nothing to classify: the scan (stopping every thread, reading the maps,
+    // every writable mapping as roots) would find what this finds. A short program that
+    // frees everything, or allocates nothing, skips it. A block allocated since is caught
+    // here and sends the report down the scan's path after all.
+    if (!report.try_collect(g_allocs, stack_count)) return false;
+    if (report.groups().size() == 0) return true;
+    report.groups().clear();
+  }
   if (g_flags.classify_leaks) {
     ScanBlocks blocks;
     ReachabilityScan scan;

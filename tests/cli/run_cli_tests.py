@@ -51,6 +51,7 @@ import test_profiles  # noqa: E402,F401
 import test_readme  # noqa: E402,F401
 import test_runtime_reports  # noqa: E402,F401
 import test_scan_edges  # noqa: E402,F401
+import test_startup  # noqa: E402,F401
 import test_static_link  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
 import test_sarif  # noqa: E402,F401
