@@ -46,8 +46,15 @@ def hooks_of(nm: str, preload: str) -> list:
     return sorted(set(names))
 
 
-def real_names(inc: str) -> list:
-    return re.findall(r"^MEMTRACK_REAL(?:_CXX)?\((\w+)\)", pathlib.Path(inc).read_text(), re.M)
+def real_names(inc: str, preload: str) -> list:
+    """The names the .inc lists for the target of `preload`: operator new's size_t is mangled
+    'm' (unsigned long) on 64-bit targets and 'j' (unsigned int) on 32-bit ones, and the .inc
+    lists both under #if."""
+    names = re.findall(r"^MEMTRACK_REAL(?:_CXX)?\((\w+)\)", pathlib.Path(inc).read_text(), re.M)
+    with open(preload, "rb") as elf:
+        is_64_bit = elf.read(5)[4] == 2  # e_ident[EI_CLASS]: ELFCLASS64
+    other_size_t = re.compile(r"^_Zn[wa]" + ("j" if is_64_bit else "m"))
+    return [name for name in names if not other_size_t.match(name)]
 
 
 # All the runtime's code in one section whose name is a C identifier, so the final link defines
@@ -92,7 +99,7 @@ def main() -> int:
     args = parser.parse_args()
 
     hooks = hooks_of(args.nm, args.preload)
-    missing = [name for name in real_names(args.names) if name not in hooks]
+    missing = [name for name in real_names(args.names, args.preload) if name not in hooks]
     if missing:
         print(f"make_static_archive.py: {args.names} names functions libmemtrack.so does not "
               f"hook: {' '.join(missing)}", file=sys.stderr)

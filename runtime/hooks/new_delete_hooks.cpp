@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <new>
+#include <type_traits>
 
 #include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
@@ -22,7 +23,25 @@ using memtrack::core::AllocRecord;
 using memtrack::core::result::FreeCall;
 namespace rt = memtrack::rt;
 
+// size_t in the mangled names of libstdc++'s operators looked up by name: unsigned long ('m')
+// on 64-bit targets, unsigned int ('j') on 32-bit ARM. With the wrong letter no nothrow new
+// would be found, and every one would return nullptr.
+#if __SIZEOF_SIZE_T__ == 8
+static_assert(std::is_same_v<size_t, unsigned long>);
+#define MEMTRACK_MANGLED_SIZE_T "m"
+#else
+static_assert(std::is_same_v<size_t, unsigned int>);
+#define MEMTRACK_MANGLED_SIZE_T "j"
+#endif
+
 namespace {
+
+constexpr char kNothrowNew[] = "_Znw" MEMTRACK_MANGLED_SIZE_T "RKSt9nothrow_t";
+constexpr char kNothrowNewArray[] = "_Zna" MEMTRACK_MANGLED_SIZE_T "RKSt9nothrow_t";
+constexpr char kAlignedNothrowNew[] =
+    "_Znw" MEMTRACK_MANGLED_SIZE_T "St11align_val_tRKSt9nothrow_t";
+constexpr char kAlignedNothrowNewArray[] =
+    "_Zna" MEMTRACK_MANGLED_SIZE_T "St11align_val_tRKSt9nothrow_t";
 
 using NewHandlerGetter = std::new_handler (*)();
 using Thrower = void (*)();
@@ -151,21 +170,20 @@ MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al) {
 }
 
 MEMTRACK_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_nothrow_new, "_ZnwmRKSt9nothrow_t", size, AllocFamily::kNew, false,
-                          tag);
+  return nothrow_new_impl(g_nothrow_new, kNothrowNew, size, AllocFamily::kNew, false, tag);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_nothrow_new_array, "_ZnamRKSt9nothrow_t", size, AllocFamily::kNewArray,
+  return nothrow_new_impl(g_nothrow_new_array, kNothrowNewArray, size, AllocFamily::kNewArray,
                           false, tag);
 }
 MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al,
                                    const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_aligned_nothrow_new, "_ZnwmSt11align_val_tRKSt9nothrow_t", size,
-                          AllocFamily::kNew, true, al, tag);
+  return nothrow_new_impl(g_aligned_nothrow_new, kAlignedNothrowNew, size, AllocFamily::kNew, true,
+                          al, tag);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
                                      const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_aligned_nothrow_new_array, "_ZnamSt11align_val_tRKSt9nothrow_t", size,
+  return nothrow_new_impl(g_aligned_nothrow_new_array, kAlignedNothrowNewArray, size,
                           AllocFamily::kNewArray, true, al, tag);
 }
 

@@ -40,6 +40,7 @@ extern "C" __attribute__((weak)) void memtrack_cxx_throw_bad_alloc() __asm__(
 __attribute__((used, retain, section(".memtrack_runtime"))) const char memtrack_link_time_marker[] =
     "memtrack link-time runtime " MEMTRACK_VERSION;
 
+#if !defined(__arm__)
 // libgcc's lookup of the unwind entry of a code address (unwind-dw2-fde.h; not in <unwind.h>).
 struct dwarf_eh_bases {
   void* tbase;
@@ -47,6 +48,7 @@ struct dwarf_eh_bases {
   void* func;
 };
 extern "C" const void* _Unwind_Find_FDE(void* pc, struct dwarf_eh_bases* bases);
+#endif
 
 // Defined by the final link around the runtime's code (make_static_archive.py). Hidden: the
 // addresses are PC-relative, not taken from the GOT.
@@ -111,7 +113,10 @@ std::atomic<bool> g_ready{false};
 // bootstrap arena): the executable's preinit array runs before any constructor. From here on
 // the unwinder works, given the executable's .eh_frame_hdr; without one (a link without
 // --eh-frame-hdr, which gcc -static leaves out), libgcc would abort on the first stack.
+// 32-bit ARM unwinds with the EHABI tables instead (.ARM.exidx), which every link indexes
+// (PT_ARM_EXIDX, __exidx_start and __exidx_end): nothing to check there.
 void mark_ready(int, char**, char**) {
+#if !defined(__arm__)
   struct dwarf_eh_bases bases {};
   if (_Unwind_Find_FDE(reinterpret_cast<void*>(&mark_ready), &bases) == nullptr) {
     static const char kMessage[] =
@@ -120,6 +125,7 @@ void mark_ready(int, char**, char**) {
     memtrack::core::sys::write_all(2, kMessage, sizeof(kMessage) - 1);
     _exit(125);
   }
+#endif
   g_ready.store(true, std::memory_order_release);
 }
 

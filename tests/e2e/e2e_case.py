@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import memtrack_report
 
-DIRECTIVE = re.compile(r"^\s*//\s*(RUN-OPTIONS|PLAIN-COMPARE|CLI|(?:CLI-|TEXT-)?EXPECT-[A-Z-]+):"
+DIRECTIVE = re.compile(r"^\s*//\s*(RUN-OPTIONS|PLAIN-COMPARE|CLI|(?:CLI-|TEXT-|EMULATED-)?EXPECT-[A-Z-]+):"
                        r"\s*(.*?)\s*$")
 # `// @name` (or `// @a @b`, maybe followed by words) marks the line it ends.
 MARKER = re.compile(r"//\s*(@\w+(?:\s+@\w+)*)")
@@ -76,12 +76,15 @@ def find_markers(lines, source):
 
 
 # Report expectations: whether one process may have several.
+# The mode prefixes of EXPECT directives each mode keeps.
+MODE_PREFIXES = {"text": {"text"}, "cli": {"cli"}, "emulated": {"cli", "emulated"}}
 REPORT_KEYS = ("HOW", "LEAKED", "GROUPS", "FRAMES", "GROUP", "NOTE", "RESOURCES", "RESOURCE")
 REPEATABLE = {"GROUP", "NOTE", "RESOURCE"}
 
 
 class Case:
-    """The directives of one test program that apply in `mode` ("text" or "cli")."""
+    """The directives of one test program that apply in `mode` ("text", "cli" or "emulated":
+    the JSON of the CLI mode, read back by `memtrack report`, so CLI-EXPECT lines apply too)."""
 
     def __init__(self, source, temp_dir, mode):
         self.source, self.mode = os.path.abspath(source), mode
@@ -102,9 +105,9 @@ class Case:
 
     def add(self, key, value):
         mode, _, rest = key.partition("-EXPECT-")
-        if rest:  # CLI-EXPECT-... or TEXT-EXPECT-...: parsed in both modes, kept in one
+        if rest:  # CLI-, TEXT-, EMULATED-EXPECT-...: parsed in every mode, kept in theirs
             key = "EXPECT-" + rest
-            if mode.lower() != self.mode:
+            if mode.lower() not in MODE_PREFIXES[self.mode]:
                 copy.deepcopy(self).add(key, value)  # only to report errors in both modes
                 return
         if key == "RUN-OPTIONS":

@@ -38,16 +38,27 @@ def runtime_variables(runtime, options):
     return variables
 
 
+def in_start_order(processes, main_pid):
+    """The processes of `memtrack report DIR` (in pid order: no `memtrack run` told it which
+    process it started) with the started one first, then the others in the order their pids
+    were handed out after it. When the kernel's pid counter wraps between a fork and the
+    parent's pid (at 32768 by default, soon on a busy machine), a child's pid is smaller than
+    its parent's; pid order alone would take that child for the started program."""
+    return sorted(processes, key=lambda p: (p["pid"] != main_pid, p["pid"] < main_pid, p["pid"]))
+
+
 def check_emulated(case, args, temp_dir):
     """Returns (failures, the traced CompletedProcess, extra text to show on failure)."""
     emulator = args.emulator.split()
     program = os.path.abspath(args.program)
     env = e2e_case.plain_environment()
-    plain, _ = e2e_case.run(emulated_command(emulator, [program]), env, temp_dir)
+    plain_program = os.path.abspath(args.plain_program or program)
+    plain, _ = e2e_case.run(emulated_command(emulator, [plain_program]), env, temp_dir)
     result_dir = os.path.join(temp_dir, "results")
     os.mkdir(result_dir)
     variables = runtime_variables(args.runtime, case.options + [f"result_dir={result_dir}"])
-    traced, _ = e2e_case.run(emulated_command(emulator, [program], variables), env, temp_dir)
+    traced, main_pid = e2e_case.run(emulated_command(emulator, [program], variables), env,
+                                    temp_dir)
 
     failures = []
     if case.report_file:
@@ -73,6 +84,7 @@ def check_emulated(case, args, temp_dir):
     limit = e2e_cli.MAX_JSON_SHOWN
     shown = raw if len(raw) <= limit else raw[:limit] + "\n[... cut]\n"
     extra = f"--- memtrack report stderr ---\n{report.stderr}--- {json_path} ---\n{shown}"
+    document["processes"] = in_start_order(document.get("processes", []), main_pid)
     # The emulated program is this script's child: qemu runs it in its own process.
     e2e_cli.check_document(case, document, os.getpid(), program, text_reports, failures)
     return failures, traced, extra

@@ -52,8 +52,9 @@ Directives are `//` comment lines in the source, `// KEY: VALUE`:
                              TEXT. Several lines may be given; any other diagnostic fails.
 
 Any EXPECT-... directive written CLI-EXPECT-... or TEXT-EXPECT-... applies in that mode only
-(it is still parsed in both, so mistakes fail either way), e.g. a group whose inlined frame
+(it is still parsed in all, so mistakes fail either way), e.g. a group whose inlined frame
 only the CLI can see: `// CLI-EXPECT-GROUP: 8 bytes in 1 block | inner@alloc outer@call`.
+The emulated mode keeps the CLI-EXPECT lines and its own EMULATED-EXPECT-... ones.
 
 Report expectations apply to every report; written EXPECT-PROCESS-<KEY>: LABEL VALUE they
 apply to one process only, and override the general one for that process. LABEL is `main`
@@ -174,7 +175,8 @@ def main():
     name = os.path.basename(args.source)
     temp_dir = tempfile.mkdtemp(prefix="memtrack-e2e-")
     try:
-        case = e2e_case.Case(args.source, temp_dir, "cli" if args.cli else "text")
+        case_mode = "emulated" if args.emulator and args.cli else "cli" if args.cli else "text"
+        case = e2e_case.Case(args.source, temp_dir, case_mode)
         if args.cli and case.cli_skip:
             print(f"SKIP {name} under the CLI: {case.cli_skip}")
             return SKIPPED

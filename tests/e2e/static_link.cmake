@@ -11,6 +11,10 @@ set(MEMTRACK_STATIC_WRAP ${PROJECT_BINARY_DIR}/runtime/libmemtrack_static.wrap)
 function(memtrack_e2e_static_case source)
   cmake_parse_arguments(PARSE_ARGV 1 CASE "THREADS" "" "")
   get_filename_component(name ${source} NAME_WE)
+  if(MEMTRACK_RUNTIME_ONLY AND (NOT name IN_LIST MEMTRACK_EMULATED_STATIC
+                                 OR name IN_LIST MEMTRACK_EMULATED_SKIP))
+    return()  # not in the emulated static set (tests/emulated/emulated.cmake says why)
+  endif()
   set(target e2e_static_${name})
   add_executable(${target} ${source})
   add_dependencies(${target} memtrack_static)
@@ -24,10 +28,20 @@ function(memtrack_e2e_static_case source)
   if(CASE_THREADS)
     target_link_libraries(${target} PRIVATE Threads::Threads)
   endif()
+  # Emulated: nothing is preloaded (qemu-user's loader could not reach a static program
+  # either), the results are read back by the host's memtrack report.
+  set(runtime $<TARGET_FILE:memtrack_rt>)
+  if(MEMTRACK_RUNTIME_ONLY)
+    set(runtime linked)
+  endif()
   set(run ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_e2e.py
-          --runtime $<TARGET_FILE:memtrack_rt> --program $<TARGET_FILE:${target}>
+          --runtime ${runtime} --program $<TARGET_FILE:${target}>
           --source ${CMAKE_CURRENT_SOURCE_DIR}/${source}
           --plain-program $<TARGET_FILE:e2e_${name}>)
+  if(MEMTRACK_RUNTIME_ONLY)
+    memtrack_emulated_case(static.${name} ${source} "${run}")
+    return()
+  endif()
   add_test(NAME e2e_static.${name} COMMAND ${run})
   set_tests_properties(e2e_static.${name} PROPERTIES TIMEOUT 300 LABELS e2e)
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} cli_skip REGEX "^// CLI: skip ")
