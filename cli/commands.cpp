@@ -14,6 +14,7 @@
 #include "cli/pipeline.h"
 #include "cli/preflight.h"
 #include "cli/profile_command.h"
+#include "cli/profile_follower.h"
 #include "cli/result_dir.h"
 #include "report/stack_depth.h"
 
@@ -93,11 +94,15 @@ int run_command(const Config& config) {
     watcher = std::make_unique<LiveWatcher>(config, dir.path(), suppressions);
     watcher->start();
   }
-  LaunchResult launched = launch_and_wait(config.program, runtime, runtime_options(config, dir));
+  ProfileFollower profiles(config, dir.path());
+  profiles.start();
+  LaunchResult launched =
+      launch_and_wait(config.program, runtime, runtime_options(config, dir),
+                      [&](int pid) { profiles.set_main_pid(static_cast<uint32_t>(pid)); });
   bool still_running = false;
   facts.reaped = wait_for_descendants(config.wait_children_ms, &still_running);
   if (watcher) watcher->stop();
-  bool profiles_ok = pack_profiles(config, dir.path(), static_cast<uint32_t>(launched.pid));
+  bool profiles_ok = profiles.finish();
   if (still_running) {
     dir.keep();
     facts.kept_dir = dir.path();

@@ -139,7 +139,8 @@ std::string resolve_program(const std::string& program) {
 }
 
 LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::string& runtime,
-                             const std::string& runtime_options) {
+                             const std::string& runtime_options,
+                             const std::function<void(int)>& started) {
   std::string program = resolve_program(argv.at(0));
   std::vector<std::string> args = argv;
   std::vector<std::string> env = make_environment(runtime, runtime_options);
@@ -163,6 +164,7 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::st
   }
   close(error_pipe[1]);
   g_child_pid = pid;
+  if (started) started(pid);
   struct sigaction forward {};
   forward.sa_handler = forward_signal;
   sigemptyset(&forward.sa_mask);

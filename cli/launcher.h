@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,9 +42,11 @@ struct LaunchResult {
 // it while it runs. Returns when it has exited. Throws LaunchError/Error on failure to start.
 // memtrack becomes a child subreaper (prctl(2)) first: processes the program leaves behind
 // (a daemon that double-forks and calls setsid) become memtrack's children, so
-// wait_for_descendants() can wait for them.
+// wait_for_descendants() can wait for them. `started`, if given, is called with the program's
+// pid as soon as it is forked.
 LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::string& runtime,
-                             const std::string& runtime_options);
+                             const std::string& runtime_options,
+                             const std::function<void(int)>& started = {});
 
 // After launch_and_wait(): reaps the program's descendants that memtrack inherited, waiting
 // up to `wait_ms` for those still running. Returns how each reaped one ended, by pid;

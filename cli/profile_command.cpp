@@ -12,7 +12,6 @@
 #include "profile/analysis.h"
 #include "profile/event_reader.h"
 #include "profile/massif.h"
-#include "profile/packer.h"
 #include "profile/profile_pprof.h"
 #include "profile/profile_report.h"
 #include "report/text_format.h"
@@ -26,43 +25,6 @@ namespace {
 
 constexpr const char* kRawPrefix = "profile.";
 constexpr const char* kRawSuffix = ".raw";
-
-struct RawProfile {
-  std::string path;
-  uint32_t pid = 0;
-  std::string image;  // "" for a process's first image, ".2", ".3" for the ones it exec'd
-};
-
-// profile.PID.raw, or profile.PID.raw.N for the Nth image of one process.
-std::vector<RawProfile> raw_profiles(const std::string& dir) {
-  std::vector<RawProfile> found;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind(kRawPrefix, 0) != 0) continue;
-    size_t suffix = name.find(kRawSuffix);
-    if (suffix == std::string::npos) continue;
-    std::string pid = name.substr(std::char_traits<char>::length(kRawPrefix),
-                                  suffix - std::char_traits<char>::length(kRawPrefix));
-    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
-    RawProfile p{entry.path().string(), static_cast<uint32_t>(std::stoul(pid)),
-                 name.substr(suffix + std::char_traits<char>::length(kRawSuffix))};
-    found.push_back(p);
-  }
-  std::sort(found.begin(), found.end(), [](const RawProfile& a, const RawProfile& b) {
-    return a.pid != b.pid ? a.pid < b.pid : a.image < b.image;
-  });
-  return found;
-}
-
-std::string packed_name(const Config& config, const RawProfile& raw, uint32_t main_pid) {
-  std::string name = config.profile_file;
-  if (name.find("%p") != std::string::npos) {
-    name = expand_pid(name, raw.pid);
-  } else if (raw.pid != main_pid) {
-    name += "." + std::to_string(raw.pid);
-  }
-  return name + raw.image;
-}
 
 // Writes with `render` to `path`, or stdout for "-".
 void write_output(const std::string& what, const std::string& path,
@@ -101,30 +63,6 @@ std::string program_of(const profile::ProfileMeta& meta) {
 std::string profile_runtime_option(const Config& config, const std::string& result_dir) {
   if (config.profile_file.empty()) return "";
   return "profile=" + quoted_option_value(result_dir + "/" + kRawPrefix + "%p" + kRawSuffix);
-}
-
-bool pack_profiles(const Config& config, const std::string& result_dir, uint32_t main_pid) {
-  if (config.profile_file.empty()) return true;
-  bool ok = true;
-  std::vector<RawProfile> raws = raw_profiles(result_dir);
-  if (raws.empty()) {
-    std::cerr << "memtrack: warning: no heap profile was recorded (the program was not "
-                 "tracked)\n";
-  }
-  for (const RawProfile& raw : raws) {
-    std::string out = packed_name(config, raw, main_pid);
-    try {
-      profile::PackStats stats = profile::pack_profile(raw.path, out);
-      std::cerr << "memtrack: heap profile of pid " << raw.pid << ": " << out << " ("
-                << report::count_of(stats.events, "event", "events") << ", "
-                << report::count_of(stats.packed_bytes, "byte", "bytes")
-                << (stats.complete ? "" : "; the process did not end normally") << ")\n";
-    } catch (const Error& e) {
-      std::cerr << "memtrack: error: " << e.what() << "\n";
-      ok = false;
-    }
-  }
-  return ok;
 }
 
 bool is_profile_report(const Config& config) {
@@ -174,6 +112,11 @@ int profile_report_command(const Config& config) {
   if (config.collapsed_kind == "window" && !options.from_us && !options.to_us) {
     throw Error("--collapsed-kind=window needs --from or --to");
   }
+  // The window's flame graph alone needs only the events of the window: the reader starts at
+  // the window's chunk (docs/profiling.md, "A time window").
+  options.window_only = config.collapsed_kind == "window" && config.collapsed_file == "-" &&
+                        config.log_file.empty() && config.json_file.empty() &&
+                        config.massif_file.empty() && config.pprof_file.empty();
   profile::ProfileAnalysis analysis = profile::analyze_profile(path, options);
   profile::StackNames names(analysis.meta);
   profile::ProfileOutputOptions output;

@@ -1,5 +1,5 @@
 // Heap profiles from the CLI's side (docs/profiling.md): `memtrack run --profile=FILE` has
-// the runtime record raw files into the result directory and packs them afterwards;
+// the runtime record raw files into the result directory (profile_follower.h packs them);
 // `memtrack report PROFILE` analyses one.
 #pragma once
 
@@ -13,11 +13,6 @@ namespace memtrack::cli {
 // The MEMTRACK_OPTIONS entry that makes the runtime record into `result_dir` ("" without
 // --profile).
 std::string profile_runtime_option(const Config& config, const std::string& result_dir);
-
-// Packs every raw profile in `result_dir` into --profile's file (%p: the pid; without it the
-// main process's goes to FILE and the others' to FILE.PID) and says where on stderr. Returns
-// false after a "memtrack: error:" line if one could not be packed.
-bool pack_profiles(const Config& config, const std::string& result_dir, uint32_t main_pid);
 
 // Whether `memtrack report` was given a heap profile. Throws Error when a profile is mixed
 // with other files, or profile options are given without one.

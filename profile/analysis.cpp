@@ -164,20 +164,97 @@ class Analyzer {
   uint64_t peak_epoch_ = 0;
 };
 
-}  // namespace
+// The window alone (AnalyzeOptions::window_only): what [from, to) allocated and did not
+// free before `to` needs only the events in it, since a free carries its block's time.
+class WindowAnalyzer {
+ public:
+  WindowAnalyzer(ProfileAnalysis& out, const AnalyzeOptions& options) : a_(out) {
+    a_.has_window = true;
+    a_.window_from_us = options.from_us.value_or(0);
+    a_.window_to_us = options.to_us.value_or(UINT64_MAX);
+  }
 
-ProfileAnalysis analyze_profile(const std::string& path, const AnalyzeOptions& options) {
-  ProfileAnalysis result;
-  EventReader reader(path);
-  Analyzer analyzer(result, options);
-  Event event;
+  // False once the window is over.
+  bool add(const Event& e) {
+    if (e.time_us >= a_.window_to_us) return false;
+    ++a_.events;
+    a_.end_time_us = e.time_us;
+    if (e.kind == Event::Kind::kAlloc && e.time_us >= a_.window_from_us) {
+      SiteStats& s = site(e.stack_id);
+      ++s.window_blocks;
+      s.window_bytes += e.size;
+      ++a_.window_blocks;
+      a_.window_bytes += e.size;
+    } else if ((e.kind == Event::Kind::kFree || e.kind == Event::Kind::kReallocFree) &&
+               e.stack_id != 0 && e.alloc_time_us >= a_.window_from_us) {
+      SiteStats& s = site(e.stack_id);
+      if (s.window_blocks == 0 || s.window_bytes < e.size) {
+        throw Error("corrupt heap profile (a free of more than its site holds)");
+      }
+      --s.window_blocks;
+      s.window_bytes -= e.size;
+      --a_.window_blocks;
+      a_.window_bytes -= e.size;
+    }
+    if (e.kind == Event::Kind::kSample) --a_.events;
+    return true;
+  }
+
+  void finish() {
+    if (a_.window_to_us == UINT64_MAX) a_.window_to_us = a_.end_time_us;
+  }
+
+ private:
+  SiteStats& site(uint32_t stack_id) {
+    if (stack_id >= kMaxStackId) throw Error("corrupt heap profile (stack id out of range)");
+    if (stack_id >= a_.sites.size()) a_.sites.resize(stack_id + 1);
+    return a_.sites[stack_id];
+  }
+
+  ProfileAnalysis& a_;
+};
+
+template <typename Read>
+void with_path_in_errors(const std::string& path, Read read) {
   try {
-    while (reader.next(&event)) analyzer.add(event);
+    read();
   } catch (const Error& e) {
     std::string what = e.what();
     if (what.rfind(path, 0) == 0) throw;
     throw Error(path + ": " + what);
   }
+}
+
+ProfileAnalysis analyze_window(const std::string& path, const AnalyzeOptions& options) {
+  ProfileAnalysis result;
+  EventReader reader(path);
+  if (options.from_us && reader.skip_to(*options.from_us)) {
+    result.skipped_events = reader.skipped_events();
+  }
+  WindowAnalyzer analyzer(result, options);
+  Event event;
+  with_path_in_errors(path, [&] {
+    while (reader.next(&event) && analyzer.add(event)) {
+    }
+  });
+  analyzer.finish();
+  result.meta = reader.meta();
+  return result;
+}
+
+}  // namespace
+
+ProfileAnalysis analyze_profile(const std::string& path, const AnalyzeOptions& options) {
+  if (options.window_only && (options.from_us || options.to_us)) {
+    return analyze_window(path, options);
+  }
+  ProfileAnalysis result;
+  EventReader reader(path);
+  Analyzer analyzer(result, options);
+  Event event;
+  with_path_in_errors(path, [&] {
+    while (reader.next(&event)) analyzer.add(event);
+  });
   analyzer.finish();
   result.meta = reader.meta();
   return result;

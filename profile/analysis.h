@@ -42,6 +42,10 @@ struct AnalyzeOptions {
   std::optional<uint64_t> from_us;  // the time window; unset ends: the recording's
   std::optional<uint64_t> to_us;
   size_t max_points = 100;  // the series has between max_points / 2 and max_points points
+  // Only the window's figures are wanted (the window's sites and totals, and `events`: the
+  // events read). A packed file is then read from the chunk where the window starts, and no
+  // further than its end; every other figure stays zero. Needs from_us or to_us.
+  bool window_only = false;
 };
 
 struct ProfileAnalysis {
@@ -63,6 +67,7 @@ struct ProfileAnalysis {
   uint64_t window_from_us = 0;
   uint64_t window_to_us = 0;
   bool has_window = false;
+  uint64_t skipped_events = 0;  // window_only: events in the chunks before the window's
   uint64_t window_bytes = 0;
   uint64_t window_blocks = 0;
   uint64_t bucket_us = 0;

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "core/profile_format.h"
+#include "profile/chunk_columns.h"
 #include "profile/packed_format.h"
 #include "report/result_reader.h"
 
@@ -100,8 +101,9 @@ class RawSource : public EventReader::Source {
 
 class PackedSource : public EventReader::Source {
  public:
-  PackedSource(std::ifstream in, std::vector<ChunkInfo> chunks, const std::string& path)
-      : in_(std::move(in)), chunks_(std::move(chunks)), path_(path) {}
+  PackedSource(std::ifstream in, std::vector<ChunkInfo> chunks, const std::string& path,
+               uint32_t version)
+      : in_(std::move(in)), chunks_(std::move(chunks)), path_(path), version_(version) {}
   bool more(std::vector<uint8_t>& out) override {
     if (next_ >= chunks_.size()) return false;
     const ChunkInfo& chunk = chunks_[next_++];
@@ -112,15 +114,32 @@ class PackedSource : public EventReader::Source {
       throw Error(path_ + ": corrupt heap profile (a chunk is cut short)");
     }
     std::vector<uint8_t> raw = decompress(compressed, chunk.raw_size, path_);
-    if (raw.size() < 4) throw Error(path_ + ": corrupt heap profile (a chunk is too short)");
-    uint32_t records = load<uint32_t>(raw.data());
-    if (records > raw.size() - 4) throw Error(path_ + ": corrupt heap profile (bad chunk)");
-    out.insert(out.end(), raw.begin() + 4, raw.begin() + 4 + records);
     if (age_pos_ > 0) {
       ages_.erase(ages_.begin(), ages_.begin() + static_cast<std::ptrdiff_t>(age_pos_));
       age_pos_ = 0;
     }
+    if (version_ >= 2) {
+      decode_chunk(raw.data(), raw.size(), path_, out, ages_);
+      return true;
+    }
+    if (raw.size() < 4) throw Error(path_ + ": corrupt heap profile (a chunk is too short)");
+    uint32_t records = load<uint32_t>(raw.data());
+    if (records > raw.size() - 4) throw Error(path_ + ": corrupt heap profile (bad chunk)");
+    out.insert(out.end(), raw.begin() + 4, raw.begin() + 4 + records);
     ages_.insert(ages_.end(), raw.begin() + 4 + records, raw.end());
+    return true;
+  }
+  // Packed files of version 2: the chunk where events at `time_us` may start (the last one
+  // starting before it); its decoder state is returned in `*start`. False if the first chunk
+  // is that chunk, or there are none.
+  bool seek(uint64_t time_us, ChunkInfo* start) {
+    size_t found = 0;
+    for (size_t i = 1; i < chunks_.size() && chunks_[i].time_us < time_us; ++i) found = i;
+    if (found == 0) return false;
+    next_ = found;
+    ages_.clear();
+    age_pos_ = 0;
+    *start = chunks_[found];
     return true;
   }
   uint64_t next_age() override {
@@ -138,6 +157,7 @@ class PackedSource : public EventReader::Source {
   std::ifstream in_;
   std::vector<ChunkInfo> chunks_;
   const std::string& path_;
+  uint32_t version_;
   size_t next_ = 0;
   std::vector<uint8_t> ages_;  // the ages not yet read, of this chunk and the one before
   size_t age_pos_ = 0;
@@ -230,10 +250,14 @@ EventReader::EventReader(const std::string& path) : path_(path) {
   bool raw = std::memcmp(header, format::kRawMagic, 8) == 0;
   bool packed = std::memcmp(header, format::kPackedMagic, 8) == 0;
   if (!raw && !packed) throw Error(path + " is not a memtrack heap profile");
-  if (load<uint32_t>(header + 8) != format::kVersion) {
-    throw Error(path + ": heap profile version " + std::to_string(load<uint32_t>(header + 8)) +
-                " is not supported (this memtrack reads version 1)");
+  uint32_t version = load<uint32_t>(header + 8);
+  uint32_t newest = packed ? kPackedVersion : format::kVersion;
+  if (version < 1 || version > newest) {
+    throw Error(path + ": heap profile version " + std::to_string(version) +
+                " is not supported (this memtrack reads versions 1 to " + std::to_string(newest) +
+                ")");
   }
+  packed_version_ = packed ? version : 0;
   meta_.pid = load<uint32_t>(header + 12);
   meta_.packed = packed;
   if (raw) {
@@ -243,8 +267,21 @@ EventReader::EventReader(const std::string& path) : path_(path) {
     source_ = std::make_unique<RawSource>(std::move(in));
   } else {
     std::vector<ChunkInfo> chunks = read_packed_tail(in, path_, meta_);
-    source_ = std::make_unique<PackedSource>(std::move(in), std::move(chunks), path_);
+    source_ = std::make_unique<PackedSource>(std::move(in), std::move(chunks), path_, version);
   }
+}
+
+bool EventReader::skip_to(uint64_t time_us) {
+  if (packed_version_ < 2 || consumed_ + pos_ > 0) return false;
+  ChunkInfo start;
+  if (!static_cast<PackedSource&>(*source_).seek(time_us, &start)) return false;
+  buffer_.clear();
+  pos_ = 0;
+  time_us_ = start.time_us;
+  tid_ = start.tid;
+  last_alloc_block_.clear();
+  skipped_events_ = start.events_before;
+  return true;
 }
 
 EventReader::~EventReader() = default;
@@ -343,7 +380,9 @@ bool EventReader::next_record(Event* event) {
     if (pos_ >= buffer_.size()) return false;
     uint8_t tag_byte = byte();
     bool temporary = meta_.packed && (tag_byte & format::kTemporaryBit) != 0;
-    auto tag = static_cast<Tag>(meta_.packed ? tag_byte & ~format::kTemporaryBit : tag_byte);
+    bool named_temporary = meta_.packed && (tag_byte & kTemporaryNamedBit) != 0;
+    constexpr uint8_t kFlagBits = format::kTemporaryBit | kTemporaryNamedBit;
+    auto tag = static_cast<Tag>(meta_.packed ? tag_byte & ~kFlagBits : tag_byte);
     switch (tag) {
       case Tag::kThread:
         tid_ = static_cast<uint32_t>(varint());
@@ -402,7 +441,7 @@ bool EventReader::next_record(Event* event) {
         if (age > time_us_) fail("free of a block allocated before the recording started");
         event->alloc_time_us = time_us_ - age;
       }
-      event->temporary = temporary;
+      event->temporary = temporary || named_temporary;
       if (last != last_alloc_block_.end()) last_alloc_block_.erase(last);
     } else {
       last_ptr_ += static_cast<uint64_t>(format::unzigzag(varint()));

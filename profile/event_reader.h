@@ -58,6 +58,13 @@ class EventReader {
   bool next(Event* /*out*/ event);
   const ProfileMeta& meta() const { return meta_; }
 
+  // Before the first next(): starts at the chunk where events at `time_us` may begin,
+  // skipping the chunks before it (events earlier than `time_us` may still follow). Only
+  // packed files of version 2 can; returns false (and reads from the start) otherwise.
+  bool skip_to(uint64_t time_us);
+  // The allocations and frees in the chunks skip_to() passed over.
+  uint64_t skipped_events() const { return skipped_events_; }
+
   class Source;  // where the decoded bytes come from (raw file or zstd chunks)
 
  private:
@@ -92,6 +99,8 @@ class EventReader {
   uint64_t time_us_ = 0;
   uint64_t last_ptr_ = 0;  // raw files: the last address
   uint32_t tid_ = 0;
+  uint32_t packed_version_ = 0;  // 0 for a raw file
+  uint64_t skipped_events_ = 0;
 };
 
 }  // namespace memtrack::profile

@@ -1,8 +1,11 @@
 // Packs a raw heap profile (as the runtime writes it) into the compressed, indexed file that
-// memtrack report reads (packed_format.h). Memory: one chunk plus the stacks.
+// memtrack report reads (packed_format.h), either after the process ended or while it runs,
+// following the raw file as the runtime appends to it. Memory: one chunk plus the stacks and
+// the blocks live at once (the raw file names blocks by address).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace memtrack::profile {
@@ -14,9 +17,38 @@ struct PackStats {
   bool complete = false;  // the process ended normally
 };
 
-// Writes `out` from `raw`. A raw file cut short (a process killed by SIGKILL) is packed up
-// to its last whole record. Throws Error for an unreadable or corrupt input or an
-// unwritable output.
+// Packs one raw file into one packed file. Not thread safe: one thread drives it.
+class ProfilePacker {
+ public:
+  // Nothing is opened yet: the runtime may not have written the raw header.
+  ProfilePacker(std::string raw_path, std::string out_path);
+  ~ProfilePacker();
+  ProfilePacker(const ProfilePacker&) = delete;
+  ProfilePacker& operator=(const ProfilePacker&) = delete;
+
+  // Packs what the runtime has appended since the last call: every record that is whole is
+  // encoded and every full chunk compressed and written. Creates the packed file once the raw
+  // header is there. Returns whether anything new was read. Throws Error for a corrupt input
+  // or an unwritable output.
+  bool step();
+
+  // The process has ended: packs the rest (up to the last whole record: a raw file cut short
+  // by SIGKILL ends inside one), then writes the metadata, the index and the footer.
+  PackStats finish();
+
+  // Removes the packed file (a run that failed before finish()).
+  void abandon();
+
+  const std::string& raw_path() const;
+  const std::string& out_path() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Writes `out` from the complete file `raw`. Throws Error for an unreadable or corrupt input
+// or an unwritable output.
 PackStats pack_profile(const std::string& raw, const std::string& out);
 
 }  // namespace memtrack::profile

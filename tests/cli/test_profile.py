@@ -160,6 +160,34 @@ def test_profile_window(ctx):
 
 
 @cli_test
+def test_profile_window_seek(ctx):
+    """The window's flame graph as the only output (--collapsed=- --collapsed-kind=window)
+    reads the recording from the chunk where the window starts: on a recording of several
+    chunks, a window late in it gives the lines the whole pass gives, adding up to the
+    JSON report's window."""
+    path, _ = record(ctx, "churn_events", "1500000", name="long.prof")
+    whole, run = report_json(ctx, path)
+    duration_ms = whole["duration_us"] // 1000
+    window = [f"--from={duration_ms * 6 // 10}ms", f"--to={duration_ms * 8 // 10}ms"]
+    windowed, run = report_json(ctx, path, *window)
+    ctx.require(windowed["window"]["blocks"] > 0, "the window keeps blocks (the ring of 64)",
+                run)
+    folded = ctx.path("window.folded")
+    run = ctx.memtrack("report", path, *window, f"--collapsed={folded}",
+                       "--collapsed-kind=window", f"--log-file={ctx.path('text.txt')}")
+    ctx.require_eq(run.exit, 0, "report --collapsed=FILE (the whole pass): exit status", run)
+    with open(folded, encoding="utf-8") as f:
+        whole_pass = f.read()
+    seek = ctx.memtrack("report", path, *window, "--collapsed=-", "--collapsed-kind=window")
+    ctx.require_eq(seek.exit, 0, "report --collapsed=- (from the window's chunk): exit status",
+                   seek)
+    ctx.expect_eq(seek.stdout, whole_pass, "the window's collapsed stacks, both ways", seek)
+    total = sum(int(line.rsplit(" ", 1)[1]) for line in seek.stdout.splitlines())
+    ctx.expect_eq(total, windowed["window"]["bytes"], "collapsed window = JSON window bytes",
+                  seek)
+
+
+@cli_test
 def test_profile_children(ctx):
     """One profile per process: the main one in FILE, the forked child's in FILE.PID and,
     after its exec, the new image's in FILE.PID.2; each analysed."""

@@ -1,0 +1,238 @@
+// The packer and the reader on synthetic raw files: chunks that decode on their own (a
+// temporary free whose allocation is in the chunk before), seeking to a window's chunk, and
+// packing a raw file while it grows.
+#include "profile/packer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "core/profile_format.h"
+#include "profile/analysis.h"
+#include "profile/chunk_columns.h"
+#include "profile/event_reader.h"
+
+namespace memtrack::profile {
+namespace {
+
+namespace format = core::profile;
+using format::Tag;
+
+class RawWriter {
+ public:
+  RawWriter() {
+    bytes_.assign(format::kRawMagic, format::kRawMagic + 8);
+    uint32_t header[2] = {format::kVersion, 4242};
+    uint64_t times[2] = {0, 0};
+    append(header, sizeof(header));
+    append(times, sizeof(times));
+    tag(Tag::kModules);  // the result file's modules section: none
+    varint(4);
+    uint32_t no_modules = 0;
+    append(&no_modules, 4);
+    tag(Tag::kThread);
+    varint(7);
+    for (uint32_t id = 1; id <= kStacks; ++id) {
+      tag(Tag::kStack);
+      varint(id);
+      varint(2);
+      varint(format::zigzag(0x1000 + id));
+      varint(format::zigzag(16));
+    }
+  }
+
+  void alloc(uint64_t dt, uint64_t size, uint32_t stack, uint64_t ptr) {
+    tag(Tag::kAlloc);
+    varint(dt);
+    varint(size);
+    varint(stack);
+    address(ptr);
+  }
+  void free(uint64_t dt, uint64_t ptr) {
+    tag(Tag::kFree);
+    varint(dt);
+    address(ptr);
+  }
+  void end() { tag(Tag::kEnd); }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+  static constexpr uint32_t kStacks = 8;
+
+ private:
+  void append(const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    bytes_.insert(bytes_.end(), p, p + n);
+  }
+  void tag(Tag t) { bytes_.push_back(static_cast<uint8_t>(t)); }
+  void varint(uint64_t v) {
+    uint8_t out[10];
+    append(out, format::put_varint(out, v));
+  }
+  void address(uint64_t ptr) {
+    varint(format::zigzag(static_cast<int64_t>(ptr - last_ptr_)));
+    last_ptr_ = ptr;
+  }
+  std::vector<uint8_t> bytes_;
+  uint64_t last_ptr_ = 0;
+};
+
+// `pairs` allocations each freed right after (temporaries), a microsecond apart, from the 8
+// stacks in turn, with sizes 1..1000; every 100th block is kept until the end instead.
+RawWriter churn(uint64_t pairs) {
+  RawWriter w;
+  std::vector<uint64_t> kept;
+  for (uint64_t i = 0; i < pairs; ++i) {
+    uint64_t ptr = i % 100 == 0 ? 0x10000000 + i * 16 : 0x100000;
+    w.alloc(1, 1 + i % 1000, static_cast<uint32_t>(1 + i % RawWriter::kStacks), ptr);
+    if (i % 100 == 0) {
+      kept.push_back(ptr);
+    } else {
+      w.free(1, ptr);
+    }
+  }
+  for (uint64_t ptr : kept) w.free(1, ptr);
+  w.end();
+  return w;
+}
+
+class PackerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string base = ::testing::TempDir() + "packer_test." + std::to_string(getpid());
+    raw_ = base + ".raw";
+    packed_ = base + ".prof";
+  }
+  void TearDown() override {
+    std::remove(raw_.c_str());
+    std::remove(packed_.c_str());
+  }
+  void write_raw(const std::vector<uint8_t>& bytes, size_t from, size_t to, bool truncate) {
+    std::ofstream out(raw_, std::ios::binary | (truncate ? std::ios::trunc : std::ios::app));
+    out.write(reinterpret_cast<const char*>(bytes.data() + from),
+              static_cast<std::streamsize>(to - from));
+  }
+  std::vector<uint8_t> read_packed() const {
+    std::ifstream in(packed_, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  std::string raw_;
+  std::string packed_;
+};
+
+TEST_F(PackerTest, TemporariesAcrossChunkBoundariesKeepTheirBlock) {
+  const uint64_t pairs = 2'000'000;
+  RawWriter w = churn(pairs);
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  PackStats stats = pack_profile(raw_, packed_);
+  EXPECT_TRUE(stats.complete);
+  EXPECT_EQ(stats.events, 2 * pairs);
+  ProfileAnalysis a = analyze_profile(packed_, AnalyzeOptions{});
+  EXPECT_EQ(a.allocations, pairs);
+  EXPECT_EQ(a.frees, pairs);
+  EXPECT_EQ(a.temporary, pairs - pairs / 100);
+  EXPECT_EQ(a.unknown_frees, 0u);
+  EXPECT_EQ(a.live_bytes, 0u);
+  ProfileAnalysis from_raw = analyze_profile(raw_, AnalyzeOptions{});
+  EXPECT_EQ(from_raw.temporary, a.temporary);
+  EXPECT_EQ(from_raw.peak_bytes, a.peak_bytes);
+  EXPECT_EQ(from_raw.allocated_bytes, a.allocated_bytes);
+}
+
+TEST_F(PackerTest, WindowOnlyAnalysisSkipsChunksAndAgreesWithTheWholePass) {
+  RawWriter w = churn(2'000'000);
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  pack_profile(raw_, packed_);
+  AnalyzeOptions options;
+  options.from_us = 3'000'000;
+  options.to_us = 3'500'000;
+  ProfileAnalysis whole = analyze_profile(packed_, options);
+  options.window_only = true;
+  ProfileAnalysis window = analyze_profile(packed_, options);
+  EXPECT_GT(window.skipped_events, 2'000'000u);
+  EXPECT_LT(window.events, whole.events - window.skipped_events);
+  EXPECT_EQ(window.window_bytes, whole.window_bytes);
+  EXPECT_EQ(window.window_blocks, whole.window_blocks);
+  EXPECT_GT(window.window_blocks, 1000u);
+  ASSERT_LE(window.sites.size(), whole.sites.size());
+  for (size_t id = 0; id < window.sites.size(); ++id) {
+    EXPECT_EQ(window.sites[id].window_bytes, whole.sites[id].window_bytes) << "stack " << id;
+  }
+  ProfileAnalysis from_raw = analyze_profile(raw_, options);  // reads from the start
+  EXPECT_EQ(from_raw.skipped_events, 0u);
+  EXPECT_EQ(from_raw.window_bytes, whole.window_bytes);
+}
+
+TEST_F(PackerTest, FollowingAGrowingFileGivesTheSameFile) {
+  RawWriter w = churn(300'000);
+  const std::vector<uint8_t>& bytes = w.bytes();
+  write_raw(bytes, 0, bytes.size(), true);
+  pack_profile(raw_, packed_);
+  std::vector<uint8_t> at_once = read_packed();
+
+  write_raw(bytes, 0, 20, true);  // not even the header yet
+  ProfilePacker packer(raw_, packed_);
+  EXPECT_TRUE(packer.step());
+  size_t done = 20;
+  for (size_t cut : {size_t{1001}, size_t{1 << 20}, bytes.size() / 2 + 3, bytes.size()}) {
+    write_raw(bytes, done, cut, false);  // cuts fall inside records
+    done = cut;
+    EXPECT_TRUE(packer.step());
+    EXPECT_FALSE(packer.step());
+  }
+  packer.finish();
+  EXPECT_EQ(read_packed(), at_once);
+}
+
+TEST_F(PackerTest, ARawFileCutInsideARecordIsPackedUpToIt) {
+  RawWriter w = churn(1000);
+  write_raw(w.bytes(), 0, w.bytes().size() - 3, true);  // no end record, a free cut short
+  PackStats stats = pack_profile(raw_, packed_);
+  EXPECT_FALSE(stats.complete);
+  EXPECT_EQ(stats.events, 1999u);
+}
+
+TEST(ChunkLayoutTest, BothLayoutsGiveBackTheRecordsAndAges) {
+  // A thread record, an allocation, a free with its block, a temporary free, a named
+  // temporary free and an RSS sample, as the packer writes them.
+  std::vector<uint8_t> records = {
+      4,    9,                     // thread 9
+      1,    5, 0x80, 0x01, 3,      // allocation: dt 5, size 128, stack 3
+      2,    1, 16,   2,            // free: dt 1, size 16, stack 2 (age in ages)
+      0x82, 0,                     // temporary free: dt 0
+      0x42, 7, 0x90, 0x4e, 1,      // named temporary free: dt 7, size 10000, stack 1
+      6,    2, 0x80, 0x80, 0x04};  // sample: dt 2, RSS 65536
+  std::vector<uint8_t> ages = {0x90, 0x4e, 3};
+  for (ChunkLayout layout : {ChunkLayout::kRows, ChunkLayout::kColumns}) {
+    std::vector<uint8_t> chunk = encode_chunk(records, ages, layout);
+    EXPECT_EQ(chunk[0], static_cast<uint8_t>(layout));
+    std::vector<uint8_t> back_records;
+    std::vector<uint8_t> back_ages;
+    decode_chunk(chunk.data(), chunk.size(), "x", back_records, back_ages);
+    EXPECT_EQ(back_records, records);
+    EXPECT_EQ(back_ages, ages);
+  }
+}
+
+TEST(ChunkLayoutTest, MalformedColumnsAreOneError) {
+  std::vector<uint8_t> records = {1, 5, 0x80, 0x01, 3, 2, 1, 16, 2};
+  std::vector<uint8_t> chunk = encode_chunk(records, {4}, ChunkLayout::kColumns);
+  std::vector<uint8_t> out;
+  std::vector<uint8_t> ages;
+  std::vector<uint8_t> cut(chunk.begin(), chunk.end() - 2);
+  EXPECT_THROW(decode_chunk(cut.data(), cut.size(), "x", out, ages), Error);
+  std::vector<uint8_t> bad_tag = chunk;
+  bad_tag[1 + 24] = 9;  // the first tag
+  EXPECT_THROW(decode_chunk(bad_tag.data(), bad_tag.size(), "x", out, ages), Error);
+  std::vector<uint8_t> bad_layout = chunk;
+  bad_layout[0] = 2;
+  EXPECT_THROW(decode_chunk(bad_layout.data(), bad_layout.size(), "x", out, ages), Error);
+}
+
+}  // namespace
+}  // namespace memtrack::profile
