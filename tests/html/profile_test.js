@@ -182,6 +182,7 @@ async function main() {
     expect((await frameNames(page)).some((n) => n.startsWith('make_temporary') && n.includes(': 1,000 allocations (')),
            'flame graph of allocations: make_temporary with 1,000');
     await page.screenshot({path: path.join(args.out, 'profile.png'), fullPage: true});
+    await (await page.$('#flame')).screenshot({path: path.join(args.out, 'profile-flame.png')});
 
     // A window dragged on the chart: the chart's figures and the command that lists its sites.
     expectEq(await page.$eval('.no-window', (p) => p.textContent.startsWith('No window was given')), true,

@@ -230,9 +230,11 @@ async function main() {
     shownReports = await page.evaluate(() => Number(document.body.dataset.report));
     await page.click('.report-panel button.analyse-window');
     await page.waitForFunction((n) => Number(document.body.dataset.report) > n, {timeout: 30000}, shownReports);
-    const kept = await siteRows('.report-panel .window-report');
-    expect(JSON.stringify(kept) === '[["grow_cache",5000,5]]',
-           `the window from the peak to the end kept grow_cache's 5 blocks of 1,000 bytes (${JSON.stringify(kept)})`);
+    const windowSites = await siteRows('.report-panel .window-report');
+    expect(JSON.stringify(windowSites) === '[["grow_cache",5000,5]]',
+           `the window from the peak to the end kept grow_cache's 5 blocks of 1,000 bytes (${JSON.stringify(windowSites)})`);
+    await page.waitForSelector('.report-panel .profile-flame .flame[data-drawn=true]', {timeout: 20000});
+    await new Promise((resolve) => setTimeout(resolve, 300));  // the flame graph's first drawing
     await page.screenshot({path: path.join(args.out, 'ui-profile.png'), fullPage: true});
     expect(problems.length === 0, `no console error and no request elsewhere (${problems.join('; ')})`);
     await page.close();
