@@ -377,7 +377,8 @@ const std::vector<OptionSpec>& option_table() {
       {"--html", "FILE",
        "Also write the report as one self-contained HTML page to FILE ('-' for stdout): "
        "leak table, stacks with source lines, flame graph, errors, descriptors and, after "
-       "--expire, a chart per site. Default: none.",
+       "--expire, a chart per site; for a heap profile: heap over time, peak, top sites, window "
+       "and flame graphs. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.html_file = v; }},
       {"--format", "FORMAT",

@@ -12,6 +12,7 @@
 #include "profile/analysis.h"
 #include "profile/event_reader.h"
 #include "profile/massif.h"
+#include "profile/profile_html.h"
 #include "profile/profile_pprof.h"
 #include "profile/profile_report.h"
 #include "report/text_format.h"
@@ -58,6 +59,40 @@ std::string program_of(const profile::ProfileMeta& meta) {
   return "?";
 }
 
+// --from and --to, checked.
+profile::AnalyzeOptions analyze_options(const Config& config) {
+  profile::AnalyzeOptions options;
+  if (config.from_ms) options.from_us = static_cast<uint64_t>(*config.from_ms) * 1000;
+  if (config.to_ms) options.to_us = static_cast<uint64_t>(*config.to_ms) * 1000;
+  if (options.from_us && options.to_us && *options.from_us >= *options.to_us) {
+    throw Error("--from must be before --to");
+  }
+  if (config.collapsed_kind == "window" && !options.from_us && !options.to_us) {
+    throw Error("--collapsed-kind=window needs --from or --to");
+  }
+  // The window's flame graph alone needs only the events of the window: the reader starts at
+  // the window's chunk (docs/profiling.md, "A time window").
+  options.window_only = config.collapsed_kind == "window" && config.collapsed_file == "-" &&
+                        config.log_file.empty() && config.json_file.empty() &&
+                        config.massif_file.empty() && config.pprof_file.empty() &&
+                        config.html_file.empty();
+  return options;
+}
+
+// The analysis of `path`. For a page (`page`), its chart's finer series goes to `chart`: the
+// analysis makes up to kPageSeriesPoints points, and the series every other output shows
+// (the JSON's) is merged from them, as an analysis with its own max_points would make it.
+profile::ProfileAnalysis analyse(const std::string& path, profile::AnalyzeOptions options,
+                                 bool page, std::vector<profile::SeriesPoint>* chart,
+                                 uint64_t* chart_bucket_us) {
+  if (page) options.max_points = profile::kPageSeriesPoints;
+  profile::ProfileAnalysis analysis = profile::analyze_profile(path, options);
+  *chart = analysis.series;
+  *chart_bucket_us = analysis.bucket_us;
+  profile::coarsen_series(analysis, profile::AnalyzeOptions{}.max_points);
+  return analysis;
+}
+
 }  // namespace
 
 std::string profile_runtime_option(const Config& config, const std::string& result_dir) {
@@ -94,36 +129,26 @@ int profile_report_command(const Config& config) {
   for (const auto& [option, file] : {std::pair{"--junit", &config.junit_file},
                                      {"--xml-file", &config.xml_file},
                                      {"--sarif", &config.sarif_file},
-                                     {"--speedscope", &config.speedscope_file},
-                                     {"--html", &config.html_file}}) {
+                                     {"--speedscope", &config.speedscope_file}}) {
     if (!file->empty()) {
       throw Error(std::string(option) +
                   " writes leak reports; a heap profile has text, --json, --collapsed, "
-                  "--massif and --pprof");
+                  "--massif, --pprof and --html");
     }
   }
   check_binary_stdout(config);
-  profile::AnalyzeOptions options;
-  if (config.from_ms) options.from_us = static_cast<uint64_t>(*config.from_ms) * 1000;
-  if (config.to_ms) options.to_us = static_cast<uint64_t>(*config.to_ms) * 1000;
-  if (options.from_us && options.to_us && *options.from_us >= *options.to_us) {
-    throw Error("--from must be before --to");
-  }
-  if (config.collapsed_kind == "window" && !options.from_us && !options.to_us) {
-    throw Error("--collapsed-kind=window needs --from or --to");
-  }
-  // The window's flame graph alone needs only the events of the window: the reader starts at
-  // the window's chunk (docs/profiling.md, "A time window").
-  options.window_only = config.collapsed_kind == "window" && config.collapsed_file == "-" &&
-                        config.log_file.empty() && config.json_file.empty() &&
-                        config.massif_file.empty() && config.pprof_file.empty();
-  profile::ProfileAnalysis analysis = profile::analyze_profile(path, options);
+  profile::AnalyzeOptions options = analyze_options(config);
+  std::vector<profile::SeriesPoint> chart;
+  uint64_t chart_bucket_us = 0;
+  profile::ProfileAnalysis analysis =
+      analyse(path, options, !config.html_file.empty(), &chart, &chart_bucket_us);
   profile::StackNames names(analysis.meta);
   profile::ProfileOutputOptions output;
   output.sites = static_cast<size_t>(config.profile_sites);
   output.program = program_of(analysis.meta);
   bool stdout_taken = config.json_file == "-" || config.collapsed_file == "-" ||
-                      config.massif_file == "-" || config.pprof_file == "-";
+                      config.massif_file == "-" || config.pprof_file == "-" ||
+                      config.html_file == "-";
   if (!config.log_file.empty()) {
     write_output("text report", config.log_file, [&](std::ostream& out) {
       profile::render_profile_text(analysis, names, output, out);
@@ -151,7 +176,34 @@ int profile_report_command(const Config& config) {
       profile::render_profile_pprof(analysis, names, output, MEMTRACK_VERSION, out);
     });
   }
+  if (!config.html_file.empty()) {
+    write_output("HTML report", config.html_file, [&](std::ostream& out) {
+      profile::render_profile_html(profile::profile_html_model(analysis, chart, chart_bucket_us,
+                                                               names, output, MEMTRACK_VERSION),
+                                   output.program, out, MEMTRACK_VERSION);
+    });
+  }
   return 0;
+}
+
+nlohmann::ordered_json profile_page_model(const std::string& path, const Config& config,
+                                          std::optional<uint64_t> from_us,
+                                          std::optional<uint64_t> to_us) {
+  profile::AnalyzeOptions options = analyze_options(config);
+  if (from_us) options.from_us = from_us;
+  if (to_us) options.to_us = to_us;
+  if (options.from_us && options.to_us && *options.from_us >= *options.to_us) {
+    throw Error("the window's start must be before its end");
+  }
+  std::vector<profile::SeriesPoint> chart;
+  uint64_t chart_bucket_us = 0;
+  profile::ProfileAnalysis analysis = analyse(path, options, true, &chart, &chart_bucket_us);
+  profile::StackNames names(analysis.meta);
+  profile::ProfileOutputOptions output;
+  output.sites = static_cast<size_t>(config.profile_sites);
+  output.program = program_of(analysis.meta);
+  return profile::profile_html_model(analysis, chart, chart_bucket_us, names, output,
+                                     MEMTRACK_VERSION);
 }
 
 }  // namespace memtrack::cli

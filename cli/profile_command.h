@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/options.h"
 
@@ -18,8 +21,15 @@ std::string profile_runtime_option(const Config& config, const std::string& resu
 // with other files, or profile options are given without one.
 bool is_profile_report(const Config& config);
 
-// memtrack report PROFILE: the analysis in text (stdout or --log-file), --json, --collapsed
-// and --massif. Returns the exit status.
+// memtrack report PROFILE: the analysis in text (stdout or --log-file), --json, --collapsed,
+// --massif, --pprof and --html. Returns the exit status.
 int profile_report_command(const Config& config);
+
+// The HTML page's model of the profile at `path` (profile/profile_html.h), for memtrack ui:
+// --from/--to of `config` unless the window is given here (microseconds since the process
+// started). Throws Error for an unreadable profile or an empty window.
+nlohmann::ordered_json profile_page_model(const std::string& path, const Config& config,
+                                          std::optional<uint64_t> from_us,
+                                          std::optional<uint64_t> to_us);
 
 }  // namespace memtrack::cli

@@ -15,6 +15,8 @@
 #include "cli/commands.h"
 #include "cli/live_watcher.h"
 #include "cli/pipeline.h"
+#include "cli/profile_command.h"
+#include "profile/event_reader.h"
 #include "report/html_renderer.h"
 #include "ui/server.h"
 
@@ -62,8 +64,13 @@ int ui_command(const Config& config) {
   }
   ui::Backend backend;
   backend.file_names = config.files;
-  backend.open_file = [&config](size_t index) {
+  backend.open_file = [&config](size_t index, std::optional<uint64_t> from_us,
+                                std::optional<uint64_t> to_us) {
     const std::string& path = config.files.at(index);
+    // A heap profile gets the profile views, analysed for the window chosen on its chart.
+    if (!std::filesystem::is_directory(path) && profile::is_profile_file(path)) {
+      return profile_page_model(path, config, from_us, to_us);
+    }
     bool had_errors = false;
     report::Report report = load_report(path, config, &had_errors);
     if (had_errors) throw Error("cannot read " + path + " (see the terminal)");

@@ -206,8 +206,8 @@ void render_profile_text(const ProfileAnalysis& a, StackNames& names,
   for (const std::string& note : names.notes()) out << "note: " << note << "\n";
 }
 
-void render_profile_json(const ProfileAnalysis& a, StackNames& names,
-                         const ProfileOutputOptions& options, std::ostream& out) {
+nlohmann::ordered_json profile_to_json(const ProfileAnalysis& a, StackNames& names,
+                                       const ProfileOutputOptions& options) {
   using nlohmann::ordered_json;
   ordered_json j;
   j["format"] = "memtrack-heap-profile";
@@ -270,7 +270,12 @@ void render_profile_json(const ProfileAnalysis& a, StackNames& names,
                      {"stack", report::stack_to_json(names.stack(id))}});
   }
   j["sites"] = sites;
-  out << j.dump(2) << "\n";
+  return j;
+}
+
+void render_profile_json(const ProfileAnalysis& a, StackNames& names,
+                         const ProfileOutputOptions& options, std::ostream& out) {
+  out << profile_to_json(a, names, options).dump(2) << "\n";
 }
 
 void render_profile_collapsed(const ProfileAnalysis& a, StackNames& names, Ranking ranking,

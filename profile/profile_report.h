@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/frame.h"
 #include "profile/analysis.h"
 
@@ -49,6 +51,9 @@ struct ProfileOutputOptions {
 
 void render_profile_text(const ProfileAnalysis& a, StackNames& names,
                          const ProfileOutputOptions& options, std::ostream& out);
+// The JSON report (docs/profiling.md, "The JSON report"); the HTML page carries it as it is.
+nlohmann::ordered_json profile_to_json(const ProfileAnalysis& a, StackNames& names,
+                                       const ProfileOutputOptions& options);
 void render_profile_json(const ProfileAnalysis& a, StackNames& names,
                          const ProfileOutputOptions& options, std::ostream& out);
 // One "prog[PID];main;...;leaf VALUE" line per stack with a non-zero value of `ranking`

@@ -18,6 +18,7 @@ extern const std::string_view kUplotCss;
 extern const std::string_view kViewsJs;
 extern const std::string_view kLeakTableJs;
 extern const std::string_view kChartsJs;
+extern const std::string_view kProfileJs;  // the heap profile's views (web/src/profile.js)
 extern const std::string_view kPageJs;
 extern const std::string_view kReportJs;  // web/src/report.js: boots the views on the page
 extern const std::string_view kReportCss;

@@ -81,23 +81,28 @@ std::string html_escaped(const std::string& text) {
   return xml_escaped(text);
 }
 
-void render_html(const Report& report, std::ostream& out, const std::string& version,
-                 const HtmlOptions& options) {
+void render_html_page(const std::string& title, const nlohmann::ordered_json& model,
+                      std::ostream& out, const std::string& version) {
   std::string styles;
   for (std::string_view css : {assets::kUplotCss, assets::kFlameGraphCss, assets::kReportCss}) {
     append_element(styles, "style", css);
   }
   std::string scripts;
-  for (std::string_view js :
-       {assets::kD3Js, assets::kFlameGraphJs, assets::kUplotJs, assets::kViewsJs,
-        assets::kLeakTableJs, assets::kChartsJs, assets::kPageJs, assets::kReportJs}) {
+  for (std::string_view js : {assets::kD3Js, assets::kFlameGraphJs, assets::kUplotJs,
+                              assets::kViewsJs, assets::kLeakTableJs, assets::kChartsJs,
+                              assets::kProfileJs, assets::kPageJs, assets::kReportJs}) {
     append_element(scripts, "script", js);
   }
-  out << fill(assets::kReportTemplate, {{"TITLE", html_escaped(page_title(report))},
+  out << fill(assets::kReportTemplate, {{"TITLE", html_escaped(title)},
                                         {"VERSION", html_escaped(version)},
                                         {"STYLES", styles},
-                                        {"DATA", page_data(html_model(report, version, options))},
+                                        {"DATA", page_data(model)},
                                         {"SCRIPTS", scripts}});
+}
+
+void render_html(const Report& report, std::ostream& out, const std::string& version,
+                 const HtmlOptions& options) {
+  render_html_page(page_title(report), html_model(report, version, options), out, version);
 }
 
 }  // namespace memtrack::report

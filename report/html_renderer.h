@@ -35,6 +35,11 @@ std::string page_data(const nlohmann::ordered_json& model);
 // control characters and invalid UTF-8 as '?' (xml_escaped, which HTML5 reads alike).
 std::string html_escaped(const std::string& text);
 
+// The page around any model the views read: the leak report's (html_model) or a heap
+// profile's (profile/profile_html.h, which has "profile" where this has "report").
+void render_html_page(const std::string& title, const nlohmann::ordered_json& model,
+                      std::ostream& out, const std::string& version);
+
 // The whole page.
 void render_html(const Report& report, std::ostream& out, const std::string& version,
                  const HtmlOptions& options = {});

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 
@@ -52,6 +53,13 @@ std::optional<uint32_t> pid_param(const httplib::Request& req) {
     return std::nullopt;
   }
   return pid;
+}
+
+// Digits only (no sign, no space), at most 2^64 - 1.
+bool try_parse_u64(const std::string& text, uint64_t* out) {
+  if (text.empty() || text.size() > 20) return false;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return error == std::errc() && end == text.data() + text.size();
 }
 
 // "1,2,3" -> pids (bad entries skipped), at most kMaxThreadPids.
@@ -378,8 +386,18 @@ void Server::route(httplib::Server& server) {
         index >= backend_.file_names.size() || !backend_.open_file) {
       return send_error(res, 404, "no such file");
     }
+    std::optional<uint64_t> from_us;
+    std::optional<uint64_t> to_us;
+    for (const auto& [name, value] : {std::pair{"from_us", &from_us}, {"to_us", &to_us}}) {
+      if (!req.has_param(name)) continue;
+      uint64_t us = 0;
+      if (!try_parse_u64(req.get_param_value(name), &us)) {
+        return send_error(res, 400, std::string(name) + " expects microseconds");
+      }
+      *value = us;
+    }
     try {
-      send_json(res, backend_.open_file(index));
+      send_json(res, backend_.open_file(index, from_us, to_us));
     } catch (const std::exception& e) {
       send_error(res, 422, e.what());
     }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -44,9 +45,13 @@ struct Backend {
   // The live reports (report/live_report.h live_to_json) that `pid`, running under memtrack
   // run --expire, has written so far, in order; empty without live mode.
   std::function<std::vector<nlohmann::ordered_json>(uint32_t pid)> live;
-  // The files named on the command line (shown by name) and the model of the i-th one.
+  // The files named on the command line (shown by name) and the model of the i-th one; for a
+  // heap profile, analysed for the window [from_us, to_us) when one is given (either end may
+  // be missing).
   std::vector<std::string> file_names;
-  std::function<nlohmann::ordered_json(size_t index)> open_file;
+  std::function<nlohmann::ordered_json(size_t index, std::optional<uint64_t> from_us,
+                                       std::optional<uint64_t> to_us)>
+      open_file;
 };
 
 class Server {

@@ -6,6 +6,9 @@ text, the JSON, the collapsed stacks of every kind, massif's format as ms_print 
 the time window. churn_events.c makes many events: the analysis's memory must not grow with
 them."""
 
+import base64
+import gzip
+import json
 import os
 import re
 import shutil
@@ -330,8 +333,53 @@ def test_profile_pprof(ctx):
     ctx.expect_eq((status, stderr), (0, ""), "report PROFILE --format=pprof", run)
     with open(out, "rb") as f:
         ctx.expect(same == f.read(), "--format=pprof writes what --pprof wrote", run)
-    for option in ("--sarif=x.sarif", "--html=x.html", "--speedscope=x.json"):
+    for option in ("--sarif=x.sarif", "--junit=x.xml", "--speedscope=x.json"):
         refused = ctx.memtrack("report", path, option)
         ctx.expect_error(refused, 125, f"{option.split('=')[0]} writes leak reports; a heap "
-                         "profile has text, --json, --collapsed, --massif and --pprof",
+                         "profile has text, --json, --collapsed, --massif, --pprof and --html",
                          what=option)
+
+
+def page_model(ctx, page, run):
+    """The model an HTML page carries (html-report.md: JSON, gzip, base64)."""
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    match = re.search(r'id="memtrack-data"[^>]*>([^<]*)<', html)
+    ctx.require(match, f"{page} carries no data element", run)
+    return json.loads(gzip.decompress(base64.b64decode(match.group(1))))
+
+
+@cli_test
+def test_profile_html(ctx):
+    """--html for a profile: the page's model is the JSON report as it is, plus a finer chart
+    (at most 1,000 points) and the flame graphs' stacks; the other outputs keep the JSON's
+    series. The page itself is checked in a browser by tests/html/profile_test.js."""
+    from test_profiles import memtrack_binary
+    path, _ = record(ctx)
+    page = ctx.path("hp.html")
+    report, run = report_json(ctx, path, f"--html={page}")
+    model = page_model(ctx, page, run)
+    ctx.expect_eq(model["profile"], report, "the page carries the JSON report", run)
+    chart = model["chart"]
+    points = len(chart["time_us"])
+    ctx.expect(len(report["series"]["points"]) < points <= 1000,
+               f"the chart has {points} points, the JSON {len(report['series']['points'])}", run)
+    ctx.expect_eq(max(chart["heap_max_bytes"]), PEAK_BYTES, "the chart's highest live bytes", run)
+    ctx.expect_eq(sum(chart["allocated_bytes"]), ALLOCATED, "the chart's bytes allocated", run)
+    ctx.expect_eq(sum(chart["allocations"]), 1016, "the chart's allocations", run)
+    alone, run = report_json(ctx, path)
+    ctx.expect_eq(alone["series"], report["series"], "--html leaves the JSON's series alone", run)
+    frames = model["frames"]
+    leaves = {}
+    for stack in model["stacks"]:
+        leaves.setdefault(frames[stack["frames"][0]]["function"], []).append(stack)
+    ctx.expect_eq(([s["peak_bytes"] for s in leaves["build_peak"]],
+                   sorted(s["leaked_bytes"] for s in leaves["grow_cache"]),
+                   [s["temporary"] for s in leaves["make_temporary"]]),
+                  ([1_048_576], [5000, 5000], [1000]), "the flame graphs' stacks", run)
+    ctx.expect_eq(frames[leaves["grow_cache"][0]["frames"][-1]]["function"], "main",
+                  "a stack's frames end at main", run)
+    status, same, stderr = memtrack_binary(ctx, "report", path, "--format=html")
+    with open(page, "rb") as f:
+        ctx.expect((status, stderr, same) == (0, "", f.read()),
+                   "--format=html writes what --html wrote", run)

@@ -222,6 +222,38 @@ def test_ui_read_only_and_files(ctx):
         ui.stop()
 
 
+@cli_test
+def test_ui_profile_file(ctx):
+    """A heap profile named on the command line: its page model, analysed again for a window
+    given as from_us/to_us (heap_pattern: from the peak's step on, grow_cache's second five
+    blocks); a bad or empty window is refused with its reason."""
+    profile = ctx.path("hp.prof")
+    run = ctx.memtrack("run", f"--profile={profile}", ctx.program("heap_pattern"))
+    ctx.require_eq(run.exit, 0, "memtrack run --profile", run)
+    ui = start_ui(ctx, profile)
+    try:
+        status, _, body = ui.request("/api/file?index=0")
+        ctx.require_eq(status, 200, "the profile by index")
+        model = json.loads(body)
+        ctx.expect_eq((model["profile"]["peak"]["bytes"], "window" in model["profile"]),
+                      (1_053_608, False), "the profile's model, without a window")
+        step = model["chart"]["bucket_us"]
+        start = model["profile"]["peak"]["time_us"] // step * step
+        status, _, body = ui.request(f"/api/file?index=0&from_us={start}")
+        ctx.require_eq(status, 200, "the profile with a window")
+        windowed = json.loads(body)["profile"]
+        ctx.expect_eq((windowed["window"]["bytes"], windowed["window"]["blocks"]), (5000, 5),
+                      "the window from the peak's step to the end")
+        for query, answer in (("from_us=x", (400, {"error": "from_us expects microseconds"})),
+                              ("to_us=-1", (400, {"error": "to_us expects microseconds"})),
+                              ("from_us=5&to_us=5",
+                               (422, {"error": "the window's start must be before its end"}))):
+            status, _, body = ui.request(f"/api/file?index=0&{query}")
+            ctx.expect_eq((status, json.loads(body)), answer, f"/api/file?index=0&{query}")
+    finally:
+        ui.stop()
+
+
 def other_users_process():
     """A process of another user: `sleep` as nobody when we are root, else pid 1 (root's)."""
     if os.geteuid() == 0:

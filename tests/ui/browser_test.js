@@ -2,11 +2,13 @@
 // and cli_daemon under `memtrack run`), opens the printed URL and checks that the process
 // table shows the sleeper with the kernel's RSS, sorts by a clicked column, refreshes, marks
 // the daemon as running under memtrack, and that "Snapshot now" shows the daemon's definite
-// leak at daemon.c's @lost line in the report views; no console error, no request to another
-// origin. Screenshots go to --out. Exits 1 on the first failed check.
+// leak at daemon.c's @lost line in the report views; that a heap profile named on the command
+// line (heap_pattern's) opens in the profile views, and a window chosen on its chart is
+// analysed by the server; no console error, no request to another origin. Screenshots go to
+// --out. Exits 1 on the first failed check.
 //
-// node browser_test.js --memtrack M --daemon D --sleeper S --chromium C --modules web/node_modules
-//                      --out DIR [--readme-screenshot PNG]
+// node browser_test.js --memtrack M --daemon D --sleeper S --pattern P --chromium C
+//                      --modules web/node_modules --out DIR [--readme-screenshot PNG]
 'use strict';
 const {spawn, spawnSync} = require('child_process');
 const fs = require('fs');
@@ -16,7 +18,7 @@ const readline = require('readline');
 
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-for (const name of ['memtrack', 'daemon', 'sleeper', 'chromium', 'modules', 'out']) {
+for (const name of ['memtrack', 'daemon', 'sleeper', 'pattern', 'chromium', 'modules', 'out']) {
   if (!args[name]) {
     console.error(`browser_test: missing --${name}`);
     process.exit(2);
@@ -95,7 +97,11 @@ async function main() {
   const report = path.join(work, 'daemon.json');
   const run = spawnSync(args.memtrack, ['run', '--json=' + report, args.daemon, '0'], {encoding: 'utf8', timeout: 60000});
   if (run.status !== 0 || !fs.existsSync(report)) fail(`memtrack run --json failed: ${run.stderr}`);
-  const ui = await startAndWait([args.memtrack, 'ui', '--timeout', '30', report], /serving at (http:\S+)/, 'memtrack ui');
+  // A heap profile to open from disk: heap_pattern's.
+  const heapProfile = path.join(work, 'hp.prof');
+  const recorded = spawnSync(args.memtrack, ['run', '--profile=' + heapProfile, args.pattern], {encoding: 'utf8', timeout: 60000});
+  if (recorded.status !== 0 || !fs.existsSync(heapProfile)) fail(`memtrack run --profile failed: ${recorded.stderr}`);
+  const ui = await startAndWait([args.memtrack, 'ui', '--timeout', '30', report, heapProfile], /serving at (http:\S+)/, 'memtrack ui');
   const url = ui.match[1];
   const origin = new URL(url).origin;
   console.log(`memtrack ui at ${origin}; sleeper ${sleeper.pid}, daemon ${daemonPid}`);
@@ -197,11 +203,39 @@ async function main() {
 
     // The report named on the command line, in the same views.
     const reportsBefore = await page.evaluate(() => Number(document.body.dataset.report));
-    await page.click('button.open-file');
+    await page.click('button.open-file[data-index="0"]');
     await page.waitForFunction((n) => Number(document.body.dataset.report) > n, {timeout: 20000}, reportsBefore);
     const fileText = await page.$eval('.report-panel #leaks', (e) => e.textContent);
     expect(fileText.includes(`daemon.c:${lost}`) && fileText.includes('48 B'),
            `the opened daemon.json shows its 48-byte leak at daemon.c:${lost}`);
+
+    // The heap profile named on the command line, in the profile views.
+    const siteRows = (selector) => page.$$eval(selector + ' table.sites tbody tr.site', (rows) => rows.map((r) =>
+      [r.querySelector('td.fn').textContent].concat(Array.from(r.querySelectorAll('td[data-value]')).map((td) => Number(td.dataset.value)))));
+    let shownReports = await page.evaluate(() => Number(document.body.dataset.report));
+    await page.click('button.open-file[data-index="1"]');
+    await page.waitForFunction((n) => Number(document.body.dataset.report) > n, {timeout: 30000}, shownReports);
+    await page.waitForSelector('.report-panel .profile-flame .flame[data-drawn=true]', {timeout: 20000});
+    const peakRows = await siteRows('.report-panel #peak');
+    expect(JSON.stringify(peakRows[0]) === '["build_peak",1048576,4]',
+           `the profile's peak: build_peak held 1,048,576 bytes in 4 blocks (${JSON.stringify(peakRows[0])})`);
+    expect(await page.$eval('.report-panel .heap-chart canvas', (c) => c.width > 0), "the profile's chart is drawn");
+    expect(await page.$$eval('.report-panel .profile-flame svg g title', (ts) => ts.some((t) => t.textContent.startsWith('build_peak'))),
+           "the profile's flame graph has build_peak");
+    // A window from the peak's step to the end, chosen as the chart does, analysed by the server.
+    const model = await page.evaluate(() => window.memtrackUi.views.model);
+    const step = model.chart.bucket_us;
+    await page.evaluate((from, to) => window.memtrackUi.views.selectWindow(from, to),
+                        Math.floor(model.profile.peak.time_us / step) * step, model.profile.duration_us + step);
+    shownReports = await page.evaluate(() => Number(document.body.dataset.report));
+    await page.click('.report-panel button.analyse-window');
+    await page.waitForFunction((n) => Number(document.body.dataset.report) > n, {timeout: 30000}, shownReports);
+    const windowSites = await siteRows('.report-panel .window-report');
+    expect(JSON.stringify(windowSites) === '[["grow_cache",5000,5]]',
+           `the window from the peak to the end kept grow_cache's 5 blocks of 1,000 bytes (${JSON.stringify(windowSites)})`);
+    await page.waitForSelector('.report-panel .profile-flame .flame[data-drawn=true]', {timeout: 20000});
+    await new Promise((resolve) => setTimeout(resolve, 300));  // the flame graph's first drawing
+    await page.screenshot({path: path.join(args.out, 'ui-profile.png'), fullPage: true});
     expect(problems.length === 0, `no console error and no request elsewhere (${problems.join('; ')})`);
     await page.close();
   } finally {

@@ -33,7 +33,13 @@
   };
 
   // Returns {element, draw(), chart, search(text), zoomTo(name), reset(), setInverted(bool)}.
-  V.flameGraphView = function (process) {
+  // Without options it draws V.flameTree(process); a heap profile's page gives its own tree
+  // (options.tree()), the formatter of its values (options.format, bytes by default) and what
+  // they are (options.what, 'the leaked bytes').
+  V.flameGraphView = function (process, options) {
+    const opts = options || {};
+    const format = opts.format || V.formatBytes;
+    const what = opts.what || 'the leaked bytes';
     const graph = el('div', {class: 'flame-graph'});
     const details = el('div', {class: 'flame-details muted'}, 'Click a frame to zoom in; hover for its bytes.');
     const search = el('input', {type: 'search', class: 'filter', placeholder: 'Search frames', 'aria-label': 'Search frames'});
@@ -44,9 +50,9 @@
 
     // Built when drawn: a large report's tree takes a moment, and the page is usable before.
     api.draw = function () {
-      const tree = V.flameTree(process);
+      const tree = opts.tree ? opts.tree() : V.flameTree(process);
       if (!tree.value) {
-        graph.replaceChildren(el('p', {class: 'muted'}, 'No leaked bytes to draw.'));
+        graph.replaceChildren(el('p', {class: 'muted'}, opts.empty || 'No leaked bytes to draw.'));
         element.dataset.drawn = 'true';
         return;
       }
@@ -61,11 +67,11 @@
         .selfValue(false)
         .setDetailsElement(details)
         .setLabelHandler((d) => d.data.name + (d.data.location ? ' — ' + d.data.location : '') + ': ' +
-          V.formatBytes(d.value) + ' (' + (100 * d.value / total).toFixed(1) + '%)')
+          format(d.value) + ' (' + (100 * d.value / total).toFixed(1) + '%)')
         .setSearchMatch((d, term) => term && d.data.name.toLowerCase().includes(term.toLowerCase()))
         .setSearchHandler((results, sum) => {
-          details.textContent = search.value ? results.length + ' frames match, ' + V.formatBytes(sum) +
-            ' (' + (100 * sum / total).toFixed(1) + '% of the leaked bytes)' : '';
+          details.textContent = search.value ? results.length + ' frames match, ' + format(sum) +
+            ' (' + (100 * sum / total).toFixed(1) + '% of ' + what + ')' : '';
         });
       d3.select(graph).datum(tree).call(chart);
       chart.transitionDuration(250);

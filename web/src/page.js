@@ -1,7 +1,9 @@
 // The whole report as one page: a header, the summary of every process, then for the process
 // chosen (all processes and on-demand checks of the report) its leak table, flame graph,
 // errors, descriptors and live charts. V.renderReport(root, model) fills `root` and returns
-// the views it made, for scripts and tests: {summary, leaks, flame, live, select(i)}.
+// the views it made, for scripts and tests: {summary, leaks, flame, live, select(i)}. A heap
+// profile's model (it has "profile" where a leak report's has "report") gets the views of
+// profile.js instead.
 (function (V) {
   'use strict';
   const el = V.el;
@@ -18,7 +20,8 @@
     return best;
   }
 
-  V.renderReport = function (root, model) {
+  V.renderReport = function (root, model, options) {
+    if (model.profile) return V.renderProfile(root, model, options);  // a heap profile's page
     const report = model.report;
     const sources = model.sources || {};
     const live = model.live || [];

@@ -1,7 +1,8 @@
 // memtrack ui: the live process table of `memtrack top` in the browser, refreshed from the
 // server (/api/processes), with the RSS history of the chosen process (uPlot), its threads on
 // demand and, for a process under `memtrack run`, snapshots shown with the HTML report's
-// views (page.js, fed the same report model). window.memtrackUi exposes the state for tests.
+// views (page.js, fed the same report model); files named on the command line, heap
+// profiles included (profile.js), in the same views. window.memtrackUi exposes the state for tests.
 (function (V) {
   'use strict';
   const el = V.el;
@@ -258,8 +259,8 @@
     }
   }
 
-  function showReport(model) {
-    state.views = V.renderReport(reportPanel, model);
+  function showReport(model, options) {
+    state.views = V.renderReport(reportPanel, model, options);
     document.body.dataset.report = String((Number(document.body.dataset.report) || 0) + 1);
   }
   state.showReport = showReport;
@@ -295,11 +296,16 @@
         title.textContent = name;
         chartBox.replaceChildren();
         actions.replaceChildren();
-        try {
-          showReport(await api('/api/file?index=' + i));
-        } catch (error) {
-          actions.append(el('span', {class: 'error'}, name + ': ' + error.message));
-        }
+        // A heap profile's window chosen on its chart is analysed here, by the server.
+        const open = async (query) => {
+          try {
+            showReport(await api('/api/file?index=' + i + query),
+                       {loadWindow: (from, to) => open('&from_us=' + from + '&to_us=' + to)});
+          } catch (error) {
+            actions.replaceChildren(el('span', {class: 'error'}, name + ': ' + error.message));
+          }
+        };
+        await open('');
         render();
       }}, V.basename(name))));
   }
