@@ -118,9 +118,9 @@ TEST(HtmlRenderer, SelfContainedAndForbidsNetwork) {
       html.find("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "),
       std::string::npos);
   EXPECT_EQ(html.find("{{"), std::string::npos) << "a template marker was left";
-  // d3, d3-flame-graph, uPlot, five of memtrack's scripts, and the data.
-  EXPECT_EQ(occurrences(html, "<script>"), 8u);
-  EXPECT_EQ(occurrences(html, "</script>"), 9u);
+  // d3, d3-flame-graph, uPlot, six of memtrack's scripts (profile.js among them), and the data.
+  EXPECT_EQ(occurrences(html, "<script>"), 9u);
+  EXPECT_EQ(occurrences(html, "</script>"), 10u);
   EXPECT_NE(html.find("<meta name=\"generator\" content=\"memtrack 9.8.7\">"), std::string::npos);
 }
 
