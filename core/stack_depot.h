@@ -26,7 +26,8 @@ struct StackView {
 class StackDepot {
  public:
   static constexpr uint32_t kInvalidId = 0;
-  static constexpr uint32_t kMaxStacks = 1u << 24;
+  // Ids run from 1 to kMaxStacks and must fit the allocation table's 24-bit stack field.
+  static constexpr uint32_t kMaxStacks = (1u << 24) - 1;
 
   // Returns the id of this sequence of frames, adding it if new. Returns kInvalidId when
   // memory cannot be mapped or kMaxStacks distinct stacks exist already. An empty stack is
@@ -81,7 +82,7 @@ class StackDepot {
   static constexpr size_t kStripeCount = 64;
   static constexpr size_t kIdBlockBits = 16;
   static constexpr size_t kIdBlockSize = size_t{1} << kIdBlockBits;
-  static constexpr size_t kIdBlockCount = kMaxStacks / kIdBlockSize;
+  static constexpr size_t kIdBlockCount = (kMaxStacks + kIdBlockSize - 1) / kIdBlockSize;
   static constexpr size_t kChunkBytes = size_t{1} << 20;
 
   bool ensure_buckets();
