@@ -23,6 +23,7 @@ for (const name of ['memtrack', 'leaky', 'crash', 'many', 'synthetic', 'chromium
 }
 for (const name of ['memtrack', 'leaky', 'crash', 'many', 'synthetic', 'modules', 'out']) args[name] = path.resolve(args[name]);
 const puppeteer = require(path.join(args.modules, 'puppeteer-core'));
+const {openPage} = require('./open_page.js');
 const SOURCE_DIR = path.resolve(__dirname, '..', '..');
 
 // Bounded in time whatever happens inside the browser.
@@ -56,31 +57,6 @@ function memtrack(...argv) {
   const run = spawnSync(args.memtrack, argv, {encoding: 'utf8', timeout: 60000, maxBuffer: 64 << 20});
   if (run.error) fail(`memtrack ${argv.join(' ')}: ${run.error}`);
   return run;
-}
-
-// A page with every request but the report itself refused and recorded, and console errors
-// and uncaught exceptions recorded.
-async function openReport(browser, file, scheme) {
-  const page = await browser.newPage();
-  const problems = [];
-  const url = 'file://' + file;
-  await page.setRequestInterception(true);
-  page.on('request', (request) => {
-    if (request.url() === url) return request.continue();
-    problems.push('network request: ' + request.url());
-    return request.abort();
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warn') problems.push(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push('page error: ' + error.message));
-  await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: scheme || 'light'}]);
-  await page.setViewport({width: 1280, height: 900});
-  await page.goto(url, {waitUntil: 'load', timeout: 30000});
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', {timeout: 30000});
-  await page.waitForSelector('.flame[data-drawn=true]', {timeout: 30000});
-  await new Promise((resolve) => setTimeout(resolve, 100));  // the drawing's zero-length transition
-  return {page, problems};
 }
 
 function checkClean(report, what) {
@@ -126,7 +102,7 @@ async function demoReport(browser, out) {
   const run = memtrack('run', '--html=' + html, '--json=' + json, '--', args.leaky);
   expect(fs.existsSync(html), `memtrack run --html wrote ${html} (exit ${run.status})`);
   const model = JSON.parse(fs.readFileSync(json, 'utf8')).processes[0];
-  const report = await openReport(browser, html);
+  const report = await openPage(browser, html);
   const {page} = report;
   const source = path.join(SOURCE_DIR, 'examples', 'leaky.c');
 
@@ -191,7 +167,7 @@ async function demoReport(browser, out) {
   checkClean(report, 'demo');
   await page.close();
 
-  const dark = await openReport(browser, html, 'dark');
+  const dark = await openPage(browser, html, 'dark');
   const background = await dark.page.$eval('body', (b) => getComputedStyle(b).backgroundColor);
   expectEq(background, 'rgb(20, 23, 28)', 'demo: dark mode background');
   await dark.page.screenshot({path: path.join(out, 'demo-report-dark.png'), fullPage: true});
@@ -203,7 +179,7 @@ async function crashReport(browser, out) {
   const html = path.join(out, 'crash.html');
   const run = memtrack('run', '--html=' + html, '--', args.crash);
   expect(fs.existsSync(html), `memtrack run --html on a crashing program wrote ${html} (exit ${run.status})`);
-  const report = await openReport(browser, html);
+  const report = await openPage(browser, html);
   const crash = await report.page.$eval('#crash', (section) => ({
     title: section.querySelector('h2').textContent,
     frames: Array.from(section.querySelectorAll('li.frame .fn')).map((f) => f.textContent),
@@ -221,7 +197,7 @@ async function manyReport(browser, out) {
                        '--log-file=' + path.join(out, 'many.log'), '--', args.many, '3');
   expect(fs.existsSync(html), `memtrack run --expire --html wrote ${html} (exit ${run.status})`);
   const model = JSON.parse(fs.readFileSync(json, 'utf8')).processes[0];
-  const report = await openReport(browser, html);
+  const report = await openPage(browser, html);
   const {page} = report;
   const source = path.join(SOURCE_DIR, 'tests', 'html', 'many_leaks.cpp');
 
@@ -279,7 +255,7 @@ async function syntheticTiming(browser, out) {
   const html = path.join(out, 'synthetic.html');
   execFileSync(args.synthetic, [html, '10000', '10'], {timeout: 120000});
   const size = fs.statSync(html).size;
-  const report = await openReport(browser, html);
+  const report = await openPage(browser, html);
   const {page} = report;
   const ready = await page.evaluate(() => window.memtrack.readyMs);
   const timing = await page.evaluate(() => window.memtrack.timing);

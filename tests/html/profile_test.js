@@ -23,6 +23,7 @@ for (const name of ['memtrack', 'pattern', 'chromium', 'modules', 'out']) {
   if (name !== 'chromium') args[name] = path.resolve(args[name]);
 }
 const puppeteer = require(path.join(args.modules, 'puppeteer-core'));
+const {openPage} = require('./open_page.js');
 const SOURCE = path.resolve(__dirname, '..', 'cli', 'programs', 'heap_pattern.c');
 
 const deadline = setTimeout(() => {
@@ -53,29 +54,6 @@ function memtrack(...argv) {
   if (run.error) fail(`memtrack ${argv.join(' ')}: ${run.error}`);
   if (run.status !== 0) fail(`memtrack ${argv.join(' ')}: exit ${run.status}: ${run.stderr}`);
   return run;
-}
-
-async function openPage(browser, file, scheme) {
-  const page = await browser.newPage();
-  const problems = [];
-  const url = 'file://' + file;
-  await page.setRequestInterception(true);
-  page.on('request', (request) => {
-    if (request.url() === url) return request.continue();
-    problems.push('network request: ' + request.url());
-    return request.abort();
-  });
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push('page error: ' + error.message));
-  await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: scheme || 'light'}]);
-  await page.setViewport({width: 1280, height: 900});
-  await page.goto(url, {waitUntil: 'load', timeout: 30000});
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', {timeout: 30000});
-  await page.waitForSelector('.flame[data-drawn=true]', {timeout: 30000});
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  return {page, problems};
 }
 
 // The rows of a sites table: rank, the numbers' exact values, function and location.
