@@ -154,12 +154,14 @@ void fork_child() {
   root_regions_reset_after_fork();
   g_allocs.reset_after_fork();
   g_stacks.reset_after_fork();
+  int parent = g_pid.load(std::memory_order_relaxed);  // getppid() is 1 if the parent has gone
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
   runtime_thread_fork_child();
   if (g_flags.silent_after_fork) {
     g_silent.store(true, std::memory_order_relaxed);
   } else {
-    write_start_marker();
+    // Normally the parent's fork hook has written it, or will before fork returns there.
+    write_forked_start_marker(g_pid.load(std::memory_order_relaxed), parent);
   }
   --t_thread.in_runtime;
 }

@@ -1,11 +1,16 @@
-// The entry points that see the process start and end and modules go: __libc_start_main (to
-// learn the status main returns), exit, and dlclose. Calls libc but never malloc.
+// The entry points that see processes start and end and modules go: __libc_start_main (to
+// learn the status main returns), exit, fork (to mark the child started), and dlclose. Calls
+// libc but never malloc.
+#include <unistd.h>
+
 #include "core/result_format.h"
+#include "core/sys_linux.h"
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/init.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
+#include "runtime/output/start_marker.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/fast_unwind.h"
 
@@ -26,6 +31,22 @@ MEMTRACK_EXPORT_C __attribute__((noreturn)) void exit(int status) {
   rt::set_exit_record(memtrack::core::result::ExitHow::kExit, status);
   rt::g_real.exit_process(status);
   __builtin_unreachable();
+}
+
+// The parent writes the child's start marker before fork returns to it: the child's own fork
+// handler may not run before the parent exits and `memtrack run` looks (a daemon's middle
+// process that exits at once), and then the daemon would not be listed as still running.
+// vfork, posix_spawn and clone children are not marked here: they run no fork handler and
+// mark themselves when their exec'd image starts under the runtime.
+MEMTRACK_EXPORT_C pid_t fork() noexcept {
+  pid_t pid = rt::g_fd_real.fork.get()();
+  if (pid > 0 && !rt::in_runtime() && rt::initialized() && !rt::g_flags.silent_after_fork) {
+    int saved_errno = memtrack::core::sys::get_errno();
+    rt::RuntimeScope scope;
+    rt::write_forked_start_marker(pid, memtrack::core::sys::current_pid());
+    memtrack::core::sys::set_errno(saved_errno);
+  }
+  return pid;
 }
 
 // dlclose may unmap the library; remember where it was so its frames still symbolize, and

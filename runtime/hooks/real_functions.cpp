@@ -84,6 +84,7 @@ void resolve_fd_functions() {
   g_fd_real.fexecve.get();
   g_fd_real.posix_spawn.get();
   g_fd_real.posix_spawnp.get();
+  g_fd_real.fork.get();
 }
 
 }  // namespace memtrack::rt

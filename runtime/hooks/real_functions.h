@@ -67,7 +67,7 @@ extern RealFunctions g_real;
 // real functions are usable". Called once, by the initialising thread, in the runtime scope.
 void resolve_allocator_functions();
 
-// The descriptor, stream and exec functions, resolved on first use (a descriptor hook may run
+// The descriptor, stream, exec and fork functions, resolved on first use (a descriptor hook may run
 // before start-up has finished). Types spelled out so they do not depend on which of the
 // hooks a file defines.
 struct FdRealFunctions {
@@ -119,6 +119,7 @@ struct FdRealFunctions {
   RealFunction<int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*,
                        const posix_spawnattr_t*, char* const*, char* const*)>
       posix_spawnp{"posix_spawnp"};
+  RealFunction<pid_t (*)()> fork{"fork"};
 };
 extern FdRealFunctions g_fd_real;
 

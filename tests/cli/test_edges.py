@@ -308,6 +308,30 @@ def test_edge_daemon_still_running(ctx):
 
 
 @cli_test
+def test_edge_daemon_unscheduled_still_running(ctx):
+    """--wait-children=0 and a daemon that has not run an instruction when the program ends
+    (held stopped from its birth; its middle process exited as soon as fork returned): the
+    daemon is listed as still running, with its parent and command line, from the start
+    marker its parent wrote at fork."""
+    program = ctx.program("daemon_unscheduled")
+    argv = [ctx.paths.memtrack, "run", "--wait-children=0", program]
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=ctx.env(), cwd=ctx.tmp, text=True)
+    line = process.stdout.readline()
+    m = re.fullmatch(r"daemon (\d+) parent (\d+)\n", line)
+    daemon = int(m.group(1)) if m else None
+    run = finish(process, argv, daemon)
+    ctx.require(m is not None, f"cli_daemon_unscheduled printed {line!r}, not its daemon's pid "
+                "(exit status 3: ptrace is not permitted here)", run)
+    middle = int(m.group(2))
+    lines = no_data_lines(run.stderr, daemon)
+    ctx.expect_eq(lines[:1], [f"=={daemon}== memtrack: {program} (pid {daemon}, parent {middle}) "
+                              "is running: no leak data"], "the daemon's line", run)
+    for kept in os.listdir(ctx.tmpdir):
+        shutil.rmtree(os.path.join(ctx.tmpdir, kept))
+
+
+@cli_test
 def test_edge_forked_child_killed(ctx):
     """A forked child killed by SIGKILL is listed without leak data, with the reason."""
     run, processes = run_json(ctx, "--error-exitcode=9", ctx.program("fork_kill"))

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 
+import test_edges
 import test_live
 import test_misuse
 import test_result_files
@@ -97,6 +98,12 @@ def test_static_link_live_reports(ctx):
 @cli_test
 def test_static_link_keep_results(ctx):
     test_result_files.test_keep_results(StaticPrograms(ctx))
+
+
+@cli_test
+def test_static_link_daemon_unscheduled(ctx):
+    """fork is wrapped too: the parent writes the daemon's start marker."""
+    test_edges.test_edge_daemon_unscheduled_still_running(StaticPrograms(ctx))
 
 
 @cli_test

@@ -31,9 +31,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   setsid();
-  // The middle process leaves once the daemon runs: by then fork() has returned in the daemon,
-  // so memtrack's start marker for it is written (a daemon that has not been scheduled yet
-  // when memtrack run ends is not known to it: that race is not what the tests are about).
+  // The middle process leaves once the daemon runs (a daemon that has not run at all when
+  // memtrack run ends is daemon_unscheduled.c's case).
   int started[2];
   if (pipe(started) != 0) _exit(1);
   if (fork() != 0) {
