@@ -27,6 +27,7 @@
 #include "report/junit_renderer.h"
 #include "report/leak_kinds.h"
 #include "report/pprof_renderer.h"
+#include "report/process_order.h"
 #include "report/result_reader.h"
 #include "report/sarif_renderer.h"
 #include "report/speedscope_renderer.h"
@@ -150,11 +151,7 @@ void add_processes_without_data(report::Report& report, const std::vector<Starte
     if (p.pid == main_pid || reported.contains(p.pid)) continue;
     report.processes.push_back(missing_descendant_report(p, facts));
   }
-  std::stable_sort(report.processes.begin(), report.processes.end(),
-                   [&](const report::ProcessReport& a, const report::ProcessReport& b) {
-                     if ((a.pid == main_pid) != (b.pid == main_pid)) return a.pid == main_pid;
-                     return a.pid < b.pid;
-                   });
+  report::sort_by_start(report.processes, main_pid);
 }
 
 namespace {
@@ -267,10 +264,7 @@ report::Report build_report(const std::vector<std::string>& result_files,
     }
   }
   uint32_t main_pid = main ? main->pid : 0;
-  std::stable_sort(files.begin(), files.end(), [&](const auto& a, const auto& b) {
-    if ((a.pid == main_pid) != (b.pid == main_pid)) return a.pid == main_pid;
-    return a.pid < b.pid;
-  });
+  report::sort_by_start(files, main_pid);
   report::Report report;
   if (main && (files.empty() || files.front().pid != main_pid)) {
     report.processes.push_back(missing_main_report(*main));

@@ -36,7 +36,8 @@ struct MainProcess {
 
 // Adds a report without leak data for every process that wrote a start marker but no result
 // file (except the main process, which build_report covers), each with its exact reason
-// where memtrack knows it; then orders the processes: the main one first, the others by pid.
+// where memtrack knows it; then orders the processes: the main one first, the others in start
+// order (report/process_order.h: by pid, but never before their parent).
 void add_processes_without_data(report::Report& report, const std::vector<StartedProcess>& started,
                                 const NoDataFacts& facts, uint32_t main_pid);
 
@@ -44,10 +45,10 @@ void add_processes_without_data(report::Report& report, const std::vector<Starte
 // `run` calls it before starting the program, so a typo never costs a whole run.
 report::Suppressions load_suppressions(const Config& config);
 
-// Builds the report of every file, the main process first, then the others by pid. Files
-// that cannot be read are skipped after one "memtrack: error:" line each; `*had_errors` says
-// whether that happened. A module path that exists under `sysroot` (--sysroot) is
-// symbolized from there.
+// Builds the report of every file, the main process first, then the others in start order
+// (report/process_order.h). Files that cannot be read are skipped after one "memtrack:
+// error:" line each; `*had_errors` says whether that happened. A module path that exists
+// under `sysroot` (--sysroot) is symbolized from there.
 report::Report build_report(const std::vector<std::string>& result_files,
                             const report::Suppressions& suppressions,
                             const std::optional<MainProcess>& main, bool* /*out*/ had_errors,

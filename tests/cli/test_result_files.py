@@ -4,6 +4,7 @@ report FILE...` renders them again; a truncated, corrupt or foreign file is one
 call are still reported."""
 
 import os
+import re
 import struct
 
 from cli_harness import cli_test, text_by_pid
@@ -141,3 +142,43 @@ def test_report_not_result_files(ctx):
     missing = ctx.path("missing.mtr")
     run = ctx.memtrack("report", missing)
     ctx.expect_error(run, 125, f"{missing}: cannot open result file: No such file or directory")
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def with_pids(data, pid, ppid):
+    """A result file's bytes with the process section's pid and ppid replaced (and the
+    checksum of the end section, the file's last 8 bytes, recomputed)."""
+    data = bytearray(data)
+    payload, _ = process_section_payload(data)
+    struct.pack_into("<II", data, payload, pid, ppid)
+    struct.pack_into("<Q", data, len(data) - 8, fnv1a64(data[:len(data) - 24]))
+    return data
+
+
+@cli_test
+def test_report_dir_after_pid_wrap(ctx):
+    """memtrack report DIR after the pids wrapped around: the parent (40000) is listed before
+    its child (300, exec'd cli_leak_one), and a grandchild without a result file (200, only
+    its start marker) after the child, though their pids are lower."""
+    run, results, report, files = keep_results(ctx)
+    parent, child = files.values()
+    wrapped = ctx.mkdir("wrapped")
+    for path, pid, ppid in ((parent, 40000, 4000), (child, 300, 40000)):
+        with open(path, "rb") as f:
+            data = with_pids(f.read(), pid, ppid)
+        with open(os.path.join(wrapped, f"memtrack.{pid}.mtr"), "wb") as f:
+            f.write(data)
+    ctx.write("wrapped/memtrack.200.started", "300\n/bin/grandchild\0")
+    again = ctx.memtrack("report", wrapped)
+    listed = []
+    for line in again.stderr.splitlines():
+        m = re.match(r"==(\d+)== ", line)
+        if m and int(m.group(1)) not in listed:
+            listed.append(int(m.group(1)))
+    ctx.expect_eq(listed, [40000, 300, 200], "processes in the order they started", again)
