@@ -26,6 +26,7 @@ for (const name of ['memtrack', 'daemon', 'sleeper', 'pattern', 'chromium', 'mod
   if (name !== 'chromium') args[name] = path.resolve(args[name]);
 }
 const puppeteer = require(path.join(args.modules, 'puppeteer-core'));
+const {openServedPage} = require('../html/open_page.js');
 const SOURCE_DIR = path.resolve(__dirname, '..', '..');
 
 // The sleeper's RSS in the table must match /proc/PID/status VmRSS within this: the sleeper
@@ -116,21 +117,7 @@ async function main() {
     timeout: 60000,
   });
   try {
-    const page = await browser.newPage();
-    const problems = [];
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      if (request.url().startsWith(origin + '/')) return request.continue();
-      problems.push('request to another origin: ' + request.url());
-      return request.abort();
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push('page error: ' + error.message));
-    await page.setViewport({width: 1280, height: 900});
-    await page.goto(url, {waitUntil: 'load', timeout: 30000});
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', {timeout: 30000});
+    const {page, problems} = await openServedPage(browser, url);
 
     // The kernel's RSS, read next to the table's.
     const rowOf = (pid) => `tr.process[data-pid="${pid}"]`;
