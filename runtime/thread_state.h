@@ -21,7 +21,7 @@ struct ThreadState {
   // leakcheck/guarded_read.h: where a fault in a guarded read jumps back to, and the address.
   sigjmp_buf* volatile fault_jump = nullptr;
   volatile uintptr_t fault_address = 0;
-  unsigned quarantine_shard = ~0u;  // record/misuse.cpp; ~0u until the thread's first free
+  unsigned quarantine_ring = ~0u;  // record/misuse.cpp; ~0u until the thread's first free
   // record/peak.cpp: the unpublished net change of live bytes and its highest value.
   int64_t live_delta = 0;
   int64_t live_high = 0;

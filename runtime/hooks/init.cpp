@@ -121,6 +121,7 @@ void initialize_locked() {
   set_halt_report(report_and_halt);
   read_options();
   init_peak_tracking();
+  init_misuse();
   // The first unwind initialises the unwinder's own state (it may allocate); do it now,
   // inside the runtime, rather than in the middle of the program's first malloc.
   init_unwinder();

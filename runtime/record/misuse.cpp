@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "core/spin_lock.h"
@@ -26,7 +27,7 @@ namespace result = core::result;
 
 struct Freed {
   uintptr_t ptr;
-  uint64_t stamp;  // time stamp counter: orders entries of different shards
+  uint64_t stamp;  // orders entries of different rings (see QuarantineRing)
   uint64_t size;
   uintptr_t free_caller;  // the return address in the function that called free
   uint32_t alloc_stack;
@@ -41,69 +42,169 @@ struct Freed {
 // 0-44; tracked blocks are 8-aligned below 2^48), free call (45-46), family (47-48), aligned
 // (49), size bits 39-52 (50-63). size_and_stack: size bits 0-38, allocation stack id (39-63;
 // ids are at most 2^24). free_site: the free's caller, or with bit 63 set its stack id.
-struct PackedFreed {
-  uint64_t key;
-  uint64_t stamp;
-  uint64_t size_and_stack;
-  uint64_t free_site;
+// stamp: 0 while the entry is being written (a per-entry sequence lock, see write_entry).
+// The words are relaxed atomics: another thread may read an entry while its owner writes it.
+struct FreedSlot {
+  std::atomic<uint64_t> key;
+  std::atomic<uint64_t> stamp;
+  std::atomic<uint64_t> size_and_stack;
+  std::atomic<uint64_t> free_site;
 };
-static_assert(sizeof(PackedFreed) == 32);
+static_assert(sizeof(FreedSlot) == 32);
 constexpr uint64_t kFreedPointerMask = (uint64_t{1} << 45) - 1;
 constexpr uint64_t kFreedLowSizeBits = 39;
 constexpr uint64_t kFreedLowSizeMask = (uint64_t{1} << kFreedLowSizeBits) - 1;
 constexpr uint64_t kFreeSiteIsStack = uint64_t{1} << 63;
 
-PackedFreed pack_freed(const Freed& f) {
-  return PackedFreed{
-      f.ptr >> 3 | static_cast<uint64_t>(f.free_call) << 45 |
-          static_cast<uint64_t>(f.family) << 47 | static_cast<uint64_t>(f.aligned & 1) << 49 |
-          (f.size >> kFreedLowSizeBits) << 50,
-      f.stamp, (f.size & kFreedLowSizeMask) | static_cast<uint64_t>(f.alloc_stack) << 39,
-      f.free_stack != 0 ? (kFreeSiteIsStack | f.free_stack) : f.free_caller};
-}
-
-Freed unpack_freed(const PackedFreed& p) {
+Freed unpack_freed(uint64_t key, uint64_t stamp, uint64_t size_and_stack, uint64_t free_site) {
   Freed f{};
-  f.ptr = static_cast<uintptr_t>((p.key & kFreedPointerMask) << 3);
-  f.stamp = p.stamp;
-  f.size = (p.key >> 50) << kFreedLowSizeBits | (p.size_and_stack & kFreedLowSizeMask);
-  f.alloc_stack = static_cast<uint32_t>(p.size_and_stack >> 39);
-  if ((p.free_site & kFreeSiteIsStack) != 0) {
-    f.free_stack = static_cast<uint32_t>(p.free_site & ~kFreeSiteIsStack);
+  f.ptr = static_cast<uintptr_t>((key & kFreedPointerMask) << 3);
+  f.stamp = stamp;
+  f.size = (key >> 50) << kFreedLowSizeBits | (size_and_stack & kFreedLowSizeMask);
+  f.alloc_stack = static_cast<uint32_t>(size_and_stack >> 39);
+  if ((free_site & kFreeSiteIsStack) != 0) {
+    f.free_stack = static_cast<uint32_t>(free_site & ~kFreeSiteIsStack);
   } else {
-    f.free_caller = static_cast<uintptr_t>(p.free_site);
+    f.free_caller = static_cast<uintptr_t>(free_site);
   }
-  f.free_call = static_cast<result::FreeCall>((p.key >> 45) & 3);
-  f.family = static_cast<core::AllocFamily>((p.key >> 47) & 3);
-  f.aligned = static_cast<uint8_t>((p.key >> 49) & 1);
+  f.free_call = static_cast<result::FreeCall>((key >> 45) & 3);
+  f.family = static_cast<core::AllocFamily>((key >> 47) & 3);
+  f.aligned = static_cast<uint8_t>((key >> 49) & 1);
   return f;
 }
 
-// One shard per thread (threads beyond 64 share), so frees on different threads never
-// write the same cache line; only the rare lookup (a free of an unknown pointer) reads all.
-constexpr size_t kQuarantineShards = 64;
-constexpr size_t kQuarantinePerShard = 8192;
+// The quarantine: rings of recently freed blocks. Each thread that frees takes one of the
+// kOwnedRings for itself and writes it with plain stores: no lock, no shared cache line, no
+// atomic read-modify-write. At its exit (a pthread key destructor) the ring is given back
+// with its entries, which stay searchable until the next thread that takes it overwrites
+// them. Threads that find every owned ring taken, and frees a thread makes after it gave its
+// ring back (later thread-exit destructors), write one of the kSharedRings under its lock.
+// Only the rare lookup (a free of an unknown pointer) reads the rings, all of them, without
+// taking a lock: each entry is checked against its stamp (write_entry, read_entry).
+//
+// The stamp orders the entries for one address found in different rings (the address was
+// freed, reused and freed again, on another thread): the newest names the first free of a
+// double free. Reading the time-stamp counter costs about 8 ns on a virtual machine (where
+// it may trap to the hypervisor), so a ring reads it once per kStampRefresh entries (and
+// when a thread takes the ring) and counts up from it in between: entries of one ring are
+// strictly ordered, entries of different rings are ordered to within the time the
+// slower-freeing ring takes for kStampRefresh frees.
+constexpr size_t kOwnedRings = 64;
+constexpr size_t kSharedRings = 8;
+constexpr size_t kRingEntries = 8192;
+constexpr uint64_t kStampRefresh = 64;
 
-struct alignas(64) QuarantineShard {
-  core::SpinLock lock;
-  PackedFreed* ring = nullptr;  // kQuarantinePerShard entries, mapped on first use
-  size_t next = 0;
-  size_t used = 0;
+struct alignas(64) QuarantineRing {
+  std::atomic<bool> owned{false};          // owned rings: taken by a live thread
+  core::SpinLock lock;                     // shared rings: held by their writer
+  std::atomic<FreedSlot*> slots{nullptr};  // kRingEntries entries, mapped on first use
+  std::atomic<uint64_t> written{0};        // entries ever written; the next goes to written % size
+  uint64_t last_stamp = 0;                 // the writer's
 };
 
-QuarantineShard g_quarantine[kQuarantineShards];
+QuarantineRing g_rings[kOwnedRings + kSharedRings];
+std::atomic<unsigned> g_next_shared_ring{0};
+pthread_key_t g_ring_key;
+bool g_have_ring_key = false;
+constexpr unsigned kNoRing = ~0u;  // t_thread.quarantine_ring before the thread's first free
+
 core::SpinLock g_errors_lock;
 core::MmapArray<ErrorEntry> g_errors;  // guarded by g_errors_lock
 constexpr size_t kMaxErrorContexts = 10000;
 
-std::atomic<unsigned> g_next_quarantine_shard{0};
-
-QuarantineShard& my_quarantine_shard() {
-  if (t_thread.quarantine_shard == ~0u) {
-    t_thread.quarantine_shard =
-        g_next_quarantine_shard.fetch_add(1, std::memory_order_relaxed) % kQuarantineShards;
+uint64_t next_stamp(QuarantineRing& ring, uint64_t index) {
+  uint64_t stamp = ring.last_stamp + 1;
+  if (index % kStampRefresh == 0) {
+    uint64_t now = core::sys::tick_count();
+    if (now > stamp) stamp = now;
   }
-  return g_quarantine[t_thread.quarantine_shard];
+  ring.last_stamp = stamp;
+  return stamp;
+}
+
+// Called by the ring's only writer (its owner, or a holder of a shared ring's lock). The
+// slot is taken before it is written, so a signal handler's free on the same thread takes
+// the next one (a handler that runs between the load and the store of `written` overwrites
+// this entry, or this one the handler's: one entry lost, never a torn one). The stamp is the
+// slot's sequence lock: 0 first, then the words, then the new stamp (release), so a reader
+// that sees the same non-zero stamp before and after the words read a whole entry.
+void write_entry(QuarantineRing& ring, FreedSlot* slots, const Freed& f) {
+  uint64_t index = ring.written.load(std::memory_order_relaxed);
+  ring.written.store(index + 1, std::memory_order_release);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  uint64_t stamp = next_stamp(ring, index);
+  FreedSlot& slot = slots[index % kRingEntries];
+  slot.stamp.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  slot.key.store(f.ptr >> 3 | static_cast<uint64_t>(f.free_call) << 45 |
+                     static_cast<uint64_t>(f.family) << 47 |
+                     static_cast<uint64_t>(f.aligned & 1) << 49 |
+                     (f.size >> kFreedLowSizeBits) << 50,
+                 std::memory_order_relaxed);
+  slot.size_and_stack.store((f.size & kFreedLowSizeMask) | static_cast<uint64_t>(f.alloc_stack)
+                                                               << 39,
+                            std::memory_order_relaxed);
+  slot.free_site.store(f.free_stack != 0 ? (kFreeSiteIsStack | f.free_stack) : f.free_caller,
+                       std::memory_order_relaxed);
+  slot.stamp.store(stamp, std::memory_order_release);
+}
+
+// Reads `slot` if it holds a whole entry for the pointer whose key is `key`.
+bool read_entry(const FreedSlot& slot, uint64_t key, Freed* out) {
+  uint64_t stamp = slot.stamp.load(std::memory_order_acquire);
+  if (stamp == 0) return false;
+  uint64_t packed_key = slot.key.load(std::memory_order_relaxed);
+  if ((packed_key & kFreedPointerMask) != key) return false;
+  uint64_t size_and_stack = slot.size_and_stack.load(std::memory_order_relaxed);
+  uint64_t free_site = slot.free_site.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (slot.stamp.load(std::memory_order_relaxed) != stamp) return false;
+  *out = unpack_freed(packed_key, stamp, size_and_stack, free_site);
+  return true;
+}
+
+FreedSlot* map_ring() {
+  return static_cast<FreedSlot*>(core::sys::map_pages(kRingEntries * sizeof(FreedSlot)));
+}
+
+// At a thread's exit (pthread key destructor, after its C++ thread_local destructors): gives
+// its ring back. Frees after this use a shared ring.
+void give_back_ring(void*) {
+  unsigned index = t_thread.quarantine_ring;
+  t_thread.quarantine_ring = static_cast<unsigned>(
+      kOwnedRings + g_next_shared_ring.fetch_add(1, std::memory_order_relaxed) % kSharedRings);
+  if (index < kOwnedRings) g_rings[index].owned.store(false, std::memory_order_release);
+}
+
+// The calling thread's ring: takes a free owned ring at its first free, or else a shared one.
+unsigned my_ring() {
+  if (t_thread.quarantine_ring != kNoRing) return t_thread.quarantine_ring;
+  unsigned taken = kNoRing;
+  for (unsigned i = 0; i < kOwnedRings && taken == kNoRing; ++i) {
+    bool expected = false;
+    if (!g_rings[i].owned.load(std::memory_order_relaxed) &&
+        g_rings[i].owned.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+      taken = i;
+    }
+  }
+  if (taken == kNoRing) {
+    taken = static_cast<unsigned>(
+        kOwnedRings + g_next_shared_ring.fetch_add(1, std::memory_order_relaxed) % kSharedRings);
+  } else {
+    QuarantineRing& ring = g_rings[taken];
+    // Where the ring's last owner left its count: start from the current time, so this
+    // thread's entries are not ordered before the recent ones of other threads.
+    uint64_t now = core::sys::tick_count();
+    if (now > ring.last_stamp) ring.last_stamp = now;
+    if (g_have_ring_key) pthread_setspecific(g_ring_key, &ring);
+  }
+  if (t_thread.quarantine_ring != kNoRing) {
+    // A signal handler's free on this thread took a ring meanwhile: keep that one.
+    if (taken < kOwnedRings) g_rings[taken].owned.store(false, std::memory_order_release);
+    return t_thread.quarantine_ring;
+  }
+  t_thread.quarantine_ring = taken;
+  return taken;
 }
 
 uint32_t capture_here(int max_frames) {
@@ -114,7 +215,6 @@ uint32_t capture_here(int max_frames) {
 }
 
 void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
-  QuarantineShard& shard = my_quarantine_shard();
   // The caller of free alone needs no unwinding (the runtime's frame pointers lead to it)
   // and no stack depot lookup, so the first free's site is always known; its whole stack
   // only with free_stacks. A one-frame stack is made of the caller when an error needs it.
@@ -126,33 +226,46 @@ void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
     uint64_t hash = 0;
     if (capture_stack(&free_caller, 1, &hash) != 1) free_caller = 0;
   }
-  core::SpinLockGuard guard(shard.lock);
-  if (shard.ring == nullptr) {
-    shard.ring =
-        static_cast<PackedFreed*>(core::sys::map_pages(kQuarantinePerShard * sizeof(PackedFreed)));
-    if (shard.ring == nullptr) return;
+  Freed entry{rec.ptr,    0,    rec.size,   free_caller, rec.stack_id,
+              free_stack, call, rec.family, rec.aligned};
+  unsigned index = my_ring();
+  QuarantineRing& ring = g_rings[index];
+  if (index < kOwnedRings) {
+    FreedSlot* slots = ring.slots.load(std::memory_order_relaxed);
+    if (slots == nullptr) {
+      slots = map_ring();
+      if (slots == nullptr) return;
+      ring.slots.store(slots, std::memory_order_release);
+    }
+    write_entry(ring, slots, entry);
+    return;
   }
-  shard.ring[shard.next] =
-      pack_freed(Freed{rec.ptr, core::sys::tick_count(), rec.size, free_caller, rec.stack_id,
-                       free_stack, call, rec.family, rec.aligned});
-  shard.next = (shard.next + 1) % kQuarantinePerShard;
-  if (shard.used < kQuarantinePerShard) ++shard.used;
+  core::SpinLockGuard guard(ring.lock);
+  FreedSlot* slots = ring.slots.load(std::memory_order_relaxed);
+  if (slots == nullptr) {
+    slots = map_ring();
+    if (slots == nullptr) return;
+    ring.slots.store(slots, std::memory_order_release);
+  }
+  write_entry(ring, slots, entry);
 }
 
-// The most recent quarantine entry for `ptr`, over all shards.
+// The most recent quarantine entry for `ptr`, over all rings, newest first in each.
 bool find_freed(uintptr_t ptr, Freed* out) {
   bool found = false;
   if ((ptr & 7) != 0) return false;  // never a tracked block's address
   uint64_t key = static_cast<uint64_t>(ptr) >> 3;
-  for (QuarantineShard& shard : g_quarantine) {
-    core::SpinLockGuard guard(shard.lock);
-    for (size_t i = 0; i < shard.used; ++i) {
-      const PackedFreed& f =
-          shard.ring[(shard.next + kQuarantinePerShard - 1 - i) % kQuarantinePerShard];
-      if ((f.key & kFreedPointerMask) != key) continue;
-      if (!found || f.stamp > out->stamp) *out = unpack_freed(f);
+  for (QuarantineRing& ring : g_rings) {
+    const FreedSlot* slots = ring.slots.load(std::memory_order_acquire);
+    if (slots == nullptr) continue;
+    uint64_t written = ring.written.load(std::memory_order_acquire);
+    uint64_t count = written < kRingEntries ? written : kRingEntries;
+    for (uint64_t i = 0; i < count; ++i) {
+      Freed f{};
+      if (!read_entry(slots[(written - 1 - i) % kRingEntries], key, &f)) continue;
+      if (!found || f.stamp > out->stamp) *out = f;
       found = true;
-      break;  // the newest of this shard
+      break;  // the newest of this ring
     }
   }
   return found;
@@ -370,19 +483,31 @@ bool copy_errors(core::MmapArray<ErrorEntry>& out) {
   return true;
 }
 
+void init_misuse() {
+  g_have_ring_key = pthread_key_create(&g_ring_key, give_back_ring) == 0;
+}
+
+// Owned rings need no lock for fork: an entry another thread was writing stays at stamp 0 in
+// the child, where no reader takes it.
 void misuse_lock_all() {
-  for (QuarantineShard& s : g_quarantine) s.lock.lock();
+  for (size_t i = kOwnedRings; i < kOwnedRings + kSharedRings; ++i) g_rings[i].lock.lock();
   g_errors_lock.lock();
 }
 
 void misuse_unlock_all() {
   g_errors_lock.unlock();
-  for (QuarantineShard& s : g_quarantine) s.lock.unlock();
+  for (size_t i = kOwnedRings; i < kOwnedRings + kSharedRings; ++i) g_rings[i].lock.unlock();
 }
 
+// The child's only thread keeps its ring; the other threads' rings are free to take.
 void misuse_reset_after_fork() {
   g_errors_lock.reset_after_fork();
-  for (QuarantineShard& s : g_quarantine) s.lock.reset_after_fork();
+  for (size_t i = 0; i < kOwnedRings; ++i) {
+    if (i != t_thread.quarantine_ring) g_rings[i].owned.store(false, std::memory_order_relaxed);
+  }
+  for (size_t i = kOwnedRings; i < kOwnedRings + kSharedRings; ++i) {
+    g_rings[i].lock.reset_after_fork();
+  }
 }
 
 }  // namespace memtrack::rt

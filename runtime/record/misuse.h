@@ -1,5 +1,5 @@
 // Allocator misuse: double free, invalid free, mismatched allocation/deallocation families,
-// realloc of a freed pointer. Freed blocks go into a bounded quarantine (sharded rings) so a
+// realloc of a freed pointer. Freed blocks go into a bounded quarantine (per-thread rings) so a
 // second free can name where the first one happened. Runtime-safe: mmap only, no malloc.
 #pragma once
 
@@ -45,6 +45,10 @@ struct ErrorEntry {
 // What halt_on_error runs before it aborts: the exit report (hooks/exit_hooks.h), which
 // lies above this folder and is therefore handed down at start-up. Called once.
 void set_halt_report(void (*report)(const char* how));
+
+// Makes the key whose destructor gives a thread's quarantine ring back at its exit. Called
+// once at start-up, before other threads exist.
+void init_misuse();
 
 // fork() support for the quarantine and error locks.
 void misuse_lock_all();

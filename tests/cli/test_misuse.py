@@ -111,6 +111,24 @@ def test_misuse_double_free(ctx):
 
 
 @cli_test
+def test_misuse_double_free_other_thread(ctx):
+    """A thread frees the block and exits, a second thread frees blocks of its own and exits,
+    then the main thread frees the block twice: the first free is still found (the exited
+    thread's quarantine ring stays searchable), with its calling frame and the allocation."""
+    run, process = run_misuse(ctx, "misuse", "double_free_other_thread", "2")
+    error = only_error(ctx, run, process, 2)
+    ctx.expect_eq(error["kind"], "double_free", "kind", run)
+    ctx.expect_eq(error["block"], {"address": error["address"], "size": 100}, "block", run)
+    expect_frame0(ctx, run, error["stack"], C_SOURCE, "BAD-double_free", "free_again",
+                  "bad call")
+    expect_frame0(ctx, run, error["alloc_stack"], C_SOURCE, "ALLOC-block", "make_block",
+                  "allocation")
+    expect_frame0(ctx, run, error["free_stack"], C_SOURCE, "FREE-block", "free_block",
+                  "first free")
+    expect_no_leaks(ctx, run, process)
+
+
+@cli_test
 def test_misuse_double_free_full_free_stack(ctx):
     """With free_stacks=1 the first free's whole stack is recorded, down to main."""
     json_path = ctx.path("report.json")

@@ -76,6 +76,11 @@ def test_static_link_misuse_double_free(ctx):
 
 
 @cli_test
+def test_static_link_misuse_double_free_other_thread(ctx):
+    test_misuse.test_misuse_double_free_other_thread(StaticPrograms(ctx))
+
+
+@cli_test
 def test_static_link_misuse_new_delete_array(ctx):
     test_misuse.test_misuse_new_delete_array(StaticPrograms(ctx))
 

@@ -1,9 +1,11 @@
-// Allocator misuse in C, one case per run, named by argv[1]: double_free, free_stack,
-// free_global, free_interior, realloc_after_free. Blocks come from make_block() and are freed
-// correctly by free_block(); each bad call is on the line marked BAD- and the case's name
-// (the tests find lines by these comments). argv[2] repeats the bad call (default 1). Prints
+// Allocator misuse in C, one case per run, named by argv[1]: double_free,
+// double_free_other_thread, free_stack, free_global, free_interior, realloc_after_free. Blocks come
+// from make_block() and are freed correctly by free_block(); each bad call is on the line marked
+// BAD- and the case's name (the tests find lines by these comments). argv[2] repeats the bad call
+// (default 1). Prints
 // "<case>: done" and exits 0: the runtime does not pass the bad call on, so the program runs
 // to its end.
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,6 +50,21 @@ NOT_OPTIMIZED_AWAY void* realloc_freed(void* p) {
   return q;
 }
 
+static void* free_on_thread(void* p) {
+  free_block(p);
+  return NULL;
+}
+
+// Frees blocks of its own, on a thread that starts after free_on_thread's has exited.
+static void* churn_on_thread(void* unused) {
+  for (int i = 0; i < 100; ++i) {
+    void* p = malloc(100);
+    ESCAPE(p);
+    free(p);
+  }
+  return unused;
+}
+
 // Runs `name`'s bad call `times` times (always from the same call site: one context).
 static int run_case(const char* name, int times) {
   char on_stack[32];
@@ -57,6 +74,21 @@ static int run_case(const char* name, int times) {
       if (freed == NULL) {
         freed = make_block(100);
         free_block(freed);
+      }
+      void* p = freed;
+      HIDE(p);
+      free_again(p);
+    } else if (strcmp(name, "double_free_other_thread") == 0) {
+      // The first free is on a thread that has exited (and another thread freed since)
+      // when the main thread frees the block again.
+      static void* freed = NULL;
+      if (freed == NULL) {
+        freed = make_block(100);
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, free_on_thread, freed) != 0) return 3;
+        pthread_join(thread, NULL);
+        if (pthread_create(&thread, NULL, churn_on_thread, NULL) != 0) return 3;
+        pthread_join(thread, NULL);
       }
       void* p = freed;
       HIDE(p);
