@@ -84,11 +84,15 @@ Freed unpack_freed(uint64_t key, uint64_t stamp, uint64_t size_and_stack, uint64
 //
 // The stamp orders the entries for one address found in different rings (the address was
 // freed, reused and freed again, on another thread): the newest names the first free of a
-// double free. Reading the time-stamp counter costs about 8 ns on a virtual machine (where
-// it may trap to the hypervisor), so a ring reads it once per kStampRefresh entries (and
-// when a thread takes the ring) and counts up from it in between: entries of one ring are
-// strictly ordered, entries of different rings are ordered to within the time the
-// slower-freeing ring takes for kStampRefresh frees.
+// double free. Reading the time-stamp counter costs about 8-16 ns on a virtual machine
+// (where it may trap to the hypervisor; read on every free it was 17% of churn's time), so a
+// ring reads it once per kStampRefresh entries and counts up by one in between, and every
+// reading is published in g_latest_stamp. A ring whose next stamp would not be above the
+// latest published reading reads the counter too: so a thread that frees rarely never
+// stamps an entry with a time older than the other threads' last readings, and an entry
+// stamped after another ring's was (through the allocator's own locks, which order the free,
+// the reuse and the second free) gets the larger stamp, unless two rings read the counter
+// within kStampRefresh ticks (a few ns) of each other.
 constexpr size_t kOwnedRings = 64;
 constexpr size_t kSharedRings = 8;
 constexpr size_t kRingEntries = 8192;
@@ -112,10 +116,21 @@ core::SpinLock g_errors_lock;
 core::MmapArray<ErrorEntry> g_errors;  // guarded by g_errors_lock
 constexpr size_t kMaxErrorContexts = 10000;
 
+std::atomic<uint64_t> g_latest_stamp{0};  // the largest counter reading of any ring
+
+uint64_t read_and_publish_counter() {
+  uint64_t now = core::sys::tick_count();
+  uint64_t latest = g_latest_stamp.load(std::memory_order_relaxed);
+  while (now > latest &&
+         !g_latest_stamp.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {
+  }
+  return now;
+}
+
 uint64_t next_stamp(QuarantineRing& ring, uint64_t index) {
   uint64_t stamp = ring.last_stamp + 1;
-  if (index % kStampRefresh == 0) {
-    uint64_t now = core::sys::tick_count();
+  if (index % kStampRefresh == 0 || stamp <= g_latest_stamp.load(std::memory_order_relaxed)) {
+    uint64_t now = read_and_publish_counter();
     if (now > stamp) stamp = now;
   }
   ring.last_stamp = stamp;
@@ -194,7 +209,7 @@ unsigned my_ring() {
     QuarantineRing& ring = g_rings[taken];
     // Where the ring's last owner left its count: start from the current time, so this
     // thread's entries are not ordered before the recent ones of other threads.
-    uint64_t now = core::sys::tick_count();
+    uint64_t now = read_and_publish_counter();
     if (now > ring.last_stamp) ring.last_stamp = now;
     if (g_have_ring_key) pthread_setspecific(g_ring_key, &ring);
   }
