@@ -397,24 +397,54 @@ struct ProfilePacker::State {
     put_varint(ages, state.time_us - block.time_us);
   }
 
-  // Every kLayoutTrial-th chunk is compressed in both layouts at level 1, and the layout
+  // Every kLayoutTrial-th chunk is compressed in every layout at level 1, and the layout
   // chosen is used until the next trial (a program's allocation pattern rarely changes its
-  // nature; compressing twice every time would double the packing's cost). Rows win when
-  // they come within kRowsMargin of columns at level 1: level 7 then makes them 15-25%
+  // nature; compressing three times every time would triple the packing's cost). Pairs win
+  // when they are the smallest at level 1 (few distinct sizes and stacks); otherwise rows win
+  // when they come within kRowsMargin of columns at level 1: level 7 then makes them 15-25%
   // smaller than columns at level 3, where columns gain next to nothing from level 7
   // (measured per chunk on malloc churn and C++ containers, docs/performance.md).
-  ChunkLayout trial_layout() {
-    size_t columns = writer.compress(encode_chunk(chunk, ages, ChunkLayout::kColumns), 1).size();
-    size_t rows = writer.compress(encode_chunk(chunk, ages, ChunkLayout::kRows), 1).size();
-    return rows * 100 <= columns * kRowsMargin ? ChunkLayout::kRows : ChunkLayout::kColumns;
+  // Returns the layout chosen and sets `*raw` to the chunk laid out so.
+  ChunkLayout trial_layout(std::vector<uint8_t>* raw) {
+    std::vector<uint8_t> columns = encode_chunk(chunk, ages, ChunkLayout::kColumns);
+    std::vector<uint8_t> rows = encode_chunk(chunk, ages, ChunkLayout::kRows);
+    std::vector<uint8_t> pairs = encode_chunk(chunk, ages, ChunkLayout::kPairs);
+    size_t columns_size = writer.compress(columns, 1).size();
+    size_t rows_size = writer.compress(rows, 1).size();
+    size_t pairs_size = writer.compress(pairs, 1).size();
+    if (pairs_size <= columns_size && pairs_size <= rows_size) {
+      *raw = std::move(pairs);
+      return ChunkLayout::kPairs;
+    }
+    if (rows_size * 100 <= columns_size * kRowsMargin) {
+      *raw = std::move(rows);
+      return ChunkLayout::kRows;
+    }
+    *raw = std::move(columns);
+    return ChunkLayout::kColumns;
+  }
+
+  static int level_of(ChunkLayout layout) {
+    switch (layout) {
+      case ChunkLayout::kRows:
+        return kRowsLevel;
+      case ChunkLayout::kPairs:
+        return kPairsLevel;
+      case ChunkLayout::kColumns:
+        break;
+    }
+    return kColumnsLevel;
   }
 
   void flush() {
     if (chunk.empty()) return;
-    if (index.size() % kLayoutTrial == 0) layout = trial_layout();
-    std::vector<uint8_t> raw = encode_chunk(chunk, ages, layout);
-    std::vector<uint8_t> compressed =
-        writer.compress(raw, layout == ChunkLayout::kRows ? kRowsLevel : kColumnsLevel);
+    std::vector<uint8_t> raw;
+    if (index.size() % kLayoutTrial == 0) {
+      layout = trial_layout(&raw);
+    } else {
+      raw = encode_chunk(chunk, ages, layout);
+    }
+    std::vector<uint8_t> compressed = writer.compress(raw, level_of(layout));
     chunk_start.offset = writer.offset();
     chunk_start.raw_size = static_cast<uint32_t>(raw.size());
     chunk_start.compressed_size = static_cast<uint32_t>(compressed.size());
