@@ -110,7 +110,8 @@ int run_command(const Config& config) {
 
   MainProcess main{static_cast<uint32_t>(launched.pid), config.program, launched.exit, facts};
   bool had_errors = false;
-  report::Report report = build_report(dir.new_result_files(), suppressions, main, &had_errors);
+  report::Report report = build_report(dir.new_result_files(), suppressions, main, &had_errors, "",
+                                       stack_kinds_to_symbolize(config));
   add_processes_without_data(report, dir.started_without_result(), facts, main.pid);
   dir.remove_answered_markers();
   report.checks = on_demand_checks(dir, suppressions, &had_errors);
@@ -168,8 +169,8 @@ int report_command(const Config& config) {
   std::vector<std::string> files = expand_result_dirs(config.files, &started);
   bool had_errors = false;
   report::Suppressions suppressions = load_suppressions(config);
-  report::Report report =
-      build_report(files, suppressions, std::nullopt, &had_errors, config.sysroot);
+  report::Report report = build_report(files, suppressions, std::nullopt, &had_errors,
+                                       config.sysroot, stack_kinds_to_symbolize(config));
   uint32_t first_pid = report.processes.empty() ? 0 : report.processes.front().pid;
   for (const auto& [dir, processes] : started) {
     NoDataFacts facts;

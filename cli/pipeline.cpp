@@ -242,6 +242,22 @@ void use_sysroot(const std::string& sysroot, std::vector<RawModule>& modules) {
 
 }  // namespace
 
+report::LeakKinds stack_kinds_to_symbolize(const Config& config) {
+  // Suggested suppressions (--gen-suppressions, JSON, HTML) single a group out against every
+  // other group's frames; valgrind's XML numbers loss records over all groups; the baseline
+  // check compares stacks.
+  if (!config.baseline.empty() || config.gen_suppressions != report::GenSuppressions::kNo ||
+      !config.json_file.empty() || !config.html_file.empty() || !config.xml_file.empty()) {
+    return report::LeakKinds::all();
+  }
+  report::LeakKinds kinds = report::kDefaultShownKinds;
+  if (config.show_leak_kinds.contains(report::LeakKind::kReachable) ||
+      config.errors_for_leak_kinds.contains(report::LeakKind::kReachable)) {
+    kinds = kinds.with(report::LeakKind::kReachable);
+  }
+  return kinds;
+}
+
 report::Suppressions load_suppressions(const Config& config) {
   report::Suppressions all;
   for (const std::string& path : config.suppressions) all.append(report::Suppressions::load(path));
@@ -251,7 +267,7 @@ report::Suppressions load_suppressions(const Config& config) {
 report::Report build_report(const std::vector<std::string>& result_files,
                             const report::Suppressions& suppressions,
                             const std::optional<MainProcess>& main, bool* had_errors,
-                            const std::string& sysroot) {
+                            const std::string& sysroot, report::LeakKinds stack_kinds) {
   *had_errors = false;
   std::vector<report::ResultFile> files;
   for (const std::string& path : result_files) {
@@ -285,7 +301,7 @@ report::Report build_report(const std::vector<std::string>& result_files,
         [&](uint64_t address, bool is_return) -> const std::vector<Frame>& {
           return symbolizer->symbolize(address, is_return);
         },
-        symbolizer->notes(), own ? *own : suppressions));
+        symbolizer->notes(), own ? *own : suppressions, stack_kinds));
     std::vector<std::string>& notes = report.processes.back().notes;
     notes.insert(notes.end(), lsan_notes.begin(), lsan_notes.end());
   }

@@ -48,11 +48,20 @@ report::Suppressions load_suppressions(const Config& config);
 // Builds the report of every file, the main process first, then the others in start order
 // (report/process_order.h). Files that cannot be read are skipped after one "memtrack:
 // error:" line each; `*had_errors` says whether that happened. A module path that exists
-// under `sysroot` (--sysroot) is symbolized from there.
+// under `sysroot` (--sysroot) is symbolized from there. Leak groups of kinds not in
+// `stack_kinds` keep an empty stack (report::build_process_report; stack_kinds_to_symbolize
+// says which kinds the outputs list).
 report::Report build_report(const std::vector<std::string>& result_files,
                             const report::Suppressions& suppressions,
                             const std::optional<MainProcess>& main, bool* /*out*/ had_errors,
-                            const std::string& sysroot = "");
+                            const std::string& sysroot = "",
+                            report::LeakKinds stack_kinds = report::LeakKinds::all());
+
+// The leak kinds whose stacks an output of `config` may use: the listed ones
+// (--show-leak-kinds, which every format follows), the failing ones (--errors-for-leak-kinds:
+// JUnit names them) and every kind but still reachable. All of them with --baseline,
+// --gen-suppressions, --json, --html or --xml-file, whose output depends on every group.
+report::LeakKinds stack_kinds_to_symbolize(const Config& config);
 
 // Writes the text report (stderr, stdout for --log-file=-, or --log-file), the JSON report
 // (--json) and the other formats (--junit, --collapsed, --html; `live`: the live reports of

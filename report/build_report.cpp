@@ -126,7 +126,7 @@ bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
 
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,
-                                   const Suppressions& suppressions) {
+                                   const Suppressions& suppressions, LeakKinds stack_kinds) {
   ProcessReport report;
   report.pid = file.pid;
   report.ppid = file.ppid;
@@ -139,6 +139,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
 #include "core/stats.inc"
 #undef MEMTRACK_COUNTER
 
+  if (suppressions.size() > 0) stack_kinds = LeakKinds::all();
   UsedCounts used;
   for (const RawLeak& raw : file.leaks) {
     if (raw.runtime_internal) {
@@ -152,6 +153,11 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     group.blocks = raw.blocks;
     group.indirect_bytes = raw.indirect_bytes;
     group.indirect_blocks = raw.indirect_blocks;
+    if (!stack_kinds.contains(group.kind)) {
+      add_to_summary(group, summary);
+      report.leaks.push_back(std::move(group));
+      continue;
+    }
     group.stack = symbolize_stack(file, raw.stack_id, symbolize);
     if (auto entry = suppressions.match(group)) {
       UsedSuppression& use = used_entry(used, suppressions, *entry);

@@ -26,7 +26,11 @@ using SymbolizeFn =
 //   - runtime_internal leaks are only counted (summary.runtime_internal_*), never
 //     symbolized or listed;
 //   - the others get stack = symbolize(a0, true) + symbolize(a1, true) + ... over the
-//     addresses of file.stacks[stack_id] (an unknown stack id gives an empty stack);
+//     addresses of file.stacks[stack_id] (an unknown stack id gives an empty stack), if
+//     their kind is one of `stack_kinds`; groups of the other kinds keep an empty stack and
+//     are only counted and sorted (a program that exits with its heap full leaves tens of
+//     thousands of still reachable groups, whose symbolization would cost more than the
+//     report no output lists them in);
 //   - groups matched by `suppressions` go to `suppressed` (summary.suppressed_*), the rest to
 //     `leaks` (summary.leaked_*); used_suppressions counts, per matching entry in the order
 //     of the suppressions, the groups, bytes and blocks (and descriptors, below) it took.
@@ -46,9 +50,12 @@ using SymbolizeFn =
 // The counters (core/stats.inc: allocations, frees, ...) come from file.stats;
 // pid, ppid, command, exit and modules are copied; notes = symbolizer_notes as they are after the
 // stacks were symbolized (pass the symbolizer's live list).
+// A suppression may match a group of any kind: with any suppression every stack is symbolized,
+// whatever `stack_kinds` says.
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,
-                                   const Suppressions& suppressions);
+                                   const Suppressions& suppressions,
+                                   LeakKinds stack_kinds = LeakKinds::all());
 
 // The order build_process_report sorts groups in: true if a is listed before b.
 bool leak_group_before(const LeakGroup& a, const LeakGroup& b);

@@ -128,6 +128,32 @@ TEST(BuildReport, RuntimeInternalIsCountedNotListedNorSymbolized) {
   EXPECT_EQ(p.summary.leaked_blocks, 1u);
 }
 
+TEST(BuildReport, KindsOutsideStackKindsAreCountedWithoutSymbolizing) {
+  ResultFile file = base_file();
+  file.stacks[1] = {0x100};
+  file.stacks[2] = {0x200};
+  file.leaks = {raw(1, 500, 5, false, LeakKind::kReachable),
+                raw(2, 16, 1, false, LeakKind::kDefinite)};
+  FakeSymbolizer sym;
+  ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{}, kDefaultShownKinds);
+  EXPECT_EQ(sym.calls(), (std::vector<std::pair<uint64_t, bool>>{{0x200, true}}));
+  ASSERT_EQ(p.leaks.size(), 2u);
+  EXPECT_EQ(p.leaks[0].kind, LeakKind::kReachable);  // still listed by size, stack left empty
+  EXPECT_TRUE(p.leaks[0].stack.empty());
+  EXPECT_EQ(p.leaks[1].stack.size(), 1u);
+  EXPECT_EQ(p.summary.reachable_bytes, 500u);
+  EXPECT_EQ(p.summary.reachable_blocks, 5u);
+  EXPECT_EQ(p.summary.leaked_bytes, 16u);
+
+  // A suppression may match any kind: then every stack is symbolized.
+  FakeSymbolizer with_supp;
+  Suppressions supp = Suppressions::parse("leak:^nothing$", "s");
+  ProcessReport q = build_process_report(file, with_supp.fn(), {}, supp, kDefaultShownKinds);
+  EXPECT_EQ(with_supp.calls(),
+            (std::vector<std::pair<uint64_t, bool>>{{0x100, true}, {0x200, true}}));
+  EXPECT_EQ(q.leaks[0].stack.size(), 1u);
+}
+
 TEST(BuildReport, SuppressedGroupsAreMovedAndTotalled) {
   ResultFile file = base_file();
   file.stacks[1] = {0x100, 0x900};
