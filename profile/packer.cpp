@@ -52,6 +52,15 @@ void put_varint(std::vector<uint8_t>& out, uint64_t value) {
   out.push_back(static_cast<uint8_t>(value));
 }
 
+// One packed record, built on the stack and appended to its chunk at once: a write into a
+// vector per byte makes the compiler reload the vector's end after every store.
+struct Record {
+  uint8_t bytes[1 + 5 * 10];  // the tag and at most 5 varints
+  size_t size = 0;
+  void put_byte(uint8_t byte) { bytes[size++] = byte; }
+  void put(uint64_t value) { size += format::put_varint(bytes + size, value); }
+};
+
 template <typename T>
 void append(std::vector<uint8_t>& out, T value) {
   const auto* p = reinterpret_cast<const uint8_t*>(&value);
@@ -360,31 +369,32 @@ struct ProfilePacker::State {
       return;
     }
     if (chunk.empty()) chunk_start = state;
-    size_t tag_at = chunk.size();
-    chunk.push_back(static_cast<uint8_t>(scan.tag));
+    Record record;
+    record.put_byte(static_cast<uint8_t>(scan.tag));
     if (scan.tag == Tag::kThread) {
       state.tid = scan.tid;
       thread_last = &last_alloc[state.tid];
-      put_varint(chunk, scan.tid);
+      record.put(scan.tid);
     } else {
       state.time_us += scan.dt;
-      put_varint(chunk, scan.dt);
+      record.put(scan.dt);
       if (scan.tag == Tag::kSample) {
-        put_varint(chunk, scan.size);
+        record.put(scan.size);
       } else {
-        add_block_event(tag_at);
+        add_block_event(record);
       }
     }
+    chunk.insert(chunk.end(), record.bytes, record.bytes + record.size);
     if (chunk.size() + ages.size() >= kChunkBytes - 64) flush();
   }
 
-  void add_block_event(size_t tag_at) {
+  void add_block_event(Record& record) {
     ptr += static_cast<uint64_t>(format::unzigzag(scan.ptr_delta));
     ++stats.events;
     ++state.events_before;
     if (scan.tag == Tag::kAlloc) {
-      put_varint(chunk, scan.size);
-      put_varint(chunk, scan.stack_id);
+      record.put(scan.size);
+      record.put(scan.stack_id);
       live.insert(ptr, Block{scan.size, state.time_us, scan.stack_id});
       *thread_last = LastAlloc{ptr, index.size()};
       ++state.allocations;
@@ -397,12 +407,12 @@ struct ProfilePacker::State {
     Block block{0, state.time_us, 0};
     live.take(ptr, &block);
     if (temporary && same_chunk) {  // the reader knows the block: the thread's latest one
-      chunk[tag_at] |= format::kTemporaryBit;
+      record.bytes[0] |= format::kTemporaryBit;
       return;
     }
-    if (temporary) chunk[tag_at] |= kTemporaryNamedBit;
-    put_varint(chunk, block.size);
-    put_varint(chunk, block.stack_id);
+    if (temporary) record.bytes[0] |= kTemporaryNamedBit;
+    record.put(block.size);
+    record.put(block.stack_id);
     put_varint(ages, state.time_us - block.time_us);
   }
 
