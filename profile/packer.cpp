@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -40,11 +41,25 @@ struct Block {
   uint32_t stack_id;
 };
 
+// LEB128 as format::put_varint writes it, byte by byte: most values here take one or two
+// bytes, and a vector insert of a temporary per value was a tenth of the packing's time on
+// malloc churn.
 void put_varint(std::vector<uint8_t>& out, uint64_t value) {
-  uint8_t bytes[10];
-  size_t n = format::put_varint(bytes, value);
-  out.insert(out.end(), bytes, bytes + n);
+  while (value >= 0x80) {
+    out.push_back(static_cast<uint8_t>(value | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(value));
 }
+
+// One packed record, built on the stack and appended to its chunk at once: a write into a
+// vector per byte makes the compiler reload the vector's end after every store.
+struct Record {
+  uint8_t bytes[1 + 5 * 10];  // the tag and at most 5 varints
+  size_t size = 0;
+  void put_byte(uint8_t byte) { bytes[size++] = byte; }
+  void put(uint64_t value) { size += format::put_varint(bytes + size, value); }
+};
 
 template <typename T>
 void append(std::vector<uint8_t>& out, T value) {
@@ -191,22 +206,24 @@ class ChunkWriter {
   }
   bool is_open() const { return out_.is_open(); }
 
-  std::vector<uint8_t> compress(const std::vector<uint8_t>& raw, int level) {
+  // Compresses `raw` into a buffer the writer keeps (valid until the next call): a new
+  // vector per chunk was zeroed and faulted in again every time (4 MiB a chunk).
+  std::span<const uint8_t> compress(const std::vector<uint8_t>& raw, int level) {
     ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, level);
-    std::vector<uint8_t> out(ZSTD_compressBound(raw.size()));
-    size_t n = ZSTD_compress2(ctx_, out.data(), out.size(), raw.data(), raw.size());
+    size_t bound = ZSTD_compressBound(raw.size());
+    if (compressed_.size() < bound) compressed_.resize(bound);
+    size_t n = ZSTD_compress2(ctx_, compressed_.data(), bound, raw.data(), raw.size());
     if (ZSTD_isError(n))
       throw Error("cannot compress the heap profile: " + std::string(ZSTD_getErrorName(n)));
-    out.resize(n);
-    return out;
+    return {compressed_.data(), n};
   }
   // Compresses `raw` and writes it at the current end of the file. Returns its size.
   uint32_t write(const std::vector<uint8_t>& raw) {
-    std::vector<uint8_t> compressed = compress(raw, kRowsLevel);
+    std::span<const uint8_t> compressed = compress(raw, kRowsLevel);
     write_plain(compressed);
     return static_cast<uint32_t>(compressed.size());
   }
-  void write_plain(const std::vector<uint8_t>& bytes) {
+  void write_plain(std::span<const uint8_t> bytes) {
     out_.write(reinterpret_cast<const char*>(bytes.data()),
                static_cast<std::streamsize>(bytes.size()));
     if (!out_) throw Error("cannot write " + path_);
@@ -222,6 +239,7 @@ class ChunkWriter {
   std::ofstream out_;
   const std::string& path_;
   ZSTD_CCtx* ctx_;
+  std::vector<uint8_t> compressed_;  // grown, never shrunk
   uint64_t offset_ = 0;
 };
 
@@ -351,31 +369,32 @@ struct ProfilePacker::State {
       return;
     }
     if (chunk.empty()) chunk_start = state;
-    size_t tag_at = chunk.size();
-    chunk.push_back(static_cast<uint8_t>(scan.tag));
+    Record record;
+    record.put_byte(static_cast<uint8_t>(scan.tag));
     if (scan.tag == Tag::kThread) {
       state.tid = scan.tid;
       thread_last = &last_alloc[state.tid];
-      put_varint(chunk, scan.tid);
+      record.put(scan.tid);
     } else {
       state.time_us += scan.dt;
-      put_varint(chunk, scan.dt);
+      record.put(scan.dt);
       if (scan.tag == Tag::kSample) {
-        put_varint(chunk, scan.size);
+        record.put(scan.size);
       } else {
-        add_block_event(tag_at);
+        add_block_event(record);
       }
     }
+    chunk.insert(chunk.end(), record.bytes, record.bytes + record.size);
     if (chunk.size() + ages.size() >= kChunkBytes - 64) flush();
   }
 
-  void add_block_event(size_t tag_at) {
+  void add_block_event(Record& record) {
     ptr += static_cast<uint64_t>(format::unzigzag(scan.ptr_delta));
     ++stats.events;
     ++state.events_before;
     if (scan.tag == Tag::kAlloc) {
-      put_varint(chunk, scan.size);
-      put_varint(chunk, scan.stack_id);
+      record.put(scan.size);
+      record.put(scan.stack_id);
       live.insert(ptr, Block{scan.size, state.time_us, scan.stack_id});
       *thread_last = LastAlloc{ptr, index.size()};
       ++state.allocations;
@@ -388,12 +407,12 @@ struct ProfilePacker::State {
     Block block{0, state.time_us, 0};
     live.take(ptr, &block);
     if (temporary && same_chunk) {  // the reader knows the block: the thread's latest one
-      chunk[tag_at] |= format::kTemporaryBit;
+      record.bytes[0] |= format::kTemporaryBit;
       return;
     }
-    if (temporary) chunk[tag_at] |= kTemporaryNamedBit;
-    put_varint(chunk, block.size);
-    put_varint(chunk, block.stack_id);
+    if (temporary) record.bytes[0] |= kTemporaryNamedBit;
+    record.put(block.size);
+    record.put(block.stack_id);
     put_varint(ages, state.time_us - block.time_us);
   }
 
@@ -444,7 +463,7 @@ struct ProfilePacker::State {
     } else {
       raw = encode_chunk(chunk, ages, layout);
     }
-    std::vector<uint8_t> compressed = writer.compress(raw, level_of(layout));
+    std::span<const uint8_t> compressed = writer.compress(raw, level_of(layout));
     chunk_start.offset = writer.offset();
     chunk_start.raw_size = static_cast<uint32_t>(raw.size());
     chunk_start.compressed_size = static_cast<uint32_t>(compressed.size());

@@ -32,40 +32,48 @@ constexpr size_t kMaxRecord = 16 + 10 * (core::kMaxFramesLimit + 3);
 constexpr size_t kBitmapBytes = (size_t{core::StackDepot::kMaxStacks} + 1) / 8 + 1;
 constexpr size_t kMaxPath = 4096 + core::kMaxFlagStringLength + 32;
 
-core::SpinLock g_lock;
-uint8_t* g_buffer = nullptr;   // kBufferSize bytes; guarded by g_lock
-size_t g_used = 0;             // guarded by g_lock
-uint64_t g_start_ns = 0;       // the header's start time
-uint64_t g_last_us = 0;        // time of the last timed record; guarded by g_lock
-uintptr_t g_last_ptr = 0;      // guarded by g_lock
-int g_last_tid = 0;            // guarded by g_lock
-bool g_unbuffered = false;     // guarded by g_lock: set by the final flush
-uint8_t* g_written = nullptr;  // bitmap of the stack ids already in the file (reserved)
-char g_path[kMaxPath];         // the raw file; set by profile_start
+// What every event writes, on cache lines of its own: the linker had put the lock beside
+// the allocation path's g_epoch and g_freed_after_report (record.cpp), so with several
+// threads each allocation and free also missed on the line another thread's event had
+// just taken.
+struct alignas(64) Recorder {
+  core::SpinLock lock;
+  uint8_t* buffer = nullptr;   // kBufferSize bytes; guarded by lock
+  size_t used = 0;             // guarded by lock
+  uint64_t start_ns = 0;       // the header's start time
+  uint64_t last_us = 0;        // time of the last timed record; guarded by lock
+  uintptr_t last_ptr = 0;      // guarded by lock
+  int last_tid = 0;            // guarded by lock
+  bool unbuffered = false;     // guarded by lock: set by the final flush
+  uint8_t* written = nullptr;  // bitmap of the stack ids already in the file (reserved)
+};
+Recorder g_rec;
+char g_path[kMaxPath];  // the raw file; set by profile_start
 std::atomic<bool> g_warned{false};
 std::atomic<uint64_t> g_pending_rss{0};  // an RSS sample not yet written, | 1; 0 = none
 
 void flush_locked() {
-  if (g_used == 0) return;
+  if (g_rec.used == 0) return;
   int fd = open(g_path, O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0 || !core::sys::write_all(fd, reinterpret_cast<const char*>(g_buffer), g_used)) {
+  if (fd < 0 ||
+      !core::sys::write_all(fd, reinterpret_cast<const char*>(g_rec.buffer), g_rec.used)) {
     warn_once(g_warned, "warning: cannot write the heap profile; its records are lost");
   }
   core::sys::close_fd(fd);
-  g_used = 0;
+  g_rec.used = 0;
 }
 
 // Room for one more record of at most kMaxRecord bytes.
 void reserve_locked() {
-  if (g_used + kMaxRecord > kBufferSize) flush_locked();
+  if (g_rec.used + kMaxRecord > kBufferSize) flush_locked();
 }
 
 void put_tag(Tag tag) {
-  g_buffer[g_used++] = static_cast<uint8_t>(tag);
+  g_rec.buffer[g_rec.used++] = static_cast<uint8_t>(tag);
 }
 
 void put(uint64_t value) {
-  g_used += profile::put_varint(g_buffer + g_used, value);
+  g_rec.used += profile::put_varint(g_rec.buffer + g_rec.used, value);
 }
 
 // CLOCK_MONOTONIC_COARSE: the kernel tick's resolution (4 ms at HZ=250), read from the vDSO
@@ -77,36 +85,41 @@ uint64_t coarse_ns() {
   return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
 }
 
-// The time difference of a timed record; the clock is read under the lock, so times in the
-// file never go backwards.
-void put_time_locked() {
-  uint64_t now = coarse_ns();
-  uint64_t now_us = now > g_start_ns ? (now - g_start_ns) / 1000 : 0;
-  if (now_us < g_last_us) now_us = g_last_us;
-  put(now_us - g_last_us);
-  g_last_us = now_us;
+// The time difference of a timed record. `now` is read before the lock is taken (the read,
+// 13 ns, need not hold up the other threads); a thread that read the clock just before
+// another's later reading may take the lock after it, so the time is raised to the previous
+// record's: times in the file never go backwards, and the order is the lock's.
+void put_time_locked(uint64_t now) {
+  uint64_t now_us = now > g_rec.start_ns ? (now - g_rec.start_ns) / 1000 : 0;
+  if (now_us < g_rec.last_us) now_us = g_rec.last_us;
+  put(now_us - g_rec.last_us);
+  g_rec.last_us = now_us;
 }
 
 void put_ptr_locked(uintptr_t ptr) {
-  put(profile::zigzag(static_cast<int64_t>(ptr - g_last_ptr)));
-  g_last_ptr = ptr;
+  put(profile::zigzag(static_cast<int64_t>(ptr - g_rec.last_ptr)));
+  g_rec.last_ptr = ptr;
 }
 
-void put_thread_locked() {
-  if (t_thread.tid == 0) t_thread.tid = core::sys::current_tid();
-  if (t_thread.tid == g_last_tid) return;
-  g_last_tid = t_thread.tid;
+void put_thread_locked(int tid) {
+  if (tid == g_rec.last_tid) return;
+  g_rec.last_tid = tid;
   put_tag(Tag::kThread);
-  put(static_cast<uint64_t>(t_thread.tid));
+  put(static_cast<uint64_t>(tid));
+}
+
+int current_thread_id() {
+  if (t_thread.tid == 0) t_thread.tid = core::sys::current_tid();
+  return t_thread.tid;
 }
 
 bool stack_written(uint32_t id) {
-  return (g_written[id / 8] >> (id % 8)) & 1;
+  return (g_rec.written[id / 8] >> (id % 8)) & 1;
 }
 
 void put_stack_locked(uint32_t id, const uintptr_t* frames, uint32_t depth) {
   if (id > core::StackDepot::kMaxStacks || frames == nullptr || stack_written(id)) return;
-  g_written[id / 8] = static_cast<uint8_t>(g_written[id / 8] | (1u << (id % 8)));
+  g_rec.written[id / 8] = static_cast<uint8_t>(g_rec.written[id / 8] | (1u << (id % 8)));
   put_tag(Tag::kStack);
   put(id);
   put(depth);
@@ -118,17 +131,17 @@ void put_stack_locked(uint32_t id, const uintptr_t* frames, uint32_t depth) {
   reserve_locked();
 }
 
-void put_pending_sample_locked() {
+void put_pending_sample_locked(uint64_t now) {
   if (g_pending_rss.load(std::memory_order_relaxed) == 0) return;
   uint64_t rss = g_pending_rss.exchange(0, std::memory_order_relaxed) & ~uint64_t{1};
   put_tag(Tag::kSample);
-  put_time_locked();
+  put_time_locked(now);
   put(rss);
 }
 
 // Written after every record when the process is ending (later records would be lost).
 void end_record_locked() {
-  if (g_unbuffered) flush_locked();
+  if (g_rec.unbuffered) flush_locked();
 }
 
 uint64_t read_rss_bytes() {
@@ -148,19 +161,21 @@ uint64_t read_rss_bytes() {
 
 bool lock_unless_interrupted(bool interrupted_runtime) {
   if (!interrupted_runtime) {
-    g_lock.lock();
+    g_rec.lock.lock();
     return true;
   }
-  return g_lock.try_lock();
+  return g_rec.lock.try_lock();
 }
 
 }  // namespace
 
 bool profile_start(const char* path) {
-  if (g_buffer == nullptr) g_buffer = static_cast<uint8_t*>(core::sys::map_pages(kBufferSize));
-  if (g_written != nullptr) core::sys::unmap_pages(g_written, kBitmapBytes);  // a forked child
-  g_written = static_cast<uint8_t*>(core::sys::reserve_pages(kBitmapBytes));
-  if (g_buffer == nullptr || g_written == nullptr) {
+  if (g_rec.buffer == nullptr)
+    g_rec.buffer = static_cast<uint8_t*>(core::sys::map_pages(kBufferSize));
+  if (g_rec.written != nullptr)
+    core::sys::unmap_pages(g_rec.written, kBitmapBytes);  // a forked child
+  g_rec.written = static_cast<uint8_t*>(core::sys::reserve_pages(kBitmapBytes));
+  if (g_rec.buffer == nullptr || g_rec.written == nullptr) {
     diag("warning: cannot map memory for the heap profile; it is off");
     return false;
   }
@@ -175,20 +190,20 @@ bool profile_start(const char* path) {
     return false;
   }
   core::sys::close_fd(fd);
-  g_start_ns = coarse_ns();
-  g_used = 0;
-  g_last_us = 0;
-  g_last_ptr = 0;
-  g_last_tid = 0;
-  g_unbuffered = false;
-  core::copy_bytes(g_buffer, profile::kRawMagic, sizeof(profile::kRawMagic));
+  g_rec.start_ns = coarse_ns();
+  g_rec.used = 0;
+  g_rec.last_us = 0;
+  g_rec.last_ptr = 0;
+  g_rec.last_tid = 0;
+  g_rec.unbuffered = false;
+  core::copy_bytes(g_rec.buffer, profile::kRawMagic, sizeof(profile::kRawMagic));
   uint32_t header[2] = {profile::kVersion, static_cast<uint32_t>(core::sys::current_pid())};
-  uint64_t times[2] = {g_start_ns, 0};
-  core::copy_bytes(g_buffer + 8, header, sizeof(header));
-  core::copy_bytes(g_buffer + 16, times, sizeof(times));
-  g_used = profile::kRawHeaderSize;
+  uint64_t times[2] = {g_rec.start_ns, 0};
+  core::copy_bytes(g_rec.buffer + 8, header, sizeof(header));
+  core::copy_bytes(g_rec.buffer + 16, times, sizeof(times));
+  g_rec.used = profile::kRawHeaderSize;
   {
-    core::SpinLockGuard guard(g_lock);
+    core::SpinLockGuard guard(g_rec.lock);
     flush_locked();  // the header now, so a reader never sees a file without one
   }
   g_profile_on.store(true, std::memory_order_release);
@@ -205,13 +220,15 @@ ProfileReallocScope::~ProfileReallocScope() {
 
 void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id, const uintptr_t* frames,
                    uint32_t depth) {
-  core::SpinLockGuard guard(g_lock);
+  int tid = current_thread_id();
+  uint64_t now = coarse_ns();
+  core::SpinLockGuard guard(g_rec.lock);
   reserve_locked();
-  put_pending_sample_locked();
+  put_pending_sample_locked(now);
   put_stack_locked(stack_id, frames, depth);
-  put_thread_locked();
+  put_thread_locked(tid);
   put_tag(Tag::kAlloc);
-  put_time_locked();
+  put_time_locked(now);
   put(size);
   put(stack_id);
   put_ptr_locked(ptr);
@@ -220,12 +237,14 @@ void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id, const uintpt
 
 void profile_free(uintptr_t ptr) {
   Tag tag = t_thread.in_realloc ? Tag::kReallocFree : Tag::kFree;
-  core::SpinLockGuard guard(g_lock);
+  int tid = current_thread_id();
+  uint64_t now = coarse_ns();
+  core::SpinLockGuard guard(g_rec.lock);
   reserve_locked();
-  put_pending_sample_locked();
-  put_thread_locked();
+  put_pending_sample_locked(now);
+  put_thread_locked(tid);
   put_tag(tag);
-  put_time_locked();
+  put_time_locked(now);
   put_ptr_locked(ptr);
   end_record_locked();
 }
@@ -239,7 +258,7 @@ void profile_sample() {
 }
 
 void profile_append_modules(const uint8_t* payload, size_t size) {
-  core::SpinLockGuard guard(g_lock);
+  core::SpinLockGuard guard(g_rec.lock);
   flush_locked();
   uint8_t head[16];
   head[0] = static_cast<uint8_t>(Tag::kModules);
@@ -258,7 +277,7 @@ void profile_flush() {
   int saved_errno = core::sys::get_errno();
   if (lock_unless_interrupted(interrupted_runtime)) {
     flush_locked();
-    g_lock.unlock();
+    g_rec.lock.unlock();
   }
   core::sys::set_errno(saved_errno);
 }
@@ -269,13 +288,13 @@ void profile_flush_final() {
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
   if (lock_unless_interrupted(interrupted_runtime)) {
-    if (!g_unbuffered) {
-      put_pending_sample_locked();  // reserve_locked keeps room for it and kEnd
+    if (!g_rec.unbuffered) {
+      put_pending_sample_locked(coarse_ns());  // reserve_locked keeps room for it and kEnd
       put_tag(Tag::kEnd);
       flush_locked();
-      g_unbuffered = true;
+      g_rec.unbuffered = true;
     }
-    g_lock.unlock();
+    g_rec.lock.unlock();
   }
   core::sys::set_errno(saved_errno);
 }
@@ -284,19 +303,19 @@ void profile_fork_prepare() {
   if (!profiling()) return;
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
-  g_lock.lock();  // held across fork(): the child gets a buffer nobody is writing into
+  g_rec.lock.lock();  // held across fork(): the child gets a buffer nobody is writing into
   flush_locked();
   core::sys::set_errno(saved_errno);
 }
 
 void profile_fork_parent() {
   if (!profiling()) return;
-  g_lock.unlock();
+  g_rec.lock.unlock();
 }
 
 void profile_fork_child_reset() {
   if (!profiling()) return;
-  g_lock.reset_after_fork();
+  g_rec.lock.reset_after_fork();
   g_profile_on.store(false, std::memory_order_relaxed);  // until the child's file exists
   t_thread.tid = 0;
 }

@@ -283,6 +283,52 @@ def test_profile_raw_matches_packed(ctx):
 
 
 @cli_test
+def test_profile_threads(ctx):
+    """threads_pattern.c: 4 threads allocating at once, frees from another thread than the
+    allocating one, temporaries told apart per thread; every number exact, and the raw
+    file gives the same analysis as the packed one."""
+    path = ctx.path("threads.prof")
+    run = ctx.memtrack("run", f"--profile={path}", f"--keep-results={ctx.path('kept')}",
+                       ctx.program("threads_pattern"))
+    ctx.require_eq(run.exit, 0, "memtrack run --profile: exit status", run)
+    report, run = report_json(ctx, path, "--sites=100")
+    sites = sites_by_leaf(report)
+    ours = ("make_temporary", "hand_over", "leak_one", "build_peak")
+    got = {leaf: [(s["allocations"], s["allocated_bytes"], s["temporary"], s["leaked_bytes"],
+                   s["peak_bytes"]) for s in sites.get(leaf, [])] for leaf in ours}
+    ctx.expect_eq(got, {"make_temporary": [(8000, 384_000, 8000, 0, 0)],
+                        "hand_over": [(1000, 64_000, 0, 0, 0)],
+                        "leak_one": [(4, 4000, 0, 4000, 4000)],
+                        "build_peak": [(4, 1_048_576, 0, 0, 1_048_576)]}, "sites", run)
+    # The C runtime's own blocks (each thread's TLS vector, kept with its cached stack).
+    others = [s for s in report["sites"] if leaf_of(s) not in ours]
+    for site in others:
+        module = site["stack"][0]["module"]
+        ctx.expect("ld-linux" in module or "libc.so" in module,
+                   f"a site of the C runtime only: {site['stack'][0]}", run)
+    other = {key: sum(s[key] for s in others)
+             for key in ("allocations", "allocated_bytes", "leaked_bytes", "leaked_blocks",
+                         "peak_bytes", "peak_blocks")}
+    # 4 x (2,000 x 48 + 250 x 64 + 1,000) + 4 x 262,144 bytes
+    ctx.expect_eq(report["summary"],
+                  {"allocations": 9008 + other["allocations"],
+                   "frees": 9004 + other["allocations"] - other["leaked_blocks"],
+                   "reallocs": 0, "allocated_bytes": 1_500_576 + other["allocated_bytes"],
+                   "temporary": 8000, "leaked_bytes": 4000 + other["leaked_bytes"],
+                   "leaked_blocks": 4 + other["leaked_blocks"], "unknown_frees": 0},
+                  "JSON summary", run)
+    ctx.expect_eq((report["peak"]["bytes"], report["peak"]["blocks"]),
+                  (1_052_576 + other["peak_bytes"], 8 + other["peak_blocks"]),
+                  "JSON peak: build_peak's blocks and the leaked ones", run)
+    ctx.expect(report["complete"], "the process ended normally", run)
+    raws = [n for n in os.listdir(ctx.path("kept")) if re.fullmatch(r"profile\.\d+\.raw", n)]
+    ctx.require_eq(len(raws), 1, "one raw profile in the result directory", run)
+    raw, run = report_json(ctx, os.path.join(ctx.path("kept"), raws[0]), "--sites=100")
+    for key in ("summary", "peak", "top", "sites", "series", "complete"):
+        ctx.expect_eq(raw[key], report[key], f"raw vs packed: {key}", run)
+
+
+@cli_test
 def test_profile_killed(ctx):
     """A process killed by SIGKILL loses at most the runtime's last 1 MiB buffer: what reached
     the raw file is packed and analysed, and the profile says it is incomplete."""
