@@ -28,16 +28,31 @@ packages=(
   qemu-user           # aarch64 and armhf builds run emulated in the tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
   gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross
+  # The whole project cross-built for aarch64 (preset aarch64-full): Debian's arm64 builds of
+  # the libraries above, Multi-Arch: same, so they sit beside the amd64 ones (the arch-all
+  # ones, CLI11 and nlohmann-json, serve both).
+  libdw-dev:arm64 libelf-dev:arm64 libzstd-dev:arm64 libprotobuf-dev:arm64 zlib1g-dev:arm64
+  libncurses-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libbenchmark-dev:arm64
+  libfmt-dev:arm64 libcpp-httplib-dev:arm64
 )
 
 if [[ $# -gt 0 ]]; then
   packages=("$@")
 fi
 
+# Whether a package (name, or name:arch for another architecture than dpkg's own) is
+# installed; an Architecture: all package serves every architecture.
+native_arch=$(dpkg --print-architecture)
+installed() {
+  local name=${1%%:*} arch=${1#*:}
+  [[ "$arch" == "$1" ]] && arch=$native_arch
+  dpkg-query -W -f='${Status} ${Architecture}\n' "$name" 2>/dev/null |
+    grep -E "^install ok installed ($arch|all)\$" >/dev/null
+}
+
 missing=()
 for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+  installed "$p" || missing+=("$p")
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
@@ -55,6 +70,15 @@ if [[ $(id -u) -ne 0 ]]; then
     exit 1
   fi
 fi
+# Packages of another architecture (name:arch) need it known to dpkg before apt-get update.
+for p in "${missing[@]}"; do
+  arch=${p#*:}
+  if [[ "$arch" != "$p" ]] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+    "${sudo[@]}" dpkg --add-architecture "$arch"
+  fi
+done
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q
-"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# --no-remove: a Multi-Arch: same package must have the same version in both architectures;
+# apt may upgrade the amd64 one to match, but must never remove anything to get there.
+"${sudo[@]}" apt-get install -y -q --no-install-recommends --no-remove "${missing[@]}"

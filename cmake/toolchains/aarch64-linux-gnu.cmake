@@ -1,15 +1,23 @@
 # Cross build for 64-bit ARM with Debian's gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu and
-# libc6-dev-arm64-cross. Only the runtime and the programs it is tested on are built
-# (MEMTRACK_RUNTIME_ONLY); the tests run them under qemu-user (tests/emulated).
+# libc6-dev-arm64-cross. The aarch64 preset builds only the runtime and the programs it is
+# tested on (MEMTRACK_RUNTIME_ONLY); the aarch64-full preset builds the whole project against
+# Debian's arm64 -dev packages (scripts/install-deps.sh). The tests run under qemu-user
+# (tests/emulated).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
-set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
+# The cross compiler's own root (libc, libstdc++), then the arm64 multiarch packages, whose
+# libraries are in /usr/lib/aarch64-linux-gnu and headers in /usr/include.
+set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu /)
+set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 # The emulator and the target's library root, as `qemu-aarch64 -L ROOT PROGRAM` takes them
 # (binfmt_misc is not assumed: every run names the emulator).
 set(MEMTRACK_EMULATOR qemu-aarch64)
 set(MEMTRACK_TARGET_ROOT /usr/aarch64-linux-gnu)
+# The same for add_test and gtest_discover_tests, which run the unit tests of the full build.
+set(CMAKE_CROSSCOMPILING_EMULATOR ${MEMTRACK_EMULATOR} -L ${MEMTRACK_TARGET_ROOT})

@@ -1,7 +1,8 @@
 """Emulated mode of run_e2e.py: a test program built for another architecture runs under
 qemu-user with that architecture's libmemtrack.so preloaded, writes its result files, and the
-host's `memtrack report --json` reads and symbolizes them (foreign ELF files through libdw).
-The JSON is checked as in CLI mode. Standard library only.
+host's `memtrack report --json` reads and symbolizes them (foreign ELF files through libdw),
+or, with --emulated-cli, the target's own memtrack report under the emulator. The JSON is
+checked as in CLI mode. Standard library only.
 
 The emulator is named on every run (`qemu-aarch64 -L /usr/aarch64-linux-gnu PROG`): nothing
 relies on binfmt_misc. The runtime's variables reach the emulated program through qemu's -E,
@@ -69,8 +70,11 @@ def check_emulated(case, args, temp_dir):
     e2e_case.compare_plain(case, plain, traced, other, failures)
 
     json_path = os.path.join(temp_dir, "report.json")
-    report, _ = e2e_case.run([os.path.abspath(args.cli), "report", f"--json={json_path}",
-                              f"--sysroot={target_root(emulator)}", result_dir], env, temp_dir)
+    report_command = [os.path.abspath(args.cli), "report", f"--json={json_path}",
+                      f"--sysroot={target_root(emulator)}", result_dir]
+    if args.emulated_cli:  # memtrack built for the target: it reads the results natively
+        report_command = emulated_command(emulator, report_command)
+    report, _ = e2e_case.run(report_command, env, temp_dir)
     text_reports, _, messages, rest = e2e_cli.split_stderr(report.stderr)
     failures += [f"memtrack report printed: {m.rstrip()}" for m in messages + [rest] if m]
     if report.returncode != 0:

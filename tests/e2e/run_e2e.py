@@ -4,7 +4,8 @@ against the expectations written in the program's source. Standard library only.
 
 Usage: run_e2e.py --runtime libmemtrack.so --program ./prog --source prog.c
                   [--plain-program ./prog-dynamic]
-                  [--cli path/to/memtrack [--emulator "qemu-aarch64 -L ROOT"]] [--keep-temp]
+                  [--cli path/to/memtrack [--emulator "qemu-aarch64 -L ROOT" [--emulated-cli]]]
+                  [--keep-temp]
 
 Three modes check the same directives:
   text (default)  The program runs with LD_PRELOAD=libmemtrack.so; the runtime's own text
@@ -22,6 +23,8 @@ Three modes check the same directives:
                   runtime preloaded and result_dir set, and the host's `memtrack report
                   --json` reads its result files; the JSON is checked as in CLI mode
                   (e2e_emulated.py). --runtime linked: the program carries the runtime.
+                  --emulated-cli: memtrack was built for the target too, and its `memtrack
+                  report` runs under the emulator (a native reading on the target).
 
 Every run also checks, without being asked: the runtime printed no "memtrack[pid]:"
 diagnostic; stdout, the program's own stderr and the exit status equal a plain run without
@@ -169,6 +172,9 @@ def main():
                         help="run through this memtrack executable (CLI mode)")
     parser.add_argument("--emulator", metavar="COMMAND",
                         help="run the program under this emulator; --cli reads its results")
+    parser.add_argument("--emulated-cli", action="store_true",
+                        help="--cli is built for the emulated target too: its `memtrack "
+                        "report` runs under the emulator")
     parser.add_argument("--keep-temp", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
 

@@ -11,7 +11,7 @@ set(MEMTRACK_STATIC_WRAP ${PROJECT_BINARY_DIR}/runtime/libmemtrack_static.wrap)
 function(memtrack_e2e_static_case source)
   cmake_parse_arguments(PARSE_ARGV 1 CASE "THREADS" "" "")
   get_filename_component(name ${source} NAME_WE)
-  if(MEMTRACK_RUNTIME_ONLY AND (NOT name IN_LIST MEMTRACK_EMULATED_STATIC
+  if(MEMTRACK_EMULATED AND (NOT name IN_LIST MEMTRACK_EMULATED_STATIC
                                  OR name IN_LIST MEMTRACK_EMULATED_SKIP))
     return()  # not in the emulated static set (tests/emulated/emulated.cmake says why)
   endif()
@@ -31,14 +31,14 @@ function(memtrack_e2e_static_case source)
   # Emulated: nothing is preloaded (qemu-user's loader could not reach a static program
   # either), the results are read back by the host's memtrack report.
   set(runtime $<TARGET_FILE:memtrack_rt>)
-  if(MEMTRACK_RUNTIME_ONLY)
+  if(MEMTRACK_EMULATED)
     set(runtime linked)
   endif()
   set(run ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_e2e.py
           --runtime ${runtime} --program $<TARGET_FILE:${target}>
           --source ${CMAKE_CURRENT_SOURCE_DIR}/${source}
           --plain-program $<TARGET_FILE:e2e_${name}>)
-  if(MEMTRACK_RUNTIME_ONLY)
+  if(MEMTRACK_EMULATED)
     memtrack_emulated_case(static.${name} ${source} "${run}")
     return()
   endif()
