@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, idempotently, every Debian 12 package that memtrack's build and tests need (or,
-# given package names as arguments, those instead: scripts/install-bench-deps.sh does that).
+# given package names as arguments, those instead: scripts/install-bench-deps.sh does that;
+# or, with --aarch64-full, the arm64 libraries of the whole-project aarch64 cross build).
 # Packages already present are not touched, so a second run costs only a dpkg query.
 set -euo pipefail
 
@@ -28,15 +29,21 @@ packages=(
   qemu-user           # aarch64 and armhf builds run emulated in the tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
   gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross
-  # The whole project cross-built for aarch64 (preset aarch64-full): Debian's arm64 builds of
-  # the libraries above, Multi-Arch: same, so they sit beside the amd64 ones (the arch-all
-  # ones, CLI11 and nlohmann-json, serve both).
+)
+
+# The whole project cross-built for aarch64 (preset aarch64-full, `make test-aarch64-full`,
+# not part of `make test`): Debian's arm64 builds of the libraries above, Multi-Arch: same, so
+# they sit beside the amd64 ones (the arch-all ones, CLI11 and nlohmann-json, serve both).
+# Installing them may upgrade amd64 packages to the same version, so only that target asks.
+aarch64_full_packages=(
   libdw-dev:arm64 libelf-dev:arm64 libzstd-dev:arm64 libprotobuf-dev:arm64 zlib1g-dev:arm64
   libncurses-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libbenchmark-dev:arm64
   libfmt-dev:arm64 libcpp-httplib-dev:arm64
 )
 
-if [[ $# -gt 0 ]]; then
+if [[ "${1:-}" == "--aarch64-full" ]]; then
+  packages=("${aarch64_full_packages[@]}")
+elif [[ $# -gt 0 ]]; then
   packages=("$@")
 fi
 
