@@ -46,6 +46,14 @@ function cleanup() {
     try { child.kill('SIGTERM'); } catch (e) { /* already gone */ }
   }
 }
+// Stops the children and waits (at most 10 s) until they have exited: a `memtrack run` that
+// was told to stop still writes its kept result directory, which must not be removed under it.
+async function stopChildren() {
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exited = running.map((child) => new Promise((resolve) => child.once('exit', resolve)));
+  cleanup();
+  await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 10000))]);
+}
 function fail(message) {
   throw new Error(message);
 }
@@ -228,8 +236,8 @@ async function main() {
   } finally {
     await browser.close();
     fs.rmSync(profile, {recursive: true, force: true});
-    cleanup();
-    fs.rmSync(work, {recursive: true, force: true});
+    await stopChildren();
+    fs.rmSync(work, {recursive: true, force: true, maxRetries: 5, retryDelay: 200});
   }
   console.log(`screenshots in ${args.out}`);
 }
