@@ -187,14 +187,6 @@ bool AllocTable::grow_locked(Shard& shard) {
   return true;
 }
 
-bool AllocTable::try_insert(const AllocRecord& rec) {
-  return try_insert_counted(rec, false);
-}
-
-bool AllocTable::try_restore(const AllocRecord& rec) {
-  return try_insert_counted(rec, true);
-}
-
 // The allocator handed out an address we still hold: the earlier free went untracked (for
 // example it happened through a path we do not interpose). The new block wins.
 __attribute__((noinline)) void AllocTable::replace_locked(Shard& shard, Slot& slot,
@@ -221,7 +213,9 @@ __attribute__((noinline)) bool AllocTable::try_insert_slow_locked(Shard& shard, 
   return true;
 }
 
-bool AllocTable::try_insert_counted(const AllocRecord& rec, bool restore) {
+// Inlined into both callers: one call per insert, not two.
+__attribute__((always_inline)) inline bool AllocTable::try_insert_counted(const AllocRecord& rec,
+                                                                          bool restore) {
   uint64_t pointer_bits = static_cast<uint64_t>(rec.ptr) >> 3;
   if ((rec.ptr & 7) != 0 || pointer_bits > kPointerMask || pointer_bits == 0) return false;
   uint64_t size = rec.size;
@@ -253,6 +247,14 @@ bool AllocTable::try_insert_counted(const AllocRecord& rec, bool restore) {
     shard.inserted_bytes += rec.size;
   }
   return true;
+}
+
+bool AllocTable::try_insert(const AllocRecord& rec) {
+  return try_insert_counted(rec, false);
+}
+
+bool AllocTable::try_restore(const AllocRecord& rec) {
+  return try_insert_counted(rec, true);
 }
 
 // Backward-shift deletion keeps every probe chain intact without tombstones: after emptying
