@@ -189,8 +189,7 @@ bool AllocTable::grow_locked(Shard& shard) {
 
 // The allocator handed out an address we still hold: the earlier free went untracked (for
 // example it happened through a path we do not interpose). The new block wins.
-__attribute__((noinline)) void AllocTable::replace_locked(Shard& shard, Slot& slot,
-                                                          const Slot& packed) {
+__attribute__((noinline)) void AllocTable::replace_locked(Shard& shard, Slot& slot, Slot packed) {
   AllocRecord old = unpack_locked(slot);
   slot = packed;
   ++shard.erased;
@@ -200,7 +199,7 @@ __attribute__((noinline)) void AllocTable::replace_locked(Shard& shard, Slot& sl
 // The insert when the shard is empty or full enough to grow: look for the pointer first, so
 // a record replaced in place needs no growth.
 __attribute__((noinline)) bool AllocTable::try_insert_slow_locked(Shard& shard, uint64_t hash,
-                                                                  const Slot& packed) {
+                                                                  Slot packed) {
   uint64_t pointer_bits = packed.key & kPointerMask;
   size_t slot = find_locked(shard, pointer_bits, hash);
   if (slot != shard.capacity) {

@@ -198,8 +198,8 @@ class AllocTable {
   bool try_note_huge(uintptr_t ptr, uint64_t size);
   uint64_t take_huge_size(uintptr_t ptr);
   uint64_t huge_size(uintptr_t ptr);
-  void replace_locked(Shard& shard, Slot& slot, const Slot& packed);
-  bool try_insert_slow_locked(Shard& shard, uint64_t hash, const Slot& packed);
+  void replace_locked(Shard& shard, Slot& slot, Slot packed);
+  bool try_insert_slow_locked(Shard& shard, uint64_t hash, Slot packed);
   bool try_insert_counted(const AllocRecord& rec, bool restore);
 
   Shard shards_[kShardCount];
