@@ -149,16 +149,21 @@ class AllocTable {
   };
   static_assert(sizeof(Slot) == 16);
 
+  // One cache line: the lock, the geometry and the counters an insert or erase updates.
   struct alignas(64) Shard {
     SpinLock lock;
     Slot* slots = nullptr;
     size_t capacity = 0;  // 2^k or 3 * 2^(k-1) (grow_locked), or 0 before the first insert
-    size_t count = 0;
+    size_t grow_at = 0;   // 3/4 of capacity: an insert of a new block at this count grows first
     uint64_t inserted = 0;
     uint64_t inserted_bytes = 0;
     uint64_t erased = 0;
     uint64_t live_bytes = 0;
+    // A record replaced in place counts as an insert and an erase, and a restore takes back
+    // an erase, so the difference is the number of records: no separate count to update.
+    size_t count_locked() const { return static_cast<size_t>(inserted - erased); }
   };
+  static_assert(sizeof(Shard) == 64);
 
   // Exact sizes of blocks whose size does not fit in 40 bits.
   struct HugeBlock {
@@ -173,17 +178,28 @@ class AllocTable {
   static constexpr uint64_t kGranuleShift = 4;
   static constexpr size_t kWindowSlots = size_t{1} << (kRegionShift - kGranuleShift);
 
+  // A pointer's region hash, computed once per operation: it picks both the shard and the
+  // window within it.
   static uint64_t region_hash(uint64_t pointer_bits);
-  static size_t shard_of(uintptr_t ptr);
+  static size_t shard_of(uint64_t pointer_bits, uint64_t hash);
+  static size_t window_start(uint64_t hash, size_t capacity);
+  static size_t window_offset(uint64_t pointer_bits);
+  static size_t home_of(uint64_t pointer_bits, uint64_t hash, size_t capacity);
   static size_t home_of(uint64_t pointer_bits, size_t capacity);
   static size_t next_capacity(size_t capacity);
   static bool grow_locked(Shard& shard);
-  static size_t probe_locked(const Shard& shard, uint64_t pointer_bits);
-  static size_t find_locked(const Shard& shard, uint64_t pointer_bits);  // capacity if absent
+  static size_t probe_locked(const Shard& shard, uint64_t pointer_bits, size_t home);
+  // The slot holding `pointer_bits`, or capacity if absent.
+  static size_t find_locked(const Shard& shard, uint64_t pointer_bits, uint64_t hash);
   static void erase_slot_locked(Shard& shard, size_t slot);
-  bool try_pack(const AllocRecord& rec, Slot* /*out*/ slot);
+  static Slot pack(const AllocRecord& rec, uint64_t size);
+  static AllocRecord unpack_fields(const Slot& slot);
   AllocRecord unpack_locked(const Slot& slot);
+  bool try_note_huge(uintptr_t ptr, uint64_t size);
   uint64_t take_huge_size(uintptr_t ptr);
+  uint64_t huge_size(uintptr_t ptr);
+  void replace_locked(Shard& shard, Slot& slot, Slot packed);
+  bool try_insert_slow_locked(Shard& shard, uint64_t hash, Slot packed);
   bool try_insert_counted(const AllocRecord& rec, bool restore);
 
   Shard shards_[kShardCount];
