@@ -1,6 +1,10 @@
 // Suppression entries for --gen-suppressions (see gen_suppressions.h). No global state.
 #include "report/gen_suppressions.h"
 
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -71,44 +75,97 @@ bool entry_matches(const Suppressions& s, const Owner& owner) {
   return owner.group != nullptr ? s.matches(*owner.group) : s.matches_descriptors(*owner.stack);
 }
 
-// The owners by the function of their frame #0. A block's first frame line must match frame
-// #0, and a fun: line without glob characters matches that one name only: a block by names
-// is checked against the owners of its frame #0's function, not against every owner (which
-// made suggesting entries for 10,000 groups take minutes).
-class FirstFrameIndex {
+// The owners a block can match. Its frame lines must match the stack's first frames: a
+// fun: line only frames whose function its glob matches (looked up among the names that
+// begin with the glob's text before its first wildcard), a src: line only frames with its
+// line number. The owners that pass the first kIndexedFrames lines are the candidates; only
+// they are matched against the whole block. Checking every owner made suggesting entries
+// for 10,000 groups take minutes, and frame #0 alone is not enough: in cc1plus thousands of
+// groups start in xmalloc, and C++ names often hold a '*', a wildcard in a fun: line.
+class FrameIndex {
  public:
-  explicit FirstFrameIndex(const std::vector<Owner>& owners) {
+  static constexpr size_t kIndexedFrames = 16;
+
+  explicit FrameIndex(const std::vector<Owner>& owners) {
     for (size_t i = 0; i < owners.size(); ++i) {
-      if (!owners[i].stack->empty()) owners_[owners[i].stack->front().function].push_back(i);
+      const std::vector<Frame>& stack = *owners[i].stack;
+      for (size_t j = 0; j < kIndexedFrames && j < stack.size(); ++j) {
+        const Frame& frame = stack[j];
+        at_[j].by_function[frame.function.empty() ? std::string("???") : frame.function].push_back(
+            i);
+        if (!frame.file.empty() && frame.line > 0) at_[j].by_line[frame.line].push_back(i);
+      }
+    }
+    for (Position& position : at_) {
+      for (const auto& entry : position.by_function) position.functions.push_back(&entry.first);
+      std::sort(position.functions.begin(), position.functions.end(),
+                [](const std::string* x, const std::string* y) { return *x < *y; });
     }
   }
-  // The owners a block by names for `stack` can match; nullptr: it may match any.
-  const std::vector<size_t>* candidates(const std::vector<Frame>& stack) const {
-    if (stack.empty()) return nullptr;
-    const std::string& function = stack.front().function;
-    if (function.empty() || function.find_first_of("*?") != std::string::npos ||
-        block_value(function) != function) {
-      return nullptr;
+
+  // The owners a block for `stack` (by source lines or by names) can match, sorted; nullopt:
+  // any.
+  std::optional<std::vector<size_t>> candidates(const std::vector<Frame>& stack,
+                                                bool by_source) const {
+    std::optional<std::vector<size_t>> out;
+    size_t printed = printed_frame_count(stack);
+    for (size_t j = 0; j < kIndexedFrames && j < printed; ++j) {
+      std::optional<std::vector<size_t>> here = at_[j].matching(stack[j], by_source);
+      if (!here) continue;
+      std::sort(here->begin(), here->end());
+      if (!out) {
+        out = std::move(here);
+      } else {
+        std::vector<size_t> both;
+        std::set_intersection(out->begin(), out->end(), here->begin(), here->end(),
+                              std::back_inserter(both));
+        out = std::move(both);
+      }
     }
-    auto it = owners_.find(function);
-    return it == owners_.end() ? nullptr : &it->second;
+    return out;
   }
 
  private:
-  std::unordered_map<std::string, std::vector<size_t>> owners_;
+  struct Position {
+    std::unordered_map<std::string, std::vector<size_t>> by_function;
+    std::vector<const std::string*> functions;  // by_function's keys, sorted
+    std::unordered_map<int, std::vector<size_t>> by_line;
+
+    // The owners whose frame here the line frame_line(frame, by_source) can match; nullopt:
+    // an obj: line, not indexed.
+    std::optional<std::vector<size_t>> matching(const Frame& frame, bool by_source) const {
+      if (by_source && !frame.file.empty() && frame.line > 0) {
+        auto it = by_line.find(frame.line);
+        return it == by_line.end() ? std::vector<size_t>{} : it->second;
+      }
+      if (frame.function.empty()) return std::nullopt;
+      std::string glob = block_value(frame.function);
+      std::string_view prefix = std::string_view(glob).substr(0, glob.find_first_of("*?"));
+      auto it = std::lower_bound(functions.begin(), functions.end(), prefix,
+                                 [](const std::string* x, std::string_view y) { return *x < y; });
+      std::vector<size_t> out;
+      for (; it != functions.end() && (*it)->starts_with(prefix); ++it) {
+        if (!glob_matches(glob, **it)) continue;
+        const std::vector<size_t>& list = by_function.find(**it)->second;
+        out.insert(out.end(), list.begin(), list.end());
+      }
+      return out;
+    }
+  };
+  std::array<Position, kIndexedFrames> at_;
 };
 
 // Other owners of the same sort (groups or sites) that `block` matches too; only those of
 // `candidates` when given.
 size_t other_matches(const std::string& block, const std::vector<Owner>& owners, size_t self,
-                     const std::vector<size_t>* candidates = nullptr) {
+                     const std::optional<std::vector<size_t>>& candidates) {
   Suppressions s = Suppressions::parse(block, "generated");
   size_t n = 0;
   auto check = [&](size_t i) {
     bool same_sort = (owners[i].group == nullptr) == (owners[self].group == nullptr);
     if (i != self && same_sort && entry_matches(s, owners[i])) ++n;
   };
-  if (candidates != nullptr) {
+  if (candidates) {
     for (size_t i : *candidates) check(i);
   } else {
     for (size_t i = 0; i < owners.size(); ++i) check(i);
@@ -117,7 +174,7 @@ size_t other_matches(const std::string& block, const std::vector<Owner>& owners,
 }
 
 std::string block_for(const std::vector<Owner>& owners, size_t self,
-                      const FirstFrameIndex& first_frames) {
+                      const FrameIndex& first_frames) {
   const Owner& owner = owners[self];
   std::string what = owner.group ? "leak" : "fd";
   std::string kind_line = owner.group ? "Memcheck:Leak" : "memtrack:FdLeak";
@@ -126,11 +183,11 @@ std::string block_for(const std::vector<Owner>& owners, size_t self,
     kinds_line = fmt::format("match-leak-kinds: {}", core::leak_kind_name(owner.group->kind));
   }
   std::string block = make_block(*owner.stack, what, kind_line, kinds_line, false);
-  if (other_matches(block, owners, self, first_frames.candidates(*owner.stack)) == 0) {
+  if (other_matches(block, owners, self, first_frames.candidates(*owner.stack, false)) == 0) {
     return block;
   }
   block = make_block(*owner.stack, what, kind_line, kinds_line, true);
-  size_t others = other_matches(block, owners, self);
+  size_t others = other_matches(block, owners, self, first_frames.candidates(*owner.stack, true));
   if (others == 0) return block;
   return fmt::format(
       "# also matches {} other {} with the same stack\n{}", others,
@@ -189,24 +246,47 @@ class NameIndex {
     return it != owners_.end() && it->second.size() == 1 && it->second[0] == owner;
   }
 
+  // True if `owner` is the only owner with a name that the anchored pattern "^glob$" matches
+  // (first_pattern_match's test). Only the names that begin with the glob's text before its
+  // first '*' can match, so those are looked up in the sorted names instead of matching the
+  // pattern against every frame of every owner (which took minutes for cc1plus's 11,000
+  // groups: C++ names with '*' in their parameters are common).
+  bool only_match(const std::string& glob, size_t owner) {
+    if (sorted_.empty()) {
+      for (const auto& [name, list] : owners_) {
+        if (!name.empty()) sorted_.push_back(&name);
+      }
+      std::sort(sorted_.begin(), sorted_.end(),
+                [](const std::string* a, const std::string* b) { return *a < *b; });
+    }
+    std::string_view prefix = std::string_view(glob).substr(0, glob.find('*'));
+    std::string pattern = "^" + glob + "$";
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), prefix,
+                               [](const std::string* a, std::string_view b) { return *a < b; });
+    bool self = false;
+    for (; it != sorted_.end() && (*it)->starts_with(prefix); ++it) {
+      if (!pattern_matches(pattern, **it)) continue;
+      for (size_t other : owners_.find(**it)->second) {
+        if (other != owner) return false;
+        self = true;
+      }
+    }
+    return self;
+  }
+
  private:
   std::unordered_map<std::string, std::vector<size_t>> owners_;
+  std::vector<const std::string*> sorted_;  // owners_'s non-empty names, built on first use
 };
 
-bool singles_out(const std::string& name, const std::vector<Owner>& owners, size_t self,
-                 const NameIndex& index) {
+bool singles_out(const std::string& name, size_t self, NameIndex& index) {
   std::string escaped = escape_for_entry(name);
   if (escaped == name && name.find('*') == std::string::npos) return index.only(name, self);
-  // A '*' matches more than one name: check every stack.
-  Suppressions s = Suppressions::parse("leak:^" + escaped + "$", "generated");
-  if (!entry_matches(s, owners[self])) return false;
-  for (size_t i = 0; i < owners.size(); ++i) {
-    if (i != self && entry_matches(s, owners[i])) return false;
-  }
-  return true;
+  // A '*' matches more than one name: every name it matches must be this owner's alone.
+  return index.only_match(escaped, self);
 }
 
-std::string lsan_for(const std::vector<Owner>& owners, size_t self, const NameIndex& index) {
+std::string lsan_for(const std::vector<Owner>& owners, size_t self, NameIndex& index) {
   const std::vector<Frame>& stack = *owners[self].stack;
   size_t printed = printed_frame_count(stack);
   std::vector<std::string> candidates;
@@ -234,7 +314,7 @@ std::string lsan_for(const std::vector<Owner>& owners, size_t self, const NameIn
     }
   }
   for (const std::string& name : candidates) {
-    if (singles_out(name, owners, self, index)) return "leak:^" + escape_for_entry(name) + "$";
+    if (singles_out(name, self, index)) return "leak:^" + escape_for_entry(name) + "$";
   }
   return "";
 }
@@ -246,7 +326,7 @@ ProcessSuggestions suggest_suppressions(const ProcessReport& process) {
   for (const LeakGroup& group : process.leaks) owners.push_back({&group.stack, &group});
   for (const ResourceSite& site : process.resource_sites) owners.push_back({&site.stack, nullptr});
   NameIndex index(owners);
-  FirstFrameIndex first_frames(owners);
+  FrameIndex first_frames(owners);
   ProcessSuggestions out;
   for (size_t i = 0; i < owners.size(); ++i) {
     SuggestedSuppression entry;  // no stack recorded: nothing can name it

@@ -443,6 +443,7 @@ std::string Suppressions::entry_origin(size_t index) const {
 // Only the printed frames: the C start-up code below main is in every stack of the program,
 // so a pattern matching it (leak:libc.so.6, leak:_start) would suppress everything.
 std::optional<size_t> Suppressions::first_pattern_match(const std::vector<Frame>& stack) const {
+  if (patterns_.empty()) return std::nullopt;
   size_t printed = printed_frame_count(stack);
   for (size_t i = 0; i < printed; ++i) {
     const Frame& frame = stack[i];
