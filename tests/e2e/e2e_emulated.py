@@ -11,9 +11,17 @@ so the host's dynamic loader, which runs qemu itself, never sees LD_PRELOAD.
 
 import json
 import os
+import shutil
+import sys
 
 import e2e_case
 import e2e_cli
+import emulator_run
+
+
+class EmulatorCannotRun(Exception):
+    """The emulator hung on the plain program (without memtrack) on this host, with its
+    default CPU model and the fallback one: the case cannot be checked here."""
 
 
 def emulated_command(emulator, argv, variables=None):
@@ -48,18 +56,57 @@ def in_start_order(processes, main_pid):
     return sorted(processes, key=lambda p: (p["pid"] != main_pid, p["pid"] < main_pid, p["pid"]))
 
 
+def run_plain(emulator, program, env, temp_dir):
+    """Runs the program without memtrack. Returns its CompletedProcess and the emulator
+    command that ran it: with the fallback CPU model if the default one hung (the traced run
+    then uses it too). Raises EmulatorCannotRun if both hang."""
+    result, _ = emulator_run.run(emulated_command(emulator, [program]), env, temp_dir)
+    if not isinstance(result, emulator_run.Hang):
+        return result, emulator
+    hangs = [result]
+    fallback = emulator_run.with_fallback_cpu(emulator)
+    if fallback is not None:
+        print(f"the emulator hung on the plain program:\n{result.describe()}\n"
+              f"trying again with {' '.join(fallback[:3])}", file=sys.stderr)
+        result, _ = emulator_run.run(emulated_command(fallback, [program]), env, temp_dir)
+        if not isinstance(result, emulator_run.Hang):
+            return result, fallback
+        hangs.append(result)
+    raise EmulatorCannotRun(
+        f"{emulator_run.emulator_version(emulator)} did not finish the program without "
+        f"memtrack ({emulator_run.host_description()}): the emulator, not memtrack, cannot "
+        "run it on this host\n" + "\n".join(h.describe() for h in hangs))
+
+
+def run_traced(argv, env, temp_dir, result_dir):
+    """Runs the program under memtrack; a hang is tried once more (the plain run finished,
+    but the emulator's hangs are intermittent on the hosts that have them), then it fails the
+    case with what the process was doing."""
+    result, pid = emulator_run.run(argv, env, temp_dir)
+    if isinstance(result, emulator_run.Hang):
+        print(f"the run under memtrack hung, trying once more:\n{result.describe()}",
+              file=sys.stderr)
+        shutil.rmtree(result_dir)
+        os.mkdir(result_dir)
+        result, pid = emulator_run.run(argv, env, temp_dir)
+    if isinstance(result, emulator_run.Hang):
+        sys.exit(f"FAIL: under memtrack, while the plain program finished: "
+                 f"{result.describe()}\n{emulator_run.host_description()}")
+    return result, pid
+
+
 def check_emulated(case, args, temp_dir):
     """Returns (failures, the traced CompletedProcess, extra text to show on failure)."""
     emulator = args.emulator.split()
     program = os.path.abspath(args.program)
     env = e2e_case.plain_environment()
     plain_program = os.path.abspath(args.plain_program or program)
-    plain, _ = e2e_case.run(emulated_command(emulator, [plain_program]), env, temp_dir)
+    plain, emulator = run_plain(emulator, plain_program, env, temp_dir)
     result_dir = os.path.join(temp_dir, "results")
     os.mkdir(result_dir)
     variables = runtime_variables(args.runtime, case.options + [f"result_dir={result_dir}"])
-    traced, main_pid = e2e_case.run(emulated_command(emulator, [program], variables), env,
-                                    temp_dir)
+    traced, main_pid = run_traced(emulated_command(emulator, [program], variables), env,
+                                  temp_dir, result_dir)
 
     failures = []
     if case.report_file:

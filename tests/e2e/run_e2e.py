@@ -191,7 +191,11 @@ def main():
             if not args.cli:
                 parser.error("--emulator needs --cli (the host memtrack that reads the results)")
             check = e2e_emulated.check_emulated
-        failures, traced, extra = check(case, args, temp_dir)
+        try:
+            failures, traced, extra = check(case, args, temp_dir)
+        except e2e_emulated.EmulatorCannotRun as e:
+            print(f"SKIP {name} (emulated): {e}")
+            return SKIPPED
     finally:
         if args.keep_temp:
             print(f"temporary directory kept: {temp_dir}")
