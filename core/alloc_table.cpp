@@ -182,8 +182,6 @@ bool AllocTable::grow_locked(Shard& shard) {
   unmap_metadata(shard.slots, shard.capacity * sizeof(Slot));
   shard.slots = slots;
   shard.capacity = new_capacity;
-  // An insert grows first when the count it would reach passes 3/4 of the capacity.
-  shard.grow_at = new_capacity * 3 / 4;
   return true;
 }
 
@@ -226,7 +224,7 @@ __attribute__((always_inline)) inline bool AllocTable::try_insert_counted(const 
   uint64_t hash = region_hash(pointer_bits);
   Shard& shard = shards_[shard_of(pointer_bits, hash)];
   SpinLockGuard guard(shard.lock);
-  if (shard.count_locked() < shard.grow_at) [[likely]] {
+  if (shard.count_locked() < shard.grow_at_locked()) [[likely]] {
     size_t slot = probe_locked(shard, pointer_bits, home_of(pointer_bits, hash, shard.capacity));
     Slot& here = shard.slots[slot];
     if (here.key == 0) [[likely]] {
@@ -277,7 +275,7 @@ __attribute__((noinline)) void AllocTable::erase_slot_locked(Shard& shard, size_
   slots[hole].key = 0;
 }
 
-bool AllocTable::try_erase(uintptr_t ptr, AllocRecord* out) {
+bool AllocTable::try_erase(uintptr_t ptr, AllocRecord* out, uint64_t* sequence) {
   if ((ptr & 7) != 0) return false;
   uint64_t pointer_bits = static_cast<uint64_t>(ptr) >> 3;
   uint64_t hash = region_hash(pointer_bits);
@@ -298,6 +296,7 @@ bool AllocTable::try_erase(uintptr_t ptr, AllocRecord* out) {
   }
   ++shard.erased;
   shard.live_bytes -= out->size;
+  if (sequence != nullptr) *sequence = ++shard.erase_sequence;
   return true;
 }
 
@@ -376,7 +375,7 @@ void AllocTable::test_only_reset() {
     unmap_metadata(shard.slots, shard.capacity * sizeof(Slot));
     shard.slots = nullptr;
     shard.capacity = 0;
-    shard.grow_at = 0;
+    shard.erase_sequence = 0;
     shard.inserted = shard.inserted_bytes = shard.erased = shard.live_bytes = 0;
   }
   for (HugeBlock& block : huge_) block = HugeBlock{0, 0};

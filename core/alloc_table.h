@@ -72,7 +72,11 @@ class AllocTable {
   [[nodiscard]] bool try_restore(const AllocRecord& rec);
 
   // Removes the record for `ptr`, copying it to *out. Returns false if `ptr` is unknown.
-  bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out);
+  // With `sequence`, also gives this erase's number in its shard, which counts up from 1
+  // with every erase there (restores do not take it back): all erases of one address go
+  // through the same shard under its lock, so a later free of the address, after it was
+  // allocated again, always has the larger number (the quarantine orders its entries by it).
+  bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence = nullptr);
 
   // Sums of the per-shard counters. Each shard is read under its lock.
   AllocTotals totals();
@@ -153,8 +157,8 @@ class AllocTable {
   struct alignas(64) Shard {
     SpinLock lock;
     Slot* slots = nullptr;
-    size_t capacity = 0;  // 2^k or 3 * 2^(k-1) (grow_locked), or 0 before the first insert
-    size_t grow_at = 0;   // 3/4 of capacity: an insert of a new block at this count grows first
+    size_t capacity = 0;          // 2^k or 3 * 2^(k-1) (grow_locked), or 0 before the first insert
+    uint64_t erase_sequence = 0;  // erases ever made here (try_erase's sequence)
     uint64_t inserted = 0;
     uint64_t inserted_bytes = 0;
     uint64_t erased = 0;
@@ -162,6 +166,9 @@ class AllocTable {
     // A record replaced in place counts as an insert and an erase, and a restore takes back
     // an erase, so the difference is the number of records: no separate count to update.
     size_t count_locked() const { return static_cast<size_t>(inserted - erased); }
+    // An insert of a new block at this count grows the shard first: 3/4 of the capacity
+    // (0 before the first insert, which therefore grows it).
+    size_t grow_at_locked() const { return capacity * 3 / 4; }
   };
   static_assert(sizeof(Shard) == 64);
 

@@ -98,6 +98,30 @@ TEST(AllocTableTest, InsertOfKnownPointerOverwrites) {
   EXPECT_FALSE(table->try_lookup(0x9000, &out));
 }
 
+// The quarantine orders two frees of one address by these numbers (runtime/record/misuse.cpp).
+TEST(AllocTableTest, EraseSequenceGrowsForEachEraseOfAnAddressAndNoRestoreTakesItBack) {
+  TablePtr table = new_table();
+  AllocRecord out;
+  uint64_t first = 0;
+  uint64_t second = 0;
+  uint64_t third = 0;
+  ASSERT_TRUE(table->try_insert(make_record(0x7000, 16, 1)));
+  ASSERT_TRUE(table->try_erase(0x7000, &out, &first));
+  EXPECT_GE(first, 1u);                  // never 0: the quarantine's "entry being written"
+  ASSERT_TRUE(table->try_restore(out));  // a realloc that failed puts the record back
+  ASSERT_TRUE(table->try_erase(0x7000, &out, &second));
+  EXPECT_GT(second, first);
+  // Erases of other blocks in between, then the address is handed out again.
+  for (uintptr_t p = 0x7010; p < 0x7400; p += 16) {
+    ASSERT_TRUE(table->try_insert(make_record(p, 16, 1)));
+    ASSERT_TRUE(table->try_erase(p, &out));
+  }
+  ASSERT_TRUE(table->try_insert(make_record(0x7000, 32, 2)));
+  ASSERT_TRUE(table->try_erase(0x7000, &out, &third));
+  EXPECT_GT(third, second);
+  EXPECT_FALSE(table->try_erase(0x7000, &out, &third));
+}
+
 TEST(AllocTableTest, MappedBytesGrowsPerShardAndNeverShrinks) {
   TablePtr table = new_table();
   ASSERT_TRUE(table->try_insert(make_record(0x4000, 1, 1)));

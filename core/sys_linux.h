@@ -44,20 +44,6 @@ int current_tid();
 // CLOCK_MONOTONIC in nanoseconds.
 uint64_t monotonic_ns();
 
-// A cheap counter that only grows on one CPU (for ordering recent events, not for time): the
-// time-stamp counter on x86-64, the virtual counter on aarch64, the monotonic clock on ARM.
-inline uint64_t tick_count() {
-#if defined(__x86_64__)
-  return __builtin_ia32_rdtsc();
-#elif defined(__aarch64__)
-  uint64_t ticks = 0;
-  __asm__ volatile("mrs %0, cntvct_el0" : "=r"(ticks));
-  return ticks;
-#else
-  return monotonic_ns();
-#endif
-}
-
 // Gives the CPU away briefly; used by spin locks after spinning.
 void yield_cpu();
 

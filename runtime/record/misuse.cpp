@@ -27,7 +27,7 @@ namespace result = core::result;
 
 struct Freed {
   uintptr_t ptr;
-  uint64_t stamp;  // orders entries of different rings (see QuarantineRing)
+  uint64_t stamp;  // orders entries of one address in different rings (see QuarantineRing)
   uint64_t size;
   uintptr_t free_caller;  // the return address in the function that called free
   uint32_t alloc_stack;
@@ -84,26 +84,22 @@ Freed unpack_freed(uint64_t key, uint64_t stamp, uint64_t size_and_stack, uint64
 //
 // The stamp orders the entries for one address found in different rings (the address was
 // freed, reused and freed again, on another thread): the newest names the first free of a
-// double free. Reading the time-stamp counter costs about 8-16 ns on a virtual machine
-// (where it may trap to the hypervisor; read on every free it was 17% of churn's time), so a
-// ring reads it once per kStampRefresh entries and counts up by one in between, and every
-// reading is published in g_latest_stamp. A ring whose next stamp would not be above the
-// latest published reading reads the counter too: so a thread that frees rarely never
-// stamps an entry with a time older than the other threads' last readings, and an entry
-// stamped after another ring's was (through the allocator's own locks, which order the free,
-// the reuse and the second free) gets the larger stamp, unless two rings read the counter
-// within kStampRefresh ticks (a few ns) of each other.
+// double free. It is the allocation table's number for the erase of the block (try_erase's
+// sequence): every erase of one address goes through the same shard, under its lock, which
+// also orders the reuse in between, so the later free of an address always has the larger
+// stamp, and the ring write needs no clock and no memory shared with other threads. (A
+// time-stamp counter read per free cost 17% of churn's time on a virtual machine, and one
+// read per 64 frees, kept in order across threads through a shared latest reading, made
+// that line move between cores: 1.19x CPU with 2 threads.)
 constexpr size_t kOwnedRings = 64;
 constexpr size_t kSharedRings = 8;
 constexpr size_t kRingEntries = 8192;
-constexpr uint64_t kStampRefresh = 64;
 
 struct alignas(64) QuarantineRing {
   std::atomic<bool> owned{false};          // owned rings: taken by a live thread
   core::SpinLock lock;                     // shared rings: held by their writer
   std::atomic<FreedSlot*> slots{nullptr};  // kRingEntries entries, mapped on first use
   std::atomic<uint64_t> written{0};        // entries ever written; the next goes to written % size
-  uint64_t last_stamp = 0;                 // the writer's
 };
 
 QuarantineRing g_rings[kOwnedRings + kSharedRings];
@@ -116,38 +112,18 @@ core::SpinLock g_errors_lock;
 core::MmapArray<ErrorEntry> g_errors;  // guarded by g_errors_lock
 constexpr size_t kMaxErrorContexts = 10000;
 
-std::atomic<uint64_t> g_latest_stamp{0};  // the largest counter reading of any ring
-
-uint64_t read_and_publish_counter() {
-  uint64_t now = core::sys::tick_count();
-  uint64_t latest = g_latest_stamp.load(std::memory_order_relaxed);
-  while (now > latest &&
-         !g_latest_stamp.compare_exchange_weak(latest, now, std::memory_order_relaxed)) {
-  }
-  return now;
-}
-
-uint64_t next_stamp(QuarantineRing& ring, uint64_t index) {
-  uint64_t stamp = ring.last_stamp + 1;
-  if (index % kStampRefresh == 0 || stamp <= g_latest_stamp.load(std::memory_order_relaxed)) {
-    uint64_t now = read_and_publish_counter();
-    if (now > stamp) stamp = now;
-  }
-  ring.last_stamp = stamp;
-  return stamp;
-}
-
 // Called by the ring's only writer (its owner, or a holder of a shared ring's lock). The
 // slot is taken before it is written, so a signal handler's free on the same thread takes
 // the next one (a handler that runs between the load and the store of `written` overwrites
-// this entry, or this one the handler's: one entry lost, never a torn one). The stamp is the
-// slot's sequence lock: 0 first, then the words, then the new stamp (release), so a reader
-// that sees the same non-zero stamp before and after the words read a whole entry.
+// this entry, or this one the handler's: one entry lost, never a torn one). The stamp
+// (never 0: erase numbers start at 1) is the slot's sequence lock: 0 first, then the words,
+// then the stamp (release), so a reader that sees the same non-zero stamp before and after
+// the words read a whole entry.
 void write_entry(QuarantineRing& ring, FreedSlot* slots, const Freed& f) {
   uint64_t index = ring.written.load(std::memory_order_relaxed);
   ring.written.store(index + 1, std::memory_order_release);
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  uint64_t stamp = next_stamp(ring, index);
+  uint64_t stamp = f.stamp;
   FreedSlot& slot = slots[index % kRingEntries];
   slot.stamp.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
@@ -205,13 +181,8 @@ unsigned my_ring() {
   if (taken == kNoRing) {
     taken = static_cast<unsigned>(
         kOwnedRings + g_next_shared_ring.fetch_add(1, std::memory_order_relaxed) % kSharedRings);
-  } else {
-    QuarantineRing& ring = g_rings[taken];
-    // Where the ring's last owner left its count: start from the current time, so this
-    // thread's entries are not ordered before the recent ones of other threads.
-    uint64_t now = read_and_publish_counter();
-    if (now > ring.last_stamp) ring.last_stamp = now;
-    if (g_have_ring_key) pthread_setspecific(g_ring_key, &ring);
+  } else if (g_have_ring_key) {
+    pthread_setspecific(g_ring_key, &g_rings[taken]);
   }
   if (t_thread.quarantine_ring != kNoRing) {
     // A signal handler's free on this thread took a ring meanwhile: keep that one.
@@ -229,7 +200,7 @@ uint32_t capture_here(int max_frames) {
   return g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
 }
 
-void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
+void quarantine(const core::AllocRecord& rec, uint64_t erase_sequence, result::FreeCall call) {
   // The caller of free alone needs no unwinding (the runtime's frame pointers lead to it)
   // and no stack depot lookup, so the first free's site is always known; its whole stack
   // only with free_stacks. A one-frame stack is made of the caller when an error needs it.
@@ -241,8 +212,8 @@ void quarantine(const core::AllocRecord& rec, result::FreeCall call) {
     uint64_t hash = 0;
     if (capture_stack(&free_caller, 1, &hash) != 1) free_caller = 0;
   }
-  Freed entry{rec.ptr,    0,    rec.size,   free_caller, rec.stack_id,
-              free_stack, call, rec.family, rec.aligned};
+  Freed entry{rec.ptr,    erase_sequence, rec.size,   free_caller, rec.stack_id,
+              free_stack, call,           rec.family, rec.aligned};
   unsigned index = my_ring();
   QuarantineRing& ring = g_rings[index];
   if (index < kOwnedRings) {
@@ -458,7 +429,8 @@ bool matches(const core::AllocRecord& rec, result::FreeCall call, bool aligned) 
 }  // namespace
 
 Release release_block(void* ptr, result::FreeCall call, bool aligned, core::AllocRecord* out) {
-  if (!record_free(ptr, out)) {
+  uint64_t erase_sequence = 0;
+  if (!record_free(ptr, out, &erase_sequence)) {
     // Inside fclose: the FILE object glibc frees was never recorded (fd_tracking.h).
     if (!g_flags.detect_misuse || in_stdio_scope()) return Release::kUnknown;
     RuntimeScope scope;
@@ -482,7 +454,7 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, core::Allo
     e.block_size = out->size;
     record_error(e);  // glibc's new and malloc share one heap: the block is still freed
   }
-  quarantine(*out, call);
+  quarantine(*out, erase_sequence, call);
   return Release::kTracked;
 }
 

@@ -52,9 +52,9 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
 
 // The runtime scope also covers signal handlers that interrupt us while a shard lock is held:
 // their allocation calls go straight to the real allocator instead of waiting on that lock.
-bool record_free(void* ptr, core::AllocRecord* out) {
+bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence) {
   RuntimeScope scope;
-  if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out)) return false;
+  if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out, erase_sequence)) return false;
   note_live_bytes(-static_cast<int64_t>(out->size));
   if (profiling()) profile_free(out->ptr);
   if (out->reported) note_freed_after_report(out->stack_id);

@@ -12,8 +12,9 @@ namespace memtrack::rt {
 // Records a new block / forgets a freed one. Must be called with the calling thread outside
 // the runtime (in_runtime() false); they enter it themselves. Keep errno unchanged.
 void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned);
-// Returns true and fills *out if `ptr` was a tracked block.
-bool record_free(void* ptr, core::AllocRecord* out);
+// Returns true and fills *out if `ptr` was a tracked block, and *erase_sequence with the
+// number the allocation table gave this erase (AllocTable::try_erase).
+bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence);
 // Puts a record back (used when realloc fails after its old record was removed).
 void restore_record(const core::AllocRecord& rec);
 

@@ -129,6 +129,23 @@ def test_misuse_double_free_other_thread(ctx):
 
 
 @cli_test
+def test_misuse_double_free_reused(ctx):
+    """A thread frees the block and exits; the main thread is handed the same address again,
+    frees it, then frees it once more: of the two frees of that address in two threads'
+    quarantine rings, the error names the later one, with its own allocation."""
+    run, process = run_misuse(ctx, "misuse", "double_free_reused", "1")
+    error = only_error(ctx, run, process, 1)
+    ctx.expect_eq(error["kind"], "double_free", "kind", run)
+    expect_frame0(ctx, run, error["stack"], C_SOURCE, "BAD-double_free", "free_again",
+                  "bad call")
+    expect_frame0(ctx, run, error["alloc_stack"], C_SOURCE, "ALLOC-reused", "make_again",
+                  "allocation (the address handed out again, not its first block)")
+    expect_frame0(ctx, run, error["free_stack"], C_SOURCE, "FREE-reused", "free_reused",
+                  "first free (the later of the two frees of the address)")
+    expect_no_leaks(ctx, run, process)
+
+
+@cli_test
 def test_misuse_double_free_full_free_stack(ctx):
     """With free_stacks=1 the first free's whole stack is recorded, down to main."""
     json_path = ctx.path("report.json")

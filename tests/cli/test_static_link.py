@@ -81,6 +81,11 @@ def test_static_link_misuse_double_free_other_thread(ctx):
 
 
 @cli_test
+def test_static_link_misuse_double_free_reused(ctx):
+    test_misuse.test_misuse_double_free_reused(StaticPrograms(ctx))
+
+
+@cli_test
 def test_static_link_misuse_new_delete_array(ctx):
     test_misuse.test_misuse_new_delete_array(StaticPrograms(ctx))
 

@@ -1,8 +1,8 @@
 // Allocator misuse in C, one case per run, named by argv[1]: double_free,
-// double_free_other_thread, free_stack, free_global, free_interior, realloc_after_free. Blocks come
-// from make_block() and are freed correctly by free_block(); each bad call is on the line marked
-// BAD- and the case's name (the tests find lines by these comments). argv[2] repeats the bad call
-// (default 1). Prints
+// double_free_other_thread, double_free_reused, free_stack, free_global, free_interior,
+// realloc_after_free. Blocks come from make_block() and are freed correctly by free_block(); each
+// bad call is on the line marked BAD- and the case's name (the tests find lines by these comments).
+// argv[2] repeats the bad call (default 1). Prints
 // "<case>: done" and exits 0: the runtime does not pass the bad call on, so the program runs
 // to its end.
 #include <pthread.h>
@@ -26,6 +26,17 @@ NOT_OPTIMIZED_AWAY void free_block(void* p) {
 
 NOT_OPTIMIZED_AWAY void free_again(void* p) {
   free(p);  // BAD-double_free
+  NO_TAIL_CALL();
+}
+
+NOT_OPTIMIZED_AWAY void* make_again(size_t n) {
+  void* p = malloc(n);  // ALLOC-reused
+  ESCAPE(p);
+  return p;
+}
+
+NOT_OPTIMIZED_AWAY void free_reused(void* p) {
+  free(p);  // FREE-reused
   NO_TAIL_CALL();
 }
 
@@ -89,6 +100,27 @@ static int run_case(const char* name, int times) {
         pthread_join(thread, NULL);
         if (pthread_create(&thread, NULL, churn_on_thread, NULL) != 0) return 3;
         pthread_join(thread, NULL);
+      }
+      void* p = freed;
+      HIDE(p);
+      free_again(p);
+    } else if (strcmp(name, "double_free_reused") == 0) {
+      // A thread frees the block and exits (its cached blocks go back to the heap); the main
+      // thread gets the same address from malloc again and frees it; then frees it once
+      // more. Two quarantine rings hold a free of that address: the newer must be named.
+      static void* freed = NULL;
+      if (freed == NULL) {
+        free_block(make_block(1000));  // the main thread takes its own ring first
+        void* first = make_block(100);
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, free_on_thread, first) != 0) return 3;
+        pthread_join(thread, NULL);
+        void* others[1000];
+        int count = 0;
+        for (; count < 1000 && freed != first; ++count) others[count] = freed = make_again(100);
+        if (freed != first) return 4;  // the allocator never handed the address out again
+        for (int k = 0; k + 1 < count; ++k) free_block(others[k]);
+        free_reused(freed);
       }
       void* p = freed;
       HIDE(p);
