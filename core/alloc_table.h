@@ -38,9 +38,12 @@ struct AllocRecord {
   uint8_t ignored = 0;   // memtrack_ignore_object: never reported, a root for the leak scan
   uint8_t reported = 0;  // live mode: was older than the age threshold at some live report
   uint16_t epoch = 0;    // live mode: allocation time in ticks, modulo kEpochModulus
+  // Blocks of memtrack's own heap: the order of their allocation (SmallHeap::set_record);
+  // 0 for the allocation table's, which do not keep one.
+  uint64_t sequence = 0;
 };
 inline constexpr uint16_t kEpochModulus = 1 << 14;
-static_assert(sizeof(AllocRecord) <= 32);  // the unpacked form; slots are 16 bytes
+static_assert(sizeof(AllocRecord) <= 40);  // the unpacked form; slots are 16 bytes
 
 // Counts kept by the table itself (under the shard locks, so the allocation path needs no
 // shared counter): every insert of a new block and every erase.

@@ -12,7 +12,7 @@
 namespace memtrack::core {
 namespace {
 
-static_assert(sizeof(AllocRecord) <= 32, "AllocRecord is passed by value (see alloc_table.h)");
+static_assert(sizeof(AllocRecord) <= 40, "AllocRecord is passed by value (see alloc_table.h)");
 
 // A shard's first mapping holds 512 records (alloc_table.cpp, kInitialCapacity).
 constexpr size_t kInitialShardBytes = 512 * 16;  // 16-byte slots

@@ -15,13 +15,18 @@ void set_metadata_limit(size_t bytes) {
   g_limit.store(bytes, std::memory_order_relaxed);
 }
 
-void* map_metadata(size_t bytes) {
+bool try_charge_metadata(size_t bytes) {
   size_t limit = g_limit.load(std::memory_order_relaxed);
   size_t used = g_used.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   if (limit != 0 && used > limit) {
     g_used.fetch_sub(bytes, std::memory_order_relaxed);
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+void* map_metadata(size_t bytes) {
+  if (!try_charge_metadata(bytes)) return nullptr;
   void* mem = sys::map_pages(bytes);
   if (mem == nullptr) g_used.fetch_sub(bytes, std::memory_order_relaxed);
   return mem;

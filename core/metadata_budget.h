@@ -14,6 +14,10 @@ void set_metadata_limit(size_t bytes);
 // cap would be exceeded or mmap fails. Thread safe.
 void* map_metadata(size_t bytes);
 
+// Charges `bytes` of metadata committed some other way (memtrack's own heap commits its
+// records inside a reservation) if the cap allows it. Never given back. Thread safe.
+[[nodiscard]] bool try_charge_metadata(size_t bytes);
+
 // Unmaps memory obtained from map_metadata and returns it to the budget. Thread safe.
 void unmap_metadata(void* addr, size_t bytes);
 

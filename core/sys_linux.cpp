@@ -58,6 +58,27 @@ void* reserve_pages(size_t bytes) {
   return p;
 }
 
+void* reserve_address_space(size_t bytes, size_t alignment) {
+  size_t padded = bytes + alignment;
+  void* p = mmap(nullptr, padded, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  auto start = reinterpret_cast<uintptr_t>(p);
+  uintptr_t aligned = (start + alignment - 1) & ~(uintptr_t{alignment} - 1);
+  if (aligned > start) munmap(p, aligned - start);
+  uintptr_t end = aligned + bytes;
+  if (start + padded > end) munmap(reinterpret_cast<void*>(end), start + padded - end);
+  remember_mapping(aligned, bytes);
+  return reinterpret_cast<void*>(aligned);
+}
+
+void exclude_from_core_dump(void* addr, size_t bytes) {
+  madvise(addr, bytes, MADV_DONTDUMP);
+}
+
+bool commit_pages(void* addr, size_t bytes) {
+  return mprotect(addr, bytes, PROT_READ | PROT_WRITE) == 0;
+}
+
 void unmap_pages(void* addr, size_t bytes) {
   if (addr == nullptr) return;
   forget_mapping(reinterpret_cast<uintptr_t>(addr));

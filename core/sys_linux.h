@@ -15,6 +15,20 @@ void* map_pages(size_t bytes);
 // a number (file descriptors) whose pages are touched only where they are used.
 void* reserve_pages(size_t bytes);
 
+// Reserves `bytes` of address space, aligned to `alignment` (a power of two, at least a
+// page), with no access and no memory behind it (PROT_NONE, MAP_NORESERVE): an inaccessible
+// mapping is left out of core dumps and counts against no overcommit limit. Parts of it are
+// made usable with commit_pages. Returns nullptr on failure. Registered like map_pages.
+void* reserve_address_space(size_t bytes, size_t alignment);
+
+// Leaves [addr, addr + bytes) (page-aligned) out of core dumps: memtrack's own bookkeeping,
+// of no use to someone debugging the program. Best effort.
+void exclude_from_core_dump(void* addr, size_t bytes);
+
+// Makes [addr, addr + bytes) of a reservation readable and writable (page-aligned `addr`,
+// `bytes` rounded up to pages). Returns false on failure (out of memory, a mapping limit).
+bool commit_pages(void* addr, size_t bytes);
+
 // Releases memory obtained from map_pages or reserve_pages with the same `bytes`.
 void unmap_pages(void* addr, size_t bytes);
 

@@ -1,0 +1,90 @@
+// The records of every block the program holds, wherever it came from: chunks of memtrack's
+// own heap keep their record beside them (small_heap.h); blocks of the system allocator
+// (larger ones, over-aligned ones, those made before the heap or while it cannot serve)
+// are in the allocation table (alloc_table.h). Which one holds a pointer's record follows
+// from the address alone. Runtime-safe: no malloc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/alloc_table.h"
+#include "core/small_heap.h"
+
+namespace memtrack::core {
+
+// Thread safe, as its two parts are. Zero-initialised memory is a valid, empty set of
+// records with the heap off. `t` is the calling thread's heap state (only the heap's
+// counters use it).
+class BlockRecords {
+ public:
+  SmallHeap& heap() { return heap_; }
+  const SmallHeap& heap() const { return heap_; }
+  AllocTable& table() { return table_; }
+
+  [[nodiscard]] bool try_insert(const AllocRecord& rec, HeapThread& t) {
+    return heap_.owns(reinterpret_cast<const void*>(rec.ptr)) ? heap_.set_record(rec, t)
+                                                              : table_.try_insert(rec);
+  }
+  [[nodiscard]] bool try_restore(const AllocRecord& rec, HeapThread& t) {
+    return heap_.owns(reinterpret_cast<const void*>(rec.ptr)) ? heap_.try_restore(rec, t)
+                                                              : table_.try_restore(rec);
+  }
+  // As AllocTable::try_erase; the sequence numbers of the two parts are never compared (a
+  // pointer belongs to one of them for the whole run).
+  bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
+                 HeapThread& t) {
+    return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_erase(ptr, out, sequence, t)
+                                                          : table_.try_erase(ptr, out, sequence);
+  }
+  bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out) {
+    return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_lookup(ptr, out)
+                                                          : table_.try_lookup(ptr, out);
+  }
+  bool try_mark_ignored(uintptr_t ptr) {
+    return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_mark_ignored(ptr)
+                                                          : table_.try_mark_ignored(ptr);
+  }
+
+  // Calls fn(const AllocRecord&) for every record (see AllocTable::for_each and
+  // SmallHeap::for_each for what each part promises while threads run).
+  template <typename Fn>
+  void for_each(Fn&& fn) {
+    heap_.for_each(fn);
+    table_.for_each(fn);
+  }
+  template <typename Fn>
+  void for_each_marking_reported(Fn&& fn) {
+    heap_.for_each_marking_reported(fn);
+    table_.for_each_marking_reported(fn);
+  }
+
+  AllocTotals totals() {
+    AllocTotals a = heap_.totals();
+    AllocTotals b = table_.totals();
+    return AllocTotals{a.inserted + b.inserted, a.inserted_bytes + b.inserted_bytes,
+                       a.erased + b.erased, a.live + b.live, a.live_bytes + b.live_bytes};
+  }
+  size_t size() { return heap_.size() + table_.size(); }
+  // Bytes of memory that hold records: the table's and the heap's metadata arrays.
+  size_t mapped_bytes() { return table_.mapped_bytes() + heap_.metadata_bytes(); }
+
+  void lock_all() {
+    heap_.lock_all();
+    table_.lock_all();
+  }
+  void unlock_all() {
+    table_.unlock_all();
+    heap_.unlock_all();
+  }
+  void reset_after_fork() {
+    heap_.reset_after_fork();
+    table_.reset_after_fork();
+  }
+
+ private:
+  SmallHeap heap_;
+  AllocTable table_;
+};
+
+}  // namespace memtrack::core

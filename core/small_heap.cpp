@@ -1,0 +1,612 @@
+// memtrack's own allocator (small_heap.h). Runtime-safe: mmap and mprotect only, no malloc.
+#include "core/small_heap.h"
+
+#include <array>
+#include <utility>
+
+#include "core/metadata_budget.h"
+#include "core/sys_linux.h"
+
+namespace memtrack::core {
+namespace {
+
+// 16 to 256 bytes by 16 (classes 0-15), then 4 classes per doubling up to 64 KiB (16-47):
+// 320, 384, 448, 512, 640, ... 65536, so a block wastes at most a quarter of its chunk.
+constexpr size_t compute_class_size(size_t c) {
+  if (c < 16) return 16 * (c + 1);
+  size_t j = c - 16;
+  size_t k = 8 + j / 4;
+  return (size_t{1} << k) + (j % 4 + 1) * (size_t{1} << (k - 2));
+}
+
+// Chunks a thread takes from its class at a time, and keeps at most twice that: about 64 KiB
+// of chunks, at least 2 and at most 64.
+constexpr uint32_t compute_batch(size_t c) {
+  size_t n = size_t{64} * 1024 / compute_class_size(c);
+  return static_cast<uint32_t>(n < 2 ? 2 : n > 64 ? 64 : n);
+}
+
+constexpr size_t kPage = 4096;
+constexpr size_t kHeader = 64;  // sizeof(Segment)
+constexpr size_t kSegment = SmallHeap::kSegmentSize;
+
+constexpr size_t round_up(size_t value, size_t unit) {
+  return (value + unit - 1) / unit * unit;
+}
+
+// A segment of class c: its header and records, then its chunks from a page boundary (so a
+// chunk is aligned to every power of two up to a page that divides the class's size).
+constexpr size_t compute_chunks(size_t c) {
+  size_t size = compute_class_size(c);
+  size_t n = (kSegment - kPage) / (size + 16);
+  while (round_up(kHeader + 16 * n, kPage) + n * size > kSegment) --n;
+  return n;
+}
+constexpr size_t compute_chunk_offset(size_t c) {
+  return round_up(kHeader + 16 * compute_chunks(c), kPage);
+}
+
+// ceil(2^32 / (size / 16)): for an offset that is a multiple of the size, offset / 16 times
+// this, shifted right by 32, is the chunk's index, exactly (the error, index * (this * d -
+// 2^32) < index * d < 2^17, stays below 2^32), with no division; locate checks the result.
+constexpr uint64_t compute_reciprocal(size_t c) {
+  uint64_t d = compute_class_size(c) / 16;
+  return ((uint64_t{1} << 32) + d - 1) / d;
+}
+
+template <typename T, typename F, size_t... I>
+constexpr auto table_of(F f, std::index_sequence<I...>) {
+  return std::array<T, sizeof...(I)>{static_cast<T>(f(I))...};
+}
+constexpr auto kClassSizes =
+    table_of<size_t>(compute_class_size, std::make_index_sequence<kHeapClasses>());
+constexpr auto kBatches =
+    table_of<uint32_t>(compute_batch, std::make_index_sequence<kHeapClasses>());
+constexpr auto kChunks =
+    table_of<uint32_t>(compute_chunks, std::make_index_sequence<kHeapClasses>());
+constexpr auto kChunkOffsets =
+    table_of<uint32_t>(compute_chunk_offset, std::make_index_sequence<kHeapClasses>());
+constexpr auto kReciprocals =
+    table_of<uint64_t>(compute_reciprocal, std::make_index_sequence<kHeapClasses>());
+static_assert(kClassSizes[kHeapClasses - 1] == SmallHeap::kMaxSize);
+static_assert(kChunks[kHeapClasses - 1] >= 16, "even 64 KiB chunks fill a segment");
+
+// Segments are carved from reservations of this size.
+constexpr size_t kArena = size_t{64} << 20;
+
+uintptr_t segment_base(uintptr_t address) {
+  return address & ~(uintptr_t{kSegment} - 1);
+}
+
+void add_relaxed(std::atomic<uint64_t>& counter, int64_t delta) {
+  counter.store(counter.load(std::memory_order_relaxed) + static_cast<uint64_t>(delta),
+                std::memory_order_relaxed);
+}
+
+}  // namespace
+
+size_t SmallHeap::class_size(size_t c) {
+  return kClassSizes[c];
+}
+
+int SmallHeap::class_for(size_t size, size_t alignment) {
+  if (alignment > kMaxAlignment) return -1;
+  if (alignment > 16 && size < alignment) size = alignment;
+  if (size > kMaxSize) return -1;
+  size_t c = 0;
+  if (size > 256) {
+    size_t k = 63 - static_cast<size_t>(__builtin_clzll(size - 1));  // 2^k < size <= 2^(k+1)
+    c = 16 + (k - 8) * 4 + ((size - 1 - (size_t{1} << k)) >> (k - 2));
+  } else if (size > 0) {
+    c = (size + 15) / 16 - 1;
+  }
+  // A chunk is aligned to every power of two up to a page that divides its class's size:
+  // take the first class that is a multiple.
+  if (alignment > 16) {
+    while (c < kHeapClasses && class_size(c) % alignment != 0) ++c;
+    if (c == kHeapClasses) return -1;
+  }
+  return static_cast<int>(c);
+}
+
+bool SmallHeap::try_init() {
+  if (sizeof(void*) != 8) return false;  // the layout and its arithmetic are 64-bit
+  auto bytes = static_cast<size_t>(kAddressLimit >> kSegmentShift);
+  void* map = sys::reserve_pages(bytes);
+  if (map == nullptr) return false;
+  sys::exclude_from_core_dump(map, bytes);
+  segment_class_ = static_cast<uint8_t*>(map);
+  return true;
+}
+
+uintptr_t SmallHeap::chunk_of(size_t c, uintptr_t meta) {
+  uintptr_t base = segment_base(meta);
+  uintptr_t index = (meta - base - kHeader) / sizeof(Meta);
+  return base + kChunkOffsets[c] + index * kClassSizes[c];
+}
+
+__attribute__((always_inline)) inline bool SmallHeap::locate(uintptr_t p, size_t* c,
+                                                             Meta** meta) const {
+  unsigned tag = class_tag(p);
+  if (tag == 0) return false;
+  size_t cls = tag - 1;
+  uintptr_t base = segment_base(p);
+  uintptr_t offset = p - base - kChunkOffsets[cls];  // wraps to huge below the chunks
+  size_t size = kClassSizes[cls];
+  if (offset >= uintptr_t{kChunks[cls]} * size) return false;
+  // offset / 16 < 2^17: the product fits in 64 bits.
+  auto i = static_cast<uint32_t>(((offset >> 4) * kReciprocals[cls]) >> 32);
+  if (uintptr_t{i} * size != offset) return false;
+  *c = cls;
+  *meta = &reinterpret_cast<const Segment*>(base)->meta(i);
+  return true;
+}
+
+AllocRecord SmallHeap::unpack(size_t c, uintptr_t meta, uint64_t data, uint64_t info) const {
+  AllocRecord rec;
+  rec.ptr = chunk_of(c, meta);
+  rec.size = data & ((uint64_t{1} << kSizeBits) - 1);
+  rec.stack_id = static_cast<uint32_t>(data >> kSizeBits);
+  rec.family = static_cast<AllocFamily>((info >> kFamilyShift) & 3);
+  rec.aligned = (info & kAlignedBit) != 0 ? 1 : 0;
+  rec.ignored = (info & kIgnoredBit) != 0 ? 1 : 0;
+  rec.reported = (info & kReportedBit) != 0 ? 1 : 0;
+  rec.epoch = static_cast<uint16_t>((info >> kEpochShift) % kEpochModulus);
+  rec.sequence = info >> kSequenceShift;
+  return rec;
+}
+
+uint64_t SmallHeap::pack_info(const AllocRecord& rec, uint64_t kept) {
+  return (kept & kSequenceMask) | kAllocatedBit | kRecordedBit |
+         static_cast<uint64_t>(rec.family) << kFamilyShift | (rec.aligned != 0 ? kAlignedBit : 0) |
+         (rec.ignored != 0 ? kIgnoredBit : 0) | (rec.reported != 0 ? kReportedBit : 0) |
+         static_cast<uint64_t>(rec.epoch % kEpochModulus) << kEpochShift;
+}
+
+void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
+  if (segment_class_ == nullptr || t.retired) return nullptr;
+  int cls = class_for(size, alignment);
+  if (cls < 0) return nullptr;
+  auto c = static_cast<size_t>(cls);
+  HeapThread::List& list = t.lists[c];
+  uintptr_t m;
+  if (list.head != 0) [[likely]] {
+    m = list.head;
+    list.head = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed);
+    --list.count;
+  } else if (list.fresh_next < list.fresh_end) {
+    m = list.fresh_next;
+    list.fresh_next += sizeof(Meta);
+  } else {
+    if (!refill(c, t)) return nullptr;
+    return try_allocate(size, alignment, t);
+  }
+  Meta& meta = *reinterpret_cast<Meta*>(m);
+  uint64_t info = meta.info.load(std::memory_order_relaxed);
+  meta.info.store((info & kSequenceMask) | kAllocatedBit, std::memory_order_relaxed);
+  return reinterpret_cast<void*>(chunk_of(c, m));
+}
+
+// Takes a batch from the central list, or carves fresh chunks from the class's newest
+// segment (a new one when it is used up). The thread's counters are taken first, so its
+// exit hook is set before it holds chunks.
+bool SmallHeap::refill(size_t c, HeapThread& t) {
+  counters_of(t);
+  Central& central = central_[c];
+  uint32_t batch = kBatches[c];
+  HeapThread::List& list = t.lists[c];
+  SpinLockGuard guard(central.lock);
+  if (central.count != 0) {
+    uint32_t taken = central.count < batch ? central.count : batch;
+    uintptr_t head = central.head;
+    uintptr_t last = head;
+    for (uint32_t i = 1; i < taken; ++i) {
+      last = reinterpret_cast<Meta*>(last)->data.load(std::memory_order_relaxed);
+    }
+    Meta& last_meta = *reinterpret_cast<Meta*>(last);
+    central.head = last_meta.data.load(std::memory_order_relaxed);
+    central.count -= taken;
+    last_meta.data.store(list.head, std::memory_order_relaxed);
+    list.head = head;
+    list.count += taken;
+    return true;
+  }
+  Segment* segment = central.segments.load(std::memory_order_relaxed);
+  if (segment == nullptr || segment->carved.load(std::memory_order_relaxed) == kChunks[c]) {
+    segment = new_segment_locked(c);
+    if (segment == nullptr) return false;
+  }
+  uint32_t carved = segment->carved.load(std::memory_order_relaxed);
+  uint32_t take = kChunks[c] - carved < batch ? kChunks[c] - carved : batch;
+  list.fresh_next = reinterpret_cast<uintptr_t>(&segment->meta(carved));
+  list.fresh_end = list.fresh_next + take * sizeof(Meta);
+  // Release: a walk that reads the new count finds the records initialised (zero).
+  segment->carved.store(carved + take, std::memory_order_release);
+  return true;
+}
+
+// A new segment for class c, from the current reservation or a new one. Its records are
+// charged against max_metadata_mb like the allocation table's: past the cap the heap makes
+// no new segments (blocks then go to the system allocator, and to the table if it has room).
+SmallHeap::Segment* SmallHeap::new_segment_locked(size_t c) {
+  size_t meta_bytes = kChunkOffsets[c];
+  if (!try_charge_metadata(meta_bytes)) return nullptr;
+  uintptr_t at = 0;
+  {
+    SpinLockGuard guard(arena_lock_);
+    if (arena_next_ == arena_end_) {
+      void* arena = sys::reserve_address_space(kArena, kSegment);
+      if (arena == nullptr) return nullptr;
+      arena_next_ = reinterpret_cast<uintptr_t>(arena);
+      arena_end_ = arena_next_ + kArena;
+      if (arena_count_ < kMaxArenas) arenas_[arena_count_++] = arena_next_;
+    }
+    at = arena_next_;
+    if (!sys::commit_pages(reinterpret_cast<void*>(at), kSegment)) return nullptr;
+    arena_next_ += kSegment;
+  }
+  auto* segment = reinterpret_cast<Segment*>(at);
+  segment->cls = static_cast<uint32_t>(c);
+  Central& central = central_[c];
+  segment->next = central.segments.load(std::memory_order_relaxed);
+  ++central.segment_count;
+  // The class byte before the segment is published: a pointer into it reaches a free only
+  // after its chunk was handed out, which is after both.
+  __atomic_store_n(&segment_class_[at >> kSegmentShift], static_cast<uint8_t>(c + 1),
+                   __ATOMIC_RELEASE);
+  central.segments.store(segment, std::memory_order_release);
+  return segment;
+}
+
+void SmallHeap::push_central_locked(size_t c, uintptr_t head, uintptr_t tail, uint32_t count) {
+  Central& central = central_[c];
+  reinterpret_cast<Meta*>(tail)->data.store(central.head, std::memory_order_release);
+  central.head = head;
+  central.count += count;
+}
+
+// Moves all but `keep` chunks of the thread's list to the central list. The list's first
+// `keep` chunks stay (the most recently freed, whose lines are likely cached).
+void SmallHeap::spill(size_t c, HeapThread& t, uint32_t keep) {
+  HeapThread::List& list = t.lists[c];
+  if (list.count <= keep) return;
+  uint32_t moved = list.count - keep;
+  uintptr_t kept_last = 0;  // record of the last chunk kept
+  uintptr_t head = list.head;
+  for (uint32_t i = 0; i < keep; ++i) {
+    kept_last = head;
+    head = reinterpret_cast<Meta*>(head)->data.load(std::memory_order_relaxed);
+  }
+  uintptr_t tail = head;
+  for (uint32_t i = 1; i < moved; ++i) {
+    tail = reinterpret_cast<Meta*>(tail)->data.load(std::memory_order_relaxed);
+  }
+  if (kept_last != 0) {
+    reinterpret_cast<Meta*>(kept_last)->data.store(0, std::memory_order_relaxed);
+  } else {
+    list.head = 0;
+  }
+  list.count = keep;
+  SpinLockGuard guard(central_[c].lock);
+  push_central_locked(c, head, tail, moved);
+}
+
+// A page of counter slots, mapped when every slot is taken and never unmapped.
+struct SmallHeap::CounterPage {
+  static constexpr size_t kSlots = 63;
+  HeapCounters slots[kSlots];
+  CounterPage* next;
+};
+
+HeapCounters* SmallHeap::counters_of(HeapThread& t) {
+  if (t.counters != nullptr || t.retired) return t.counters;
+  {
+    SpinLockGuard guard(registry_lock_);
+    if (free_counters_ == nullptr) {
+      auto* page = static_cast<CounterPage*>(sys::map_pages(sizeof(CounterPage)));
+      if (page == nullptr) return nullptr;
+      for (size_t i = CounterPage::kSlots; i > 0; --i) {
+        page->slots[i - 1].next_free = free_counters_;
+        free_counters_ = &page->slots[i - 1];
+      }
+      page->next = counter_pages_;
+      counter_pages_ = page;
+    }
+    t.counters = free_counters_;
+    free_counters_ = t.counters->next_free;
+  }
+  if (on_registered_ != nullptr) on_registered_(t);
+  return t.counters;
+}
+
+// Numbers start at 1 (0 is never one: the quarantine's "being written"). 40 bits: 10^12
+// records before they wrap.
+uint64_t SmallHeap::next_sequence(HeapThread& t, uint64_t chunk_last) {
+  uint64_t next = (t.sequence > chunk_last ? t.sequence : chunk_last) + 1;
+  if (++t.unsynced >= kSequenceSync) {
+    t.unsynced = 0;
+    uint64_t shared = sequence_.load(std::memory_order_relaxed);
+    while (shared < next &&
+           !sequence_.compare_exchange_weak(shared, next, std::memory_order_relaxed)) {
+    }
+    if (shared > next) next = shared + 1;
+  }
+  t.sequence = next;
+  return next;
+}
+
+void SmallHeap::count_insert(HeapThread& t, int64_t count, int64_t bytes) {
+  HeapCounters* counters = counters_of(t);
+  if (counters == nullptr) {  // retired, or no slot: shared atomics
+    retired_inserted_.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
+    retired_inserted_bytes_.fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
+    return;
+  }
+  add_relaxed(counters->inserted, count);
+  add_relaxed(counters->inserted_bytes, bytes);
+}
+
+void SmallHeap::count_erase(HeapThread& t, int64_t count, int64_t bytes) {
+  HeapCounters* counters = counters_of(t);
+  if (counters == nullptr) {
+    retired_erased_.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
+    retired_erased_bytes_.fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
+    return;
+  }
+  add_relaxed(counters->erased, count);
+  add_relaxed(counters->erased_bytes, bytes);
+}
+
+bool SmallHeap::try_deallocate(void* p, HeapThread& t) {
+  if (t.retired) return try_deallocate_remote(p);
+  size_t c;
+  Meta* meta;
+  if (!locate(reinterpret_cast<uintptr_t>(p), &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  if ((info & kAllocatedBit) == 0) return false;
+  if ((info & kRecordedBit) != 0) {
+    auto size = static_cast<int64_t>(meta->data.load(std::memory_order_relaxed) &
+                                     ((uint64_t{1} << kSizeBits) - 1));
+    count_erase(t, 1, size);
+  }
+  // The link is written after the state (see try_read): a reader that sees the link also
+  // sees the chunk free.
+  meta->info.store(info & kSequenceMask, std::memory_order_relaxed);
+  HeapThread::List& list = t.lists[c];
+  meta->data.store(list.head, std::memory_order_release);
+  list.head = reinterpret_cast<uintptr_t>(meta);
+  if (++list.count > 2 * kBatches[c]) spill(c, t, kBatches[c]);
+  return true;
+}
+
+bool SmallHeap::try_deallocate_remote(void* p) {
+  size_t c;
+  Meta* meta;
+  if (!locate(reinterpret_cast<uintptr_t>(p), &c, &meta)) return false;
+  Central& central = central_[c];
+  if (!central.lock.try_lock()) return false;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  bool allocated = (info & kAllocatedBit) != 0;
+  if (allocated) {
+    if ((info & kRecordedBit) != 0) {
+      // Not this thread's counters: it may be interrupted in the middle of updating them.
+      retired_erased_.fetch_add(1, std::memory_order_relaxed);
+      retired_erased_bytes_.fetch_add(
+          meta->data.load(std::memory_order_relaxed) & ((uint64_t{1} << kSizeBits) - 1),
+          std::memory_order_relaxed);
+    }
+    meta->info.store(info & kSequenceMask, std::memory_order_relaxed);
+    auto m = reinterpret_cast<uintptr_t>(meta);
+    push_central_locked(c, m, m, 1);
+  }
+  central.lock.unlock();
+  return allocated;
+}
+
+size_t SmallHeap::usable_size(const void* p) const {
+  size_t c;
+  Meta* meta;
+  if (!locate(reinterpret_cast<uintptr_t>(p), &c, &meta)) return 0;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  return (info & kAllocatedBit) != 0 ? class_size(c) : 0;
+}
+
+bool SmallHeap::set_record(const AllocRecord& rec, HeapThread& t) {
+  size_t c;
+  Meta* meta;
+  if (!locate(rec.ptr, &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  if ((info & kAllocatedBit) == 0 || rec.size >= (uint64_t{1} << kSizeBits)) return false;
+  meta->data.store(rec.size | static_cast<uint64_t>(rec.stack_id) << kSizeBits,
+                   std::memory_order_relaxed);
+  uint64_t sequence = next_sequence(t, info >> kSequenceShift);
+  meta->info.store(pack_info(rec, sequence << kSequenceShift), std::memory_order_release);
+  count_insert(t, 1, static_cast<int64_t>(rec.size));
+  return true;
+}
+
+bool SmallHeap::try_erase(uintptr_t ptr, AllocRecord* out, uint64_t* sequence, HeapThread& t) {
+  size_t c;
+  Meta* meta;
+  if (!locate(ptr, &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  if ((info & kRecordedBit) == 0) return false;
+  *out = unpack(c, reinterpret_cast<uintptr_t>(meta), meta->data.load(std::memory_order_relaxed),
+                info);
+  meta->info.store(info & (kSequenceMask | kAllocatedBit), std::memory_order_relaxed);
+  if (sequence != nullptr) *sequence = out->sequence;
+  count_erase(t, 1, static_cast<int64_t>(out->size));
+  return true;
+}
+
+bool SmallHeap::try_restore(const AllocRecord& rec, HeapThread& t) {
+  if (!set_record(rec, t)) return false;
+  // Undo the erase in the totals rather than count a new record.
+  auto size = static_cast<int64_t>(rec.size);
+  count_insert(t, -1, -size);
+  count_erase(t, -1, -size);
+  return true;
+}
+
+bool SmallHeap::try_lookup(uintptr_t ptr, AllocRecord* out) const {
+  size_t c;
+  Meta* meta;
+  if (!locate(ptr, &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_acquire);
+  if ((info & kRecordedBit) == 0) return false;
+  *out = unpack(c, reinterpret_cast<uintptr_t>(meta), meta->data.load(std::memory_order_relaxed),
+                info);
+  return true;
+}
+
+bool SmallHeap::try_mark_ignored(uintptr_t ptr) {
+  size_t c;
+  Meta* meta;
+  if (!locate(ptr, &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  while ((info & kRecordedBit) != 0) {
+    if (meta->info.compare_exchange_weak(info, info | kIgnoredBit, std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool SmallHeap::try_find_containing(uintptr_t ptr, AllocRecord* out) const {
+  unsigned tag = class_tag(ptr);
+  if (tag == 0) return false;
+  size_t c = tag - 1;
+  uintptr_t base = segment_base(ptr);
+  uintptr_t offset = ptr - base - kChunkOffsets[c];
+  if (offset >= uintptr_t{kChunks[c]} * kClassSizes[c]) return false;
+  auto i = static_cast<uint32_t>(offset / kClassSizes[c]);
+  const Segment* segment = reinterpret_cast<const Segment*>(base);
+  if (i >= segment->carved.load(std::memory_order_acquire)) return false;
+  AllocRecord rec;
+  if (!try_read(c, segment, i, &rec, nullptr)) return false;
+  uint64_t extent = rec.size == 0 ? 1 : rec.size;
+  if (ptr - rec.ptr >= extent) return false;
+  *out = rec;
+  return true;
+}
+
+AllocTotals SmallHeap::totals() {
+  AllocTotals totals;
+  SpinLockGuard guard(registry_lock_);
+  uint64_t inserted = retired_inserted_.load(std::memory_order_relaxed);
+  uint64_t inserted_bytes = retired_inserted_bytes_.load(std::memory_order_relaxed);
+  uint64_t erased = retired_erased_.load(std::memory_order_relaxed);
+  uint64_t erased_bytes = retired_erased_bytes_.load(std::memory_order_relaxed);
+  // Every slot: a free one was emptied when its thread retired.
+  for (const CounterPage* page = counter_pages_; page != nullptr; page = page->next) {
+    for (const HeapCounters& c : page->slots) {
+      inserted += c.inserted.load(std::memory_order_relaxed);
+      inserted_bytes += c.inserted_bytes.load(std::memory_order_relaxed);
+      erased += c.erased.load(std::memory_order_relaxed);
+      erased_bytes += c.erased_bytes.load(std::memory_order_relaxed);
+    }
+  }
+  totals.inserted = inserted;
+  totals.inserted_bytes = inserted_bytes;
+  totals.erased = erased;
+  totals.live = inserted - erased;
+  totals.live_bytes = inserted_bytes - erased_bytes;
+  return totals;
+}
+
+size_t SmallHeap::size() const {
+  size_t n = 0;
+  for_each([&](const AllocRecord&) { ++n; });
+  return n;
+}
+
+size_t SmallHeap::metadata_bytes() const {
+  size_t bytes = 0;
+  for (size_t c = 0; c < kHeapClasses; ++c) bytes += central_[c].segment_count * kChunkOffsets[c];
+  return bytes;
+}
+
+size_t SmallHeap::segment_bytes() const {
+  size_t bytes = 0;
+  for (const Central& central : central_) bytes += central.segment_count * kSegment;
+  return bytes;
+}
+
+void SmallHeap::retire_thread(HeapThread& t) {
+  if (t.retired) return;
+  for (size_t c = 0; c < kHeapClasses && segment_class_ != nullptr; ++c) {
+    HeapThread::List& list = t.lists[c];
+    // The fresh chunks join the list first, so one splice moves everything.
+    for (uintptr_t m = list.fresh_end; m > list.fresh_next;) {
+      m -= sizeof(Meta);
+      reinterpret_cast<Meta*>(m)->data.store(list.head, std::memory_order_relaxed);
+      list.head = m;
+      ++list.count;
+    }
+    list.fresh_next = list.fresh_end = 0;
+    spill(c, t, 0);
+  }
+  t.retired = true;
+  HeapCounters* counters = t.counters;
+  t.counters = nullptr;
+  if (counters == nullptr) return;
+  SpinLockGuard guard(registry_lock_);
+  retired_inserted_.fetch_add(counters->inserted.load(std::memory_order_relaxed),
+                              std::memory_order_relaxed);
+  retired_inserted_bytes_.fetch_add(counters->inserted_bytes.load(std::memory_order_relaxed),
+                                    std::memory_order_relaxed);
+  retired_erased_.fetch_add(counters->erased.load(std::memory_order_relaxed),
+                            std::memory_order_relaxed);
+  retired_erased_bytes_.fetch_add(counters->erased_bytes.load(std::memory_order_relaxed),
+                                  std::memory_order_relaxed);
+  counters->inserted.store(0, std::memory_order_relaxed);
+  counters->inserted_bytes.store(0, std::memory_order_relaxed);
+  counters->erased.store(0, std::memory_order_relaxed);
+  counters->erased_bytes.store(0, std::memory_order_relaxed);
+  counters->next_free = free_counters_;
+  free_counters_ = counters;
+}
+
+void SmallHeap::test_only_release() {
+  for (size_t i = 0; i < arena_count_; ++i) {
+    sys::unmap_pages(reinterpret_cast<void*>(arenas_[i]), kArena);
+  }
+  if (segment_class_ != nullptr) {
+    sys::unmap_pages(segment_class_, static_cast<size_t>(kAddressLimit >> kSegmentShift));
+  }
+  segment_class_ = nullptr;
+  arena_count_ = 0;
+  arena_next_ = arena_end_ = 0;
+  for (Central& central : central_) {
+    central.head = 0;
+    central.count = 0;
+    central.segments.store(nullptr, std::memory_order_relaxed);
+    central.segment_count = 0;
+  }
+  // The counter pages are kept (tests reuse none of them: a new heap starts with none).
+  counter_pages_ = nullptr;
+  free_counters_ = nullptr;
+  retired_inserted_ = retired_inserted_bytes_ = retired_erased_ = retired_erased_bytes_ = 0;
+}
+
+void SmallHeap::lock_all() {
+  registry_lock_.lock();
+  for (Central& central : central_) central.lock.lock();
+  arena_lock_.lock();
+}
+
+void SmallHeap::unlock_all() {
+  arena_lock_.unlock();
+  for (Central& central : central_) central.lock.unlock();
+  registry_lock_.unlock();
+}
+
+void SmallHeap::reset_after_fork() {
+  // The other threads do not exist in the child: their cached chunks are lost, their
+  // counter slots stay taken (and counted).
+  arena_lock_.reset_after_fork();
+  for (Central& central : central_) central.lock.reset_after_fork();
+  registry_lock_.reset_after_fork();
+}
+
+}  // namespace memtrack::core

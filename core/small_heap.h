@@ -1,0 +1,302 @@
+// memtrack's own allocator for the program's blocks of up to 64 KiB: 2 MiB segments, each
+// serving one size class, with each block's record in an array at the segment's start, and
+// per-thread caches. A free finds the record by arithmetic on the address (no table, no
+// lock, no foreign cache line), and the leak scan walks the record arrays.
+// Runtime-safe: memory from mmap only, no libc beyond the raw system calls of sys_linux.
+//
+// A segment (2 MiB, aligned to 2 MiB, carved from 64 MiB reservations):
+//
+//   | header | record 0 | record 1 | ... | (to a page) | chunk 0 | chunk 1 | ... |
+//
+// Its class fixes the layout (chunk_offset, chunks_per_segment in small_heap.cpp): chunk i
+// is at segment + chunk_offset + i * size, its record at segment + 64 + 16 * i. A byte per
+// 2 MiB of address space (segment_class_, reserved without memory behind it and touched
+// only where segments are) says whether the heap has a segment there, and of which class:
+// owns() is one load. Segments are never unmapped, so their memory is only given back to
+// the program's later allocations of the same class.
+//
+// Every chunk is free, allocated (handed out, no record yet: a FILE object glibc allocates
+// inside fopen), or allocated and recorded. Free chunks are kept in singly linked lists
+// threaded through their records (never through the chunk's own bytes, which a use after
+// free may overwrite): each thread has a list per class, and a class has one central list,
+// under its lock, where threads move batches to and from. A thread's lists move to the
+// central ones when it exits (retire_thread).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/alloc_table.h"
+#include "core/spin_lock.h"
+
+namespace memtrack::core {
+
+inline constexpr size_t kHeapClasses = 48;
+
+// A thread's counts of records made and removed (and their bytes), in memory the heap owns
+// and never frees: totals() reads them without touching the thread, which may have exited
+// without retiring (a thread that first touched the heap after its thread-exit hooks ran).
+// Written by its thread only (relaxed load and store, no read-modify-write).
+struct alignas(64) HeapCounters {
+  std::atomic<uint64_t> inserted;
+  std::atomic<uint64_t> inserted_bytes;
+  std::atomic<uint64_t> erased;
+  std::atomic<uint64_t> erased_bytes;
+  HeapCounters* next_free;  // while unused: the registry's free list, under its lock
+};
+
+// One per thread, zero-initialised (it lives in the runtime's initial-exec TLS block). Only
+// its thread reads or writes it.
+struct HeapThread {
+  struct List {
+    uintptr_t head;        // the record address of the first free chunk; 0: empty
+    uintptr_t fresh_next;  // records [fresh_next, fresh_end) of chunks carved for this thread
+    uintptr_t fresh_end;   // and never used, in one segment: taken in order, no list needed
+    uint32_t count;        // chunks in the list
+  };
+  List lists[kHeapClasses];
+  HeapCounters* counters;  // taken at the thread's first change to the heap
+  uint64_t sequence;       // the last sequence number this thread gave (set_record)
+  uint32_t unsynced;       // records since the thread last synchronised it
+  bool retired;            // retire_thread ran: the central lists from now on
+};
+
+// Thread safe, except for the test_only_ and fork functions. Zero-initialised memory is a
+// heap that is off (owns() false for every pointer) until try_init succeeds.
+class SmallHeap {
+ public:
+  static constexpr size_t kMaxSize = 65536;
+  static constexpr size_t kMaxAlignment = 4096;
+  static constexpr uint32_t kSequenceSync = 1024;
+  static constexpr unsigned kSegmentShift = 21;
+  static constexpr size_t kSegmentSize = size_t{1} << kSegmentShift;
+  // Addresses the heap may hold: user space of x86-64 (47 bits) and aarch64 (48 bits).
+  static constexpr uint64_t kAddressLimit = uint64_t{1} << 48;
+
+  // Reserves the segment map (128 MiB of address space, no memory). Returns false if it
+  // cannot (a 32-bit target, an address-space or overcommit limit): the heap stays off.
+  // Call once, before any other use.
+  [[nodiscard]] bool try_init();
+  bool enabled() const { return segment_class_ != nullptr; }
+
+  // True if `p` lies in one of the heap's segments (a chunk or not).
+  bool owns(const void* p) const { return class_tag(reinterpret_cast<uintptr_t>(p)) != 0; }
+
+  // A chunk of at least `size` bytes aligned to `alignment` (0 or a power of two; at most
+  // kMaxAlignment), or nullptr if the heap cannot serve it (off, too large, or memory for a
+  // new segment cannot be had): the caller uses the system allocator then. The chunk's
+  // record is empty until set_record. `t` is the calling thread's. Fresh chunks are zero;
+  // reused ones hold stale data.
+  void* try_allocate(size_t size, size_t alignment, HeapThread& t);
+
+  // Frees a chunk try_allocate returned. Returns false, and does nothing, if `p` is not the
+  // start of an allocated chunk (a double free, an interior pointer): the heap's lists stay
+  // whole whatever the program passes. A record still on the chunk is removed and counted.
+  bool try_deallocate(void* p, HeapThread& t);
+
+  // Frees a chunk from a thread whose own lists must not be touched (a signal handler that
+  // interrupted the heap on its thread, or a thread after retire_thread): straight to the
+  // central list, if its lock is free. Returns false, and does nothing, if `p` is not an
+  // allocated chunk or the lock is taken.
+  bool try_deallocate_remote(void* p);
+
+  // The chunk's usable size (its class's size), or 0 if `p` is not an allocated chunk.
+  size_t usable_size(const void* p) const;
+
+  // Records: the same contract as AllocTable's, for chunks of this heap. set_record puts
+  // `rec` on the allocated chunk at rec.ptr (false if there is none) with a sequence number
+  // (rec.sequence is ignored): larger than the chunk's earlier records' and than the
+  // thread's earlier ones, and synchronised across threads every kSequenceSync records, so
+  // numbers follow the order of allocation within a thread and roughly across threads. The
+  // leak scan takes definitely lost leaders in this order (memcheck's address order follows
+  // allocation order in its own allocator, which this heap's size classes do not).
+  bool set_record(const AllocRecord& rec, HeapThread& t);
+  // Removes the record of the chunk at `ptr`, copying it to *out; the chunk stays allocated.
+  // *sequence: the record's sequence number (never 0; see set_record), so a later free of
+  // the same address has the larger number.
+  bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
+                 HeapThread& t);
+  // Puts back a record try_erase just removed, undoing that erase in the totals.
+  bool try_restore(const AllocRecord& rec, HeapThread& t);
+  bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out) const;
+  bool try_mark_ignored(uintptr_t ptr);
+  // The recorded block whose bytes contain `ptr` (its start included).
+  bool try_find_containing(uintptr_t ptr, AllocRecord* /*out*/ out) const;
+
+  // Calls fn(const AllocRecord&) for every recorded chunk, segment by segment. Not a
+  // snapshot while threads run (a chunk being recorded or erased may be missed).
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    for (size_t c = 0; c < kHeapClasses; ++c) {
+      for (const Segment* s = first_segment(c); s != nullptr; s = s->next) {
+        uint32_t carved = s->carved.load(std::memory_order_acquire);
+        for (uint32_t i = 0; i < carved; ++i) {
+          AllocRecord rec;
+          if (try_read(c, s, i, &rec, nullptr)) fn(rec);
+        }
+      }
+    }
+  }
+
+  // As for_each, and sets the reported mark where fn returns true (unless the chunk changed
+  // meanwhile: then the mark is not set).
+  template <typename Fn>
+  void for_each_marking_reported(Fn&& fn) {
+    for (size_t c = 0; c < kHeapClasses; ++c) {
+      for (const Segment* s = first_segment(c); s != nullptr; s = s->next) {
+        uint32_t carved = s->carved.load(std::memory_order_acquire);
+        for (uint32_t i = 0; i < carved; ++i) {
+          AllocRecord rec;
+          uint64_t info = 0;
+          if (try_read(c, s, i, &rec, &info) && fn(rec)) {
+            s->meta(i).info.compare_exchange_strong(info, info | kReportedBit,
+                                                    std::memory_order_relaxed);
+          }
+        }
+      }
+    }
+  }
+
+  // Records made and removed, and live ones: every thread's counters plus those of threads
+  // that have retired.
+  AllocTotals totals();
+  // Recorded chunks right now (a walk of the records).
+  size_t size() const;
+  // Bytes of records of the segments made so far (16 per chunk, rounded to pages).
+  size_t metadata_bytes() const;
+  // Bytes of the segments made so far.
+  size_t segment_bytes() const;
+
+  // At a thread's exit: its lists and fresh chunks go to the central lists, its counters
+  // to the retired totals (and their slot to the next new thread). Later calls with this
+  // `t` use the central lists directly. A thread that exits without it loses its cached
+  // chunks, never its counts.
+  void retire_thread(HeapThread& t);
+  // Called (outside the heap's locks) when a thread first changes the heap, so the caller can
+  // arrange for retire_thread at its exit. Set before any use.
+  void set_thread_registered_callback(void (*callback)(HeapThread& t)) {
+    on_registered_ = callback;
+  }
+
+  // fork() support, as AllocTable's; in the child the other threads' cached chunks are lost,
+  // their counters kept.
+  void lock_all();
+  void unlock_all();
+  void reset_after_fork();
+
+  // Unmaps everything; the heap is off afterwards. Not thread safe.
+  void test_only_release();
+
+  // The class serving `size` bytes at `alignment`, or -1. Exposed for tests.
+  static int class_for(size_t size, size_t alignment);
+  static size_t class_size(size_t c);
+
+ private:
+  // A chunk's record. info: bit 0 allocated, 1 recorded, 2-3 family, 4 aligned, 5 ignored,
+  // 6 reported, 7-20 epoch; bits 24-63 the allocation's sequence number (kept while the
+  // chunk is free: the next record of the chunk gets a larger one). data: size (bits 0-39)
+  // and stack id (40-63) while recorded; while free, the next free chunk's record address
+  // in its list (0 at the end).
+  struct Meta {
+    std::atomic<uint64_t> data;
+    std::atomic<uint64_t> info;
+  };
+  static_assert(sizeof(Meta) == 16);
+  static constexpr uint64_t kAllocatedBit = 1;
+  static constexpr uint64_t kRecordedBit = 2;
+  static constexpr uint64_t kFamilyShift = 2;
+  static constexpr uint64_t kAlignedBit = uint64_t{1} << 4;
+  static constexpr uint64_t kIgnoredBit = uint64_t{1} << 5;
+  static constexpr uint64_t kReportedBit = uint64_t{1} << 6;
+  static constexpr uint64_t kEpochShift = 7;
+  static constexpr uint64_t kSequenceShift = 24;
+  static constexpr uint64_t kSequenceMask = ~uint64_t{0} << kSequenceShift;
+  static constexpr uint64_t kSizeBits = 40;
+
+  // The first 64 bytes of a segment; its records follow.
+  struct Segment {
+    Segment* next;                 // the class's segments, newest first
+    std::atomic<uint32_t> carved;  // chunks handed out so far (the rest were never used)
+    uint32_t cls;
+    uint8_t padding[64 - sizeof(Segment*) - 8];
+    Meta& meta(uint32_t i) const {
+      return reinterpret_cast<Meta*>(reinterpret_cast<uintptr_t>(this) + sizeof(Segment))[i];
+    }
+  };
+  static_assert(sizeof(Segment) == 64);
+
+  struct alignas(64) Central {
+    SpinLock lock;
+    uintptr_t head = 0;                       // record address of the first free chunk; 0: empty
+    uint32_t count = 0;                       // chunks in the list
+    std::atomic<Segment*> segments{nullptr};  // newest first (its carved part may grow)
+    size_t segment_count = 0;
+  };
+
+  // 1 + the class of the heap's segment holding address `a`, 0 if none.
+  unsigned class_tag(uintptr_t a) const {
+    if (uint64_t{a} >= kAddressLimit || segment_class_ == nullptr) return 0;
+    return __atomic_load_n(&segment_class_[a >> kSegmentShift], __ATOMIC_RELAXED);
+  }
+  const Segment* first_segment(size_t c) const {
+    return central_[c].segments.load(std::memory_order_acquire);
+  }
+  // The class and record of the allocated chunk starting at `p`; false if there is none.
+  bool locate(uintptr_t p, size_t* /*out*/ c, Meta** /*out*/ meta) const;
+  static uintptr_t chunk_of(size_t c, uintptr_t meta);
+  AllocRecord unpack(size_t c, uintptr_t meta, uint64_t data, uint64_t info) const;
+  static uint64_t pack_info(const AllocRecord& rec, uint64_t kept);
+  // The record of chunk `i` if it has one, read whole while other threads may change it:
+  // its state, its data, then its state again (the writers store the state before a free
+  // chunk's link, and a record's data before its state). *info_out: the state read.
+  bool try_read(size_t c, const Segment* s, uint32_t i, AllocRecord* /*out*/ rec,
+                uint64_t* /*out*/ info_out) const {
+    const Meta& m = s->meta(i);
+    uint64_t info = m.info.load(std::memory_order_acquire);
+    if ((info & kRecordedBit) == 0) return false;
+    uint64_t data = m.data.load(std::memory_order_acquire);
+    if (m.info.load(std::memory_order_relaxed) != info) return false;
+    *rec = unpack(c, reinterpret_cast<uintptr_t>(&m), data, info);
+    if (info_out != nullptr) *info_out = info;
+    return true;
+  }
+
+  bool refill(size_t c, HeapThread& t);
+  Segment* new_segment_locked(size_t c);
+  void spill(size_t c, HeapThread& t, uint32_t keep);
+  void push_central_locked(size_t c, uintptr_t head, uintptr_t tail, uint32_t count);
+  // The calling thread's counters, taken from the registry at its first change to the heap;
+  // nullptr if no slot can be mapped (the counts then go to the retired totals).
+  HeapCounters* counters_of(HeapThread& t);
+  void count_insert(HeapThread& t, int64_t count, int64_t bytes);
+  void count_erase(HeapThread& t, int64_t count, int64_t bytes);
+  uint64_t next_sequence(HeapThread& t, uint64_t chunk_last);
+
+  // One byte per 2 MiB of address space below kAddressLimit: 1 + the class of the heap's
+  // segment there, 0 if none. Written once per segment (under arena_lock_).
+  uint8_t* segment_class_ = nullptr;
+  Central central_[kHeapClasses];
+  // Segments are carved from 64 MiB reservations, so the runtime's list of its own mappings
+  // (never roots of the leak scan) holds one entry per 32 segments.
+  SpinLock arena_lock_;
+  uintptr_t arena_next_ = 0;
+  uintptr_t arena_end_ = 0;
+  static constexpr size_t kMaxArenas = 4096;
+  uintptr_t arenas_[kMaxArenas] = {};  // for test_only_release
+  size_t arena_count_ = 0;
+  SpinLock registry_lock_;
+  // Counter slots: pages of them, linked, never unmapped (small_heap.cpp, counters_of).
+  struct CounterPage;
+  CounterPage* counter_pages_ = nullptr;
+  HeapCounters* free_counters_ = nullptr;
+  void (*on_registered_)(HeapThread& t) = nullptr;
+  std::atomic<uint64_t> sequence_{0};  // the highest number a thread has synchronised
+  // Counters of retired threads (and of frees made outside any thread's lists).
+  std::atomic<uint64_t> retired_inserted_{0};
+  std::atomic<uint64_t> retired_inserted_bytes_{0};
+  std::atomic<uint64_t> retired_erased_{0};
+  std::atomic<uint64_t> retired_erased_bytes_{0};
+};
+
+}  // namespace memtrack::core

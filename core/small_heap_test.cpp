@@ -1,0 +1,336 @@
+// Tests of memtrack's own allocator (core/small_heap.h): classes, chunks, records, the
+// per-thread lists and the central ones, totals, and what it refuses.
+#include "core/small_heap.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace memtrack::core {
+namespace {
+
+struct HeapDeleter {
+  void operator()(SmallHeap* heap) const {
+    heap->test_only_release();
+    delete heap;
+  }
+};
+using HeapPtr = std::unique_ptr<SmallHeap, HeapDeleter>;
+
+// Released at the end of each test.
+HeapPtr new_heap() {
+  HeapPtr heap(new SmallHeap());
+  EXPECT_TRUE(heap->try_init());
+  return heap;
+}
+
+AllocRecord record_of(void* p, uint64_t size, uint32_t stack_id) {
+  AllocRecord rec;
+  rec.ptr = reinterpret_cast<uintptr_t>(p);
+  rec.size = size;
+  rec.stack_id = stack_id;
+  return rec;
+}
+
+TEST(SmallHeapTest, ClassesCoverEverySizeWithAtMostAQuarterWasted) {
+  EXPECT_EQ(SmallHeap::class_size(0), 16u);
+  EXPECT_EQ(SmallHeap::class_size(15), 256u);
+  EXPECT_EQ(SmallHeap::class_size(16), 320u);
+  EXPECT_EQ(SmallHeap::class_size(kHeapClasses - 1), SmallHeap::kMaxSize);
+  for (size_t size = 0; size <= SmallHeap::kMaxSize; size += size < 1024 ? 1 : 7) {
+    int c = SmallHeap::class_for(size, 0);
+    ASSERT_GE(c, 0) << size;
+    size_t chunk = SmallHeap::class_size(static_cast<size_t>(c));
+    ASSERT_GE(chunk, size) << size;
+    if (c > 0) {
+      ASSERT_LT(SmallHeap::class_size(static_cast<size_t>(c) - 1), size) << size;
+    }
+    if (size > 256) {
+      ASSERT_LE(chunk - size, chunk / 4) << size;
+    }
+  }
+  EXPECT_EQ(SmallHeap::class_for(SmallHeap::kMaxSize + 1, 0), -1);
+}
+
+TEST(SmallHeapTest, AlignedClassesAreMultiplesOfTheAlignment) {
+  for (size_t alignment = 32; alignment <= SmallHeap::kMaxAlignment; alignment *= 2) {
+    for (size_t size : {size_t{1}, alignment - 1, alignment, alignment + 1, 3 * alignment}) {
+      int c = SmallHeap::class_for(size, alignment);
+      ASSERT_GE(c, 0) << size << " at " << alignment;
+      size_t chunk = SmallHeap::class_size(static_cast<size_t>(c));
+      EXPECT_EQ(chunk % alignment, 0u) << size << " at " << alignment;
+      EXPECT_GE(chunk, size);
+    }
+  }
+  EXPECT_EQ(SmallHeap::class_for(16, 8192), -1);
+}
+
+TEST(SmallHeapTest, AnUninitialisedHeapOwnsNothingAndServesNothing) {
+  SmallHeap heap;
+  HeapThread t{};
+  int local = 0;
+  EXPECT_FALSE(heap.enabled());
+  EXPECT_FALSE(heap.owns(&local));
+  EXPECT_FALSE(heap.owns(nullptr));
+  EXPECT_EQ(heap.try_allocate(16, 0, t), nullptr);
+}
+
+TEST(SmallHeapTest, ChunksAreDistinctAlignedWritableAndReused) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  std::set<uintptr_t> seen;
+  std::vector<void*> blocks;
+  for (size_t size : {0, 1, 16, 17, 100, 256, 257, 1000, 4096, 65536}) {
+    for (int i = 0; i < 100; ++i) {
+      void* p = heap->try_allocate(size, 0, t);
+      ASSERT_NE(p, nullptr);
+      EXPECT_TRUE(heap->owns(p));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 16, 0u);
+      EXPECT_TRUE(seen.insert(reinterpret_cast<uintptr_t>(p)).second);
+      EXPECT_GE(heap->usable_size(p), size);
+      std::memset(p, 0xab, size);
+      blocks.push_back(p);
+    }
+  }
+  for (void* p : blocks) EXPECT_TRUE(heap->try_deallocate(p, t));
+  // Freed chunks come back (the thread's own list first).
+  void* again = heap->try_allocate(100, 0, t);
+  EXPECT_TRUE(seen.count(reinterpret_cast<uintptr_t>(again)));
+}
+
+TEST(SmallHeapTest, AlignedChunksAreAligned) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  for (size_t alignment = 32; alignment <= 4096; alignment *= 2) {
+    for (int i = 0; i < 10; ++i) {
+      void* p = heap->try_allocate(24, alignment, t);
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % alignment, 0u) << alignment;
+    }
+  }
+}
+
+TEST(SmallHeapTest, RefusesWhatIsNotAnAllocatedChunkStart) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  auto* p = static_cast<char*>(heap->try_allocate(64, 0, t));
+  ASSERT_NE(p, nullptr);
+  int local = 0;
+  EXPECT_FALSE(heap->try_deallocate(&local, t));         // not the heap's
+  EXPECT_FALSE(heap->try_deallocate(p + 16, t));         // inside a chunk
+  EXPECT_FALSE(heap->try_deallocate(p + 4096, t));       // a chunk never handed out
+  EXPECT_FALSE(heap->try_deallocate(p + (1 << 25), t));  // beyond the segments
+  EXPECT_EQ(heap->usable_size(p + 16), 0u);
+  EXPECT_TRUE(heap->try_deallocate(p, t));
+  EXPECT_FALSE(heap->try_deallocate(p, t));  // twice: the list stays whole
+  EXPECT_EQ(heap->usable_size(p), 0u);
+}
+
+TEST(SmallHeapTest, RecordsAreSetReadMarkedAndErased) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  void* p = heap->try_allocate(40, 0, t);
+  AllocRecord rec = record_of(p, 40, 77);
+  rec.family = AllocFamily::kNewArray;
+  rec.aligned = 1;
+  rec.epoch = 123;
+  ASSERT_TRUE(heap->set_record(rec, t));
+  AllocRecord out;
+  ASSERT_TRUE(heap->try_lookup(rec.ptr, &out));
+  EXPECT_EQ(out.ptr, rec.ptr);
+  EXPECT_EQ(out.size, 40u);
+  EXPECT_EQ(out.stack_id, 77u);
+  EXPECT_EQ(out.family, AllocFamily::kNewArray);
+  EXPECT_EQ(out.aligned, 1);
+  EXPECT_EQ(out.epoch, 123);
+  EXPECT_EQ(out.ignored, 0);
+  ASSERT_TRUE(heap->try_mark_ignored(rec.ptr));
+  ASSERT_TRUE(heap->try_lookup(rec.ptr, &out));
+  EXPECT_EQ(out.ignored, 1);
+  ASSERT_TRUE(heap->try_find_containing(rec.ptr + 39, &out));
+  EXPECT_EQ(out.ptr, rec.ptr);
+  EXPECT_FALSE(heap->try_find_containing(rec.ptr + 40, &out));  // in the chunk, past the block
+  uint64_t first = 0;
+  ASSERT_TRUE(heap->try_erase(rec.ptr, &out, &first, t));
+  EXPECT_EQ(out.size, 40u);
+  EXPECT_FALSE(heap->try_lookup(rec.ptr, &out));
+  EXPECT_EQ(heap->usable_size(p), 48u);  // still allocated: the caller frees it next
+  EXPECT_TRUE(heap->try_deallocate(p, t));
+  // The same chunk again: a later erase has a larger number.
+  void* q = heap->try_allocate(40, 0, t);
+  ASSERT_EQ(q, p);
+  ASSERT_TRUE(heap->set_record(record_of(q, 8, 1), t));
+  uint64_t second = 0;
+  ASSERT_TRUE(heap->try_erase(rec.ptr, &out, &second, t));
+  EXPECT_GT(second, first);
+  EXPECT_GE(first, 1u);
+  EXPECT_FALSE(heap->set_record(record_of(static_cast<char*>(q) + 16, 8, 1), t));
+}
+
+TEST(SmallHeapTest, ForEachVisitsRecordedChunksOnlyAndMarksReported) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  std::vector<void*> recorded;
+  for (size_t size : {8, 300, 5000}) {
+    for (int i = 0; i < 50; ++i) {
+      void* p = heap->try_allocate(size, 0, t);
+      ASSERT_TRUE(heap->set_record(record_of(p, size, static_cast<uint32_t>(i + 1)), t));
+      recorded.push_back(p);
+    }
+  }
+  void* unrecorded = heap->try_allocate(8, 0, t);
+  ASSERT_NE(unrecorded, nullptr);
+  std::set<uintptr_t> visited;
+  heap->for_each([&](const AllocRecord& rec) { visited.insert(rec.ptr); });
+  EXPECT_EQ(visited.size(), recorded.size());
+  EXPECT_FALSE(visited.count(reinterpret_cast<uintptr_t>(unrecorded)));
+  EXPECT_EQ(heap->size(), recorded.size());
+  heap->for_each_marking_reported([&](const AllocRecord& rec) { return rec.size == 300; });
+  size_t reported = 0;
+  heap->for_each([&](const AllocRecord& rec) { reported += rec.reported; });
+  EXPECT_EQ(reported, 50u);
+}
+
+TEST(SmallHeapTest, TotalsCountRecordsOfLiveAndRetiredThreads) {
+  HeapPtr heap = new_heap();
+  HeapThread main_thread{};
+  std::thread other([&] {
+    HeapThread t{};
+    for (int i = 0; i < 10; ++i) {
+      void* p = heap->try_allocate(100, 0, t);
+      ASSERT_TRUE(heap->set_record(record_of(p, 100, 1), t));
+    }
+    heap->retire_thread(t);
+  });
+  other.join();
+  void* p = heap->try_allocate(20, 0, main_thread);
+  ASSERT_TRUE(heap->set_record(record_of(p, 20, 2), main_thread));
+  AllocRecord out;
+  uint64_t sequence = 0;
+  ASSERT_TRUE(heap->try_erase(reinterpret_cast<uintptr_t>(p), &out, &sequence, main_thread));
+  ASSERT_TRUE(heap->try_restore(out, main_thread));  // undoes the erase in the totals
+  AllocTotals totals = heap->totals();
+  EXPECT_EQ(totals.inserted, 11u);
+  EXPECT_EQ(totals.inserted_bytes, 1020u);
+  EXPECT_EQ(totals.erased, 0u);
+  EXPECT_EQ(totals.live, 11u);
+  EXPECT_EQ(totals.live_bytes, 1020u);
+  // A recorded chunk freed without an erase first (a free inside the runtime) counts too.
+  EXPECT_TRUE(heap->try_deallocate(p, main_thread));
+  totals = heap->totals();
+  EXPECT_EQ(totals.erased, 1u);
+  EXPECT_EQ(totals.live_bytes, 1000u);
+}
+
+TEST(SmallHeapTest, ARetiredThreadsChunksServeOthersAndItsLaterFreesGoCentral) {
+  HeapPtr heap = new_heap();
+  std::vector<void*> freed;
+  HeapThread leaver{};
+  std::thread([&] {
+    for (int i = 0; i < 20; ++i) freed.push_back(heap->try_allocate(48, 0, leaver));
+    void* kept = heap->try_allocate(48, 0, leaver);
+    for (void* p : freed) ASSERT_TRUE(heap->try_deallocate(p, leaver));
+    heap->retire_thread(leaver);
+    EXPECT_EQ(heap->try_allocate(48, 0, leaver), nullptr);  // retired: the system's then
+    EXPECT_TRUE(heap->try_deallocate(kept, leaver));        // to the central list
+    freed.push_back(kept);
+  }).join();
+  HeapThread t{};
+  std::set<uintptr_t> reused;
+  for (size_t i = 0; i < 200; ++i)
+    reused.insert(reinterpret_cast<uintptr_t>(heap->try_allocate(48, 0, t)));
+  for (void* p : freed) EXPECT_TRUE(reused.count(reinterpret_cast<uintptr_t>(p))) << p;
+}
+
+TEST(SmallHeapTest, RemoteFreeNeedsTheCentralLock) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  void* p = heap->try_allocate(64, 0, t);
+  heap->lock_all();
+  EXPECT_FALSE(heap->try_deallocate_remote(p));  // would wait: refused, nothing done
+  heap->unlock_all();
+  EXPECT_EQ(heap->usable_size(p), 64u);
+  EXPECT_TRUE(heap->try_deallocate_remote(p));
+  EXPECT_EQ(heap->usable_size(p), 0u);
+  EXPECT_FALSE(heap->try_deallocate_remote(p));
+}
+
+TEST(SmallHeapTest, ManyChunksOfOneClassSpillToTheCentralListAndComeBack) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  std::vector<void*> blocks;
+  for (int i = 0; i < 100000; ++i) blocks.push_back(heap->try_allocate(16, 0, t));
+  for (void* p : blocks) ASSERT_TRUE(heap->try_deallocate(p, t));
+  std::set<void*> again;
+  for (int i = 0; i < 100000; ++i) again.insert(heap->try_allocate(16, 0, t));
+  EXPECT_EQ(again.size(), 100000u);
+  // Nothing new carved but what was left of the last fresh batch (64 chunks of 16 bytes).
+  std::set<void*> both(blocks.begin(), blocks.end());
+  both.insert(again.begin(), again.end());
+  EXPECT_LE(both.size(), 100000u + 64);
+  EXPECT_GT(heap->metadata_bytes(), 100000u * 16 - 1);
+}
+
+TEST(SmallHeapTest, ThreadsAllocateAndFreeEachOthersChunks) {
+  HeapPtr heap = new_heap();
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 20000;
+  std::vector<std::vector<void*>> handed(kThreads);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int n = 0; n < kThreads; ++n) {
+    threads.emplace_back([&, n] {
+      HeapThread t{};
+      std::vector<void*> mine;
+      for (int i = 0; i < kRounds; ++i) {
+        size_t size = static_cast<size_t>(16 + (i * 37 + n * 101) % 2000);
+        auto* p = static_cast<unsigned char*>(heap->try_allocate(size, 0, t));
+        if (p == nullptr) {
+          ++failures;
+          continue;
+        }
+        std::memset(p, n, size);
+        if (!heap->set_record(record_of(p, size, static_cast<uint32_t>(n + 1)), t)) ++failures;
+        mine.push_back(p);
+        if (i % 3 == 0) {
+          void* q = mine[mine.size() / 2];
+          mine[mine.size() / 2] = mine.back();
+          mine.pop_back();
+          AllocRecord out;
+          uint64_t sequence = 0;
+          if (!heap->try_erase(reinterpret_cast<uintptr_t>(q), &out, &sequence, t)) ++failures;
+          if (!heap->try_deallocate(q, t)) ++failures;
+        }
+      }
+      handed[static_cast<size_t>(n)] = mine;
+      heap->retire_thread(t);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  size_t live = 0;
+  for (const auto& mine : handed) live += mine.size();
+  EXPECT_EQ(heap->size(), live);
+  EXPECT_EQ(heap->totals().live, live);
+  // Another thread frees them all: each chunk once, each still holding its owner's bytes.
+  HeapThread t{};
+  for (size_t n = 0; n < handed.size(); ++n) {
+    for (void* p : handed[n]) {
+      EXPECT_EQ(*static_cast<unsigned char*>(p), n);
+      AllocRecord out;
+      uint64_t sequence = 0;
+      ASSERT_TRUE(heap->try_erase(reinterpret_cast<uintptr_t>(p), &out, &sequence, t));
+      EXPECT_EQ(out.stack_id, n + 1);
+      ASSERT_TRUE(heap->try_deallocate(p, t));
+    }
+  }
+  EXPECT_EQ(heap->size(), 0u);
+  EXPECT_EQ(heap->totals().live, 0u);
+}
+
+}  // namespace
+}  // namespace memtrack::core
