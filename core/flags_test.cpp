@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 30u);
+  ASSERT_EQ(count, 31u);
   const struct {
     const char* name;
     FlagType type;
@@ -291,6 +291,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"scan_root_regions", FlagType::kBool, "true"},
       {"leak_scan_stats", FlagType::kBool, "false"},
       {"show_reachable", FlagType::kBool, "false"},
+      {"glibc_malloc", FlagType::kBool, "false"},
       {"detect_misuse", FlagType::kBool, "true"},
       {"free_stacks", FlagType::kBool, "false"},
       {"fast_unwind", FlagType::kBool, "true"},
@@ -339,7 +340,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 30u);
+  EXPECT_EQ(entries, 31u);
 }
 
 }  // namespace

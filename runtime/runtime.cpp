@@ -4,7 +4,7 @@
 namespace memtrack::rt {
 
 core::Flags g_flags;
-core::AllocTable g_allocs;
+core::BlockRecords g_allocs;
 core::StackDepot g_stacks;
 Stats g_stats;
 std::atomic<int> g_runtime_thread_tid{0};

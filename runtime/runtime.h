@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/alloc_table.h"
+#include "core/block_records.h"
 #include "core/flags.h"
 #include "core/stack_depot.h"
 #include "runtime/thread_state.h"
@@ -24,7 +24,7 @@ struct Stats {
 };
 
 extern core::Flags g_flags;
-extern core::AllocTable g_allocs;
+extern core::BlockRecords g_allocs;
 extern core::StackDepot g_stacks;
 extern Stats g_stats;
 

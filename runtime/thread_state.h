@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "core/small_heap.h"
+
 namespace memtrack::rt {
 
 // One per thread (t_thread); only the owning thread touches it, signal handlers included.
@@ -31,6 +33,8 @@ struct ThreadState {
   // __lsan_disable depth (hooks/lsan_interface.cpp): blocks allocated meanwhile are ignored.
   int lsan_disabled = 0;
   bool in_realloc = false;  // record/profile.cpp: a free is the first half of a realloc
+  // hooks/program_heap.cpp: this thread's lists of memtrack's own heap and its counters.
+  core::HeapThread heap{};
 };
 
 extern __thread ThreadState t_thread;

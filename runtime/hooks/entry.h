@@ -43,3 +43,6 @@ class ErrnoKeeper {
 
 // The return address of the hook: where the program (or the runtime) called it.
 #define MEMTRACK_CALLER reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+// The hook's own frame address, where the stack capture of an allocation starts leaving the
+// runtime's frames (record/record.h).
+#define MEMTRACK_HOOK_FRAME reinterpret_cast<uintptr_t>(__builtin_frame_address(0))

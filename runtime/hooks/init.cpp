@@ -13,6 +13,7 @@
 #include "runtime/diag.h"
 #include "runtime/hooks/exec_env.h"
 #include "runtime/hooks/exit_hooks.h"
+#include "runtime/hooks/program_heap.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/hooks/signal_report.h"
 #include "runtime/leakcheck/leak_scan.h"
@@ -120,6 +121,7 @@ void initialize_locked() {
   }
   set_halt_report(report_and_halt);
   read_options();
+  init_program_heap();
   init_peak_tracking();
   init_misuse();
   // The first unwind initialises the unwinder's own state (it may allocate); do it now,

@@ -1,9 +1,11 @@
 // The C allocation entry points, interposed with LD_PRELOAD. Each keeps glibc's exact
-// semantics (return values, errno, realloc(p, 0) frees) and forwards to the real allocator.
+// semantics (return values, errno, realloc(p, 0) frees); blocks come from memtrack's own heap
+// where it can serve them, from the real allocator otherwise (program_heap.h).
 // Runtime-safe: nothing here allocates itself (an allocation from inside the runtime scope is
 // forwarded untouched, and aborts in an allocation-guard build: runtime/alloc_guard.h).
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/text_buffer.h"
@@ -12,6 +14,7 @@
 #include "runtime/hooks/bootstrap_arena.h"
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
+#include "runtime/hooks/program_heap.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
@@ -28,13 +31,14 @@ namespace {
 
 // Inside the real fopen/fclose (StdioScope) glibc's own FILE objects are not the program's
 // memory (fd_tracking.h).
-void track(void* p, size_t size) {
+// `frame`: the hook's frame address (MEMTRACK_HOOK_FRAME), where the stack capture starts.
+void track(void* p, size_t size, uintptr_t frame) {
   if (p == nullptr) return;
   if (rt::in_stdio_scope()) {
     rt::note_stdio_block(p, size);
     return;
   }
-  rt::record_allocation(p, size, AllocFamily::kMalloc, false);
+  rt::record_allocation(p, size, AllocFamily::kMalloc, false, frame);
 }
 
 // An allocation call of the program for the event log (not one glibc makes inside fopen).
@@ -42,12 +46,24 @@ bool logged() {
   return rt::tracing() && !rt::in_stdio_scope();
 }
 
-void* malloc_impl(size_t size) {
+void* malloc_impl(size_t size, uintptr_t frame) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
   rt::check_allocation("malloc");
-  void* p = rt::g_real.malloc(size);
-  if (!rt::in_runtime()) track(p, size);
+  void* p = rt::try_heap_allocate(size, 0);
+  if (p == nullptr) p = rt::g_real.malloc(size);
+  if (!rt::in_runtime()) track(p, size, frame);
   return p;
+}
+
+// The aligned allocation functions: the heap for a power-of-two alignment it serves, the
+// real function (its own argument checks and rounding) for anything else.
+template <typename Real>
+void* aligned_impl(size_t alignment, size_t size, Real real) {
+  void* p = nullptr;
+  if (alignment != 0 && (alignment & (alignment - 1)) == 0) {
+    p = rt::try_heap_allocate(size, alignment);
+  }
+  return p != nullptr ? p : real();
 }
 
 // realloc of a bootstrap block: copy into a real block; the arena block is simply abandoned.
@@ -64,7 +80,7 @@ void* realloc_from_bootstrap(void* old, size_t size) {
 }  // namespace
 
 MEMTRACK_EXPORT_C void* malloc(size_t size) {
-  void* p = malloc_impl(size);
+  void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_alloc("malloc", size, p);
   return p;
 }
@@ -79,8 +95,15 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
     return rt::bootstrap_alloc(total, 16);  // arena memory is zeroed
   }
   rt::check_allocation("calloc");
-  void* p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
-  if (!rt::in_runtime()) track(p, count * size);
+  size_t total = 0;
+  void* p = nullptr;
+  if (!__builtin_mul_overflow(count, size, &total)) p = rt::try_heap_allocate(total, 0);
+  if (p != nullptr) {
+    memset(p, 0, total);
+  } else {
+    p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
+  }
+  if (!rt::in_runtime()) track(p, count * size, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_alloc2("calloc", count, size, p);
   return p;
 }
@@ -96,14 +119,14 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
   if (rt::g_real.free == nullptr && rt::must_bootstrap()) return;  // cannot happen after start-up
   if (!rt::in_runtime()) {
     AllocRecord rec;
-    rt::Release release = rt::release_block(ptr, FreeCall::kFree, false, &rec);
+    rt::Release release = rt::release_block(ptr, FreeCall::kFree, false, MEMTRACK_CALLER, &rec);
     // Inside fclose only the blocks the program's calls made (the stdio buffer) are events.
     if (rt::tracing() && (!rt::in_stdio_scope() || release == rt::Release::kTracked)) {
       rt::trace_free("free", ptr);
     }
     if (release == rt::Release::kRejected) return;
   }
-  rt::g_real.free(ptr);
+  rt::free_block(ptr);
 }
 
 // The record is removed before the real realloc runs: once it returns, another thread may
@@ -113,7 +136,7 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
 // the result is known.
 MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   if (ptr == nullptr) {
-    void* p = malloc_impl(size);
+    void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
     if (logged()) rt::trace_realloc(nullptr, size, p);
     return p;
   }
@@ -124,20 +147,20 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   }
   if (rt::in_runtime()) {
     rt::check_allocation("realloc");
-    return rt::g_real.realloc(ptr, size);
+    return rt::reallocate_block(ptr, size);
   }
   AllocRecord old;
   rt::ProfileReallocScope realloc_scope;  // the heap profile records the free as a realloc's
-  rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, &old);
+  rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, MEMTRACK_CALLER, &old);
   if (release == rt::Release::kRejected) {  // realloc of a freed or foreign pointer
     if (logged()) rt::trace_realloc(ptr, size, nullptr);
     errno = ENOMEM;
     return nullptr;
   }
   bool known = release == rt::Release::kTracked;
-  void* p = rt::g_real.realloc(ptr, size);
+  void* p = rt::reallocate_block(ptr, size);
   if (p != nullptr) {
-    track(p, size);
+    track(p, size, MEMTRACK_HOOK_FRAME);
   } else if (size != 0 && known) {
     int saved_errno = errno;
     rt::restore_record(old);  // failed: the old block is untouched and still live
@@ -164,8 +187,18 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
     return 0;
   }
   rt::check_allocation("posix_memalign");
-  int rc = rt::g_real.posix_memalign(out, alignment, size);
-  if (rc == 0 && !rt::in_runtime()) track(*out, size);
+  int rc = 0;
+  void* p = nullptr;
+  // A power of two and a multiple of sizeof(void*), or the real one's EINVAL.
+  if (alignment % sizeof(void*) == 0 && (alignment & (alignment - 1)) == 0) {
+    p = rt::try_heap_allocate(size, alignment);
+  }
+  if (p != nullptr) {
+    *out = p;
+  } else {
+    rc = rt::g_real.posix_memalign(out, alignment, size);
+  }
+  if (rc == 0 && !rt::in_runtime()) track(*out, size, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_posix_memalign(alignment, size, rc == 0 ? *out : nullptr, rc);
   return rc;
 }
@@ -173,8 +206,9 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
 MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("aligned_alloc");
-  void* p = rt::g_real.aligned_alloc(alignment, size);
-  if (!rt::in_runtime()) track(p, size);
+  void* p =
+      aligned_impl(alignment, size, [&] { return rt::g_real.aligned_alloc(alignment, size); });
+  if (!rt::in_runtime()) track(p, size, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_alloc2("aligned_alloc", alignment, size, p);
   return p;
 }
@@ -182,8 +216,8 @@ MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("memalign");
-  void* p = rt::g_real.memalign(alignment, size);
-  if (!rt::in_runtime()) track(p, size);
+  void* p = aligned_impl(alignment, size, [&] { return rt::g_real.memalign(alignment, size); });
+  if (!rt::in_runtime()) track(p, size, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
   return p;
 }
@@ -191,8 +225,9 @@ MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* valloc(size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
   rt::check_allocation("valloc");
-  void* p = rt::g_real.valloc(size);
-  if (!rt::in_runtime()) track(p, size);
+  void* p = aligned_impl(static_cast<size_t>(getpagesize()), size,
+                         [&] { return rt::g_real.valloc(size); });
+  if (!rt::in_runtime()) track(p, size, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_alloc("valloc", size, p);
   return p;
 }
@@ -204,8 +239,8 @@ MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
   rt::check_allocation("pvalloc");
-  void* p = rt::g_real.pvalloc(size);
-  if (!rt::in_runtime()) track(p, rounded);
+  void* p = aligned_impl(page, rounded, [&] { return rt::g_real.pvalloc(size); });
+  if (!rt::in_runtime()) track(p, rounded, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_alloc("pvalloc", size, p);
   return p;
 }
@@ -214,5 +249,5 @@ MEMTRACK_EXPORT_C size_t malloc_usable_size(void* ptr) {
   if (ptr == nullptr) return 0;
   if (rt::bootstrap_owns(ptr)) return rt::bootstrap_size(ptr);
   if (rt::must_bootstrap()) return 0;
-  return rt::g_real.malloc_usable_size(ptr);
+  return rt::block_usable_size(ptr);
 }

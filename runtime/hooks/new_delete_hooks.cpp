@@ -12,6 +12,7 @@
 #include "runtime/hooks/bootstrap_arena.h"
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
+#include "runtime/hooks/program_heap.h"
 #include "runtime/hooks/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
@@ -75,6 +76,8 @@ std::new_handler current_new_handler() {
 }
 
 void* allocate(size_t size, size_t alignment) {
+  void* p = rt::try_heap_allocate(size, alignment);
+  if (p != nullptr) return p;
   if (alignment == 0) return rt::g_real.malloc(size);
   // As libstdc++ does: aligned_alloc wants a size that is a multiple of the alignment.
   size_t rounded = (size + alignment - 1) & ~(alignment - 1);
@@ -95,7 +98,7 @@ inline size_t alignment_of(const std::nothrow_t&) {
 
 // The throwing forms, with the loop the standard prescribes: retry after each new_handler
 // call, throw std::bad_alloc when there is none.
-void* new_impl(size_t size, AllocFamily family, size_t alignment) {
+void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t frame) {
   rt::enter();  // finishes start-up if needed
   if (alignment != 0 && (alignment & (alignment - 1)) != 0) throw_bad_alloc();
   if (alignment != 0 && alignment < sizeof(void*)) alignment = sizeof(void*);
@@ -104,7 +107,7 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment) {
   for (;;) {
     void* p = allocate(request, alignment);
     if (p != nullptr) {
-      if (!rt::in_runtime()) rt::record_allocation(p, size, family, alignment != 0);
+      if (!rt::in_runtime()) rt::record_allocation(p, size, family, alignment != 0, frame);
       if (rt::tracing()) rt::trace_new(new_name(family), size, alignment, false, p);
       return p;
     }
@@ -137,16 +140,17 @@ void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, Al
 }
 
 // Logged before the real free, as free is (malloc_hooks.cpp).
-void delete_impl(void* ptr, FreeCall call, bool aligned) {
+// `caller`: the operator's return address (the delete expression's site).
+void delete_impl(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
   if (rt::tracing() && !rt::bootstrap_owns(ptr)) {
     rt::trace_free(call == FreeCall::kDeleteArray ? "delete[]" : "delete", ptr);
   }
   if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
   if (!rt::in_runtime()) {
     AllocRecord rec;
-    if (rt::release_block(ptr, call, aligned, &rec) == rt::Release::kRejected) return;
+    if (rt::release_block(ptr, call, aligned, caller, &rec) == rt::Release::kRejected) return;
   }
-  rt::g_real.free(ptr);  // libstdc++'s operator delete is free() for every form
+  rt::free_block(ptr);  // libstdc++'s operator delete is free() for every form
 }
 
 std::atomic<NothrowNew> g_nothrow_new{nullptr};
@@ -157,16 +161,16 @@ std::atomic<AlignedNothrowNew> g_aligned_nothrow_new_array{nullptr};
 }  // namespace
 
 MEMTRACK_EXPORT void* operator new(size_t size) {
-  return new_impl(size, AllocFamily::kNew, 0);
+  return new_impl(size, AllocFamily::kNew, 0, MEMTRACK_HOOK_FRAME);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size) {
-  return new_impl(size, AllocFamily::kNewArray, 0);
+  return new_impl(size, AllocFamily::kNewArray, 0, MEMTRACK_HOOK_FRAME);
 }
 MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al) {
-  return new_impl(size, AllocFamily::kNew, static_cast<size_t>(al));
+  return new_impl(size, AllocFamily::kNew, static_cast<size_t>(al), MEMTRACK_HOOK_FRAME);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al) {
-  return new_impl(size, AllocFamily::kNewArray, static_cast<size_t>(al));
+  return new_impl(size, AllocFamily::kNewArray, static_cast<size_t>(al), MEMTRACK_HOOK_FRAME);
 }
 
 MEMTRACK_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
@@ -188,38 +192,38 @@ MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
 }
 
 MEMTRACK_EXPORT void operator delete(void* p) noexcept {
-  delete_impl(p, FreeCall::kDelete, false);
+  delete_impl(p, FreeCall::kDelete, false, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete[](void* p) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, false);
+  delete_impl(p, FreeCall::kDeleteArray, false, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete(void* p, size_t) noexcept {
-  delete_impl(p, FreeCall::kDelete, false);
+  delete_impl(p, FreeCall::kDelete, false, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, size_t) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, false);
+  delete_impl(p, FreeCall::kDeleteArray, false, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
-  delete_impl(p, FreeCall::kDelete, false);
+  delete_impl(p, FreeCall::kDelete, false, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, false);
+  delete_impl(p, FreeCall::kDeleteArray, false, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t) noexcept {
-  delete_impl(p, FreeCall::kDelete, true);
+  delete_impl(p, FreeCall::kDelete, true, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, true);
+  delete_impl(p, FreeCall::kDeleteArray, true, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete(void* p, size_t, std::align_val_t) noexcept {
-  delete_impl(p, FreeCall::kDelete, true);
+  delete_impl(p, FreeCall::kDelete, true, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, size_t, std::align_val_t) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, true);
+  delete_impl(p, FreeCall::kDeleteArray, true, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  delete_impl(p, FreeCall::kDelete, true);
+  delete_impl(p, FreeCall::kDelete, true, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, true);
+  delete_impl(p, FreeCall::kDeleteArray, true, MEMTRACK_CALLER);
 }

@@ -3,7 +3,7 @@
 
 namespace memtrack::rt {
 
-bool LeakReport::try_collect(core::AllocTable& table, uint32_t stack_count) {
+bool LeakReport::try_collect(core::BlockRecords& table, uint32_t stack_count) {
   // Stack ids are dense (1..stack_count), so a direct index replaces a hash map. Blocks made
   // while the depot was out of memory carry id 0 and form a group of their own.
   core::MmapArray<LeakGroup> by_stack;

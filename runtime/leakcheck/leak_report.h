@@ -7,7 +7,7 @@
 
 #include "core/result_format.h"
 
-#include "core/alloc_table.h"
+#include "core/block_records.h"
 #include "core/mmap_array.h"
 #include "core/stack_depot.h"
 #include "runtime/leakcheck/reachability.h"
@@ -39,7 +39,7 @@ class LeakReport {
  public:
   // Groups every live block of `table` by stack id. Returns false if memory for the working
   // set cannot be mapped.
-  [[nodiscard]] bool try_collect(core::AllocTable& table, uint32_t stack_count);
+  [[nodiscard]] bool try_collect(core::BlockRecords& table, uint32_t stack_count);
 
   // Groups classified blocks by (stack id, kind); definite groups sum the indirect totals of
   // their blocks' cliques (as ReachabilityScan::cliques() lists them).

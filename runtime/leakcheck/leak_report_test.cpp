@@ -10,17 +10,19 @@ namespace {
 
 class LeakReportTest : public ::testing::Test {
  protected:
-  void TearDown() override { table_->test_only_reset(); }
+  void TearDown() override { table_->table().test_only_reset(); }
 
   void add(uintptr_t ptr, uint64_t size, uint32_t stack_id) {
     core::AllocRecord rec;
     rec.ptr = ptr;
     rec.size = size;
     rec.stack_id = stack_id;
-    ASSERT_TRUE(table_->try_insert(rec));
+    ASSERT_TRUE(table_->try_insert(rec, heap_thread_));
   }
 
-  std::unique_ptr<core::AllocTable> table_ = std::make_unique<core::AllocTable>();
+  // The heap is off: every record goes to the allocation table.
+  std::unique_ptr<core::BlockRecords> table_ = std::make_unique<core::BlockRecords>();
+  core::HeapThread heap_thread_{};
 };
 
 TEST_F(LeakReportTest, EmptyTableGivesNoGroups) {

@@ -181,6 +181,14 @@ bool is_dead_thread_stack(const MapRegion& m) {
 }
 #endif
 
+// A block's allocation sequence: kept by memtrack's own heap (read without a lock: other
+// threads are stopped, maybe inside the allocation table's), 0 for the table's blocks.
+uint64_t allocation_sequence(uintptr_t start) {
+  core::AllocRecord rec;
+  if (!g_allocs.heap().try_lookup(start, &rec)) return 0;
+  return rec.sequence;
+}
+
 bool collect_own_mappings(core::MmapArray<core::sys::MemoryRange>& own) {
   for (;;) {
     size_t wanted = core::sys::own_mappings(nullptr, 0) + 16;
@@ -380,7 +388,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     lap(&times.roots_ns);
     ok = scan.propagate();
     lap(&times.mark_ns);
-    ok = ok && scan.classify_unreached();
+    ok = ok && scan.classify_unreached(allocation_sequence);
     lap(&times.cliques_ns);
   }
   g_stopper.resume_all();

@@ -29,7 +29,8 @@ bool ReachabilityScan::try_init(ScanBlocks& blocks,
 }
 
 size_t ReachabilityScan::bytes_used() const {
-  return work_peak_ * sizeof(uint32_t) + cliques_.size() * sizeof(Clique);
+  return work_peak_ * sizeof(uint32_t) + cliques_.size() * sizeof(Clique) +
+         leaders_.size() * (sizeof(uint32_t) + sizeof(Rank));
 }
 
 // glibc's malloc keeps raw pointers to chunk headers: main_arena.top, and the fd/bk links
@@ -150,9 +151,45 @@ bool ReachabilityScan::propagate() {
   return !overflow_;
 }
 
+uint32_t ReachabilityScan::rank_of(size_t index) const {
+  if (ranks_.size() == 0) return static_cast<uint32_t>(index);
+  size_t at = core::first_after(ranks_.data(), ranks_.size(), index,
+                                [](const Rank& r) { return uint64_t{r.index}; });
+  return at > 0 && ranks_[at - 1].index == index ? ranks_[at - 1].rank : UINT32_MAX;
+}
+
+// The unreached blocks by (sequence, address); equal sequences (blocks that keep none) stay in
+// address order, so the order is address order when no block has one.
+bool ReachabilityScan::try_order_leaders(uint64_t (*sequence)(uintptr_t start)) {
+  struct Keyed {
+    uint64_t sequence;
+    uint32_t index;
+  };
+  core::MmapArray<Keyed> keyed;
+  bool any_sequence = false;
+  for (size_t i = 0; i < blocks_->size(); ++i) {
+    if (blocks_->state(i) != BlockState::kUnreached) continue;
+    uint64_t key = sequence(blocks_->start(i));
+    any_sequence = any_sequence || key != 0;
+    if (!keyed.try_push_back(Keyed{key, static_cast<uint32_t>(i)})) return false;
+  }
+  if (!any_sequence) return true;
+  core::heap_sort(keyed.data(), keyed.size(), [](const Keyed& a, const Keyed& b) {
+    return a.sequence != b.sequence ? a.sequence < b.sequence : a.index < b.index;
+  });
+  if (!leaders_.try_reserve(keyed.size()) || !ranks_.try_reserve(keyed.size())) return false;
+  for (size_t r = 0; r < keyed.size(); ++r) {
+    (void)leaders_.try_push_back(keyed[r].index);
+    (void)ranks_.try_push_back(Rank{keyed[r].index, static_cast<uint32_t>(r)});
+  }
+  core::heap_sort(ranks_.data(), ranks_.size(),
+                  [](const Rank& a, const Rank& b) { return a.index < b.index; });
+  return true;
+}
+
 // In a clique, any pointer into an unreached block claims it for the leader. An unreached
-// block below the leader led a clique of its own (the leaders go in address order), which
-// it hands over to this one.
+// block before the leader in the leaders' order led a clique of its own, which it hands over
+// to this one.
 void ReachabilityScan::claim(size_t leader, uintptr_t value) {
   long found = blocks_->find(value);
   if (found < 0 || static_cast<size_t>(found) == leader) return;
@@ -169,14 +206,16 @@ void ReachabilityScan::claim(size_t leader, uintptr_t value) {
   Clique& head = cliques_[cliques_.size() - 1];
   head.bytes += blocks_->size_of(index);
   head.blocks += 1;
-  if (index > leader) {
+  const uint32_t rank = rank_of(index);
+  if (rank > rank_of(leader)) {
     push(index);
     return;
   }
-  // A block below the leader led its own clique, which already holds every unreached block
-  // it reaches: it hands the clique over, and neither it nor its clique is read again.
-  size_t at = core::first_after(cliques_.data(), cliques_.size() - 1, index,
-                                [](const Clique& c) { return uint64_t{c.leader}; });
+  // A block before the leader led its own clique, which already holds every unreached block
+  // it reaches: it hands the clique over, and neither it nor its clique is read again. The
+  // cliques are in the leaders' order.
+  size_t at = core::first_after(cliques_.data(), cliques_.size() - 1, rank,
+                                [this](const Clique& c) { return uint64_t{rank_of(c.leader)}; });
   if (at > 0 && cliques_[at - 1].leader == index) {
     Clique& earlier = cliques_[at - 1];
     head.bytes += earlier.bytes;
@@ -186,18 +225,25 @@ void ReachabilityScan::claim(size_t leader, uintptr_t value) {
   }
 }
 
-// The leaders go in address order; each one's clique is read before the next leader.
-bool ReachabilityScan::classify_unreached() {
+// The leaders go in their order; each one's clique is read before the next leader.
+bool ReachabilityScan::classify_unreached(uint64_t (*sequence)(uintptr_t start)) {
+  leaders_.clear();
+  ranks_.clear();
+  if (sequence != nullptr && !try_order_leaders(sequence)) return false;
   const uintptr_t lowest = lowest_;
   const uintptr_t span = highest_ - lowest_;
-  size_t next_leader = 0;
+  const bool by_address = leaders_.size() == 0;
+  const size_t count = by_address ? blocks_->size() : leaders_.size();
+  size_t next = 0;
   auto next_range = [&](uintptr_t* begin, uintptr_t* end) {
     if (pop_work(begin, end)) return true;
-    while (next_leader < blocks_->size() && blocks_->state(next_leader) != BlockState::kUnreached) {
-      ++next_leader;
+    for (; next < count; ++next) {
+      size_t candidate = by_address ? next : leaders_[next];
+      if (blocks_->state(candidate) == BlockState::kUnreached) break;
     }
-    if (next_leader == blocks_->size()) return false;
-    leader_ = next_leader++;
+    if (next == count) return false;
+    leader_ = by_address ? next : leaders_[next];
+    ++next;
     *begin = blocks_->start(leader_);
     *end = *begin + static_cast<uintptr_t>(blocks_->size_of(leader_));
     return true;

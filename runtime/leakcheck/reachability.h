@@ -1,8 +1,9 @@
 // Classification of live blocks at exit, with memcheck's rules (docs/runtime.md,
 // "Reachability"): a mark phase from the roots (start pointers make blocks reachable,
 // interior pointers only possibly lost, unless one of memcheck's heuristics recognises them),
-// then cliques among the unreached blocks: in address order, each unclaimed block is a
-// definitely lost "leader" and every unreached block it reaches is indirectly lost.
+// then cliques among the unreached blocks: in allocation order (address order where it is
+// not known), each unclaimed block is a definitely lost "leader" and every unreached block it
+// reaches is indirectly lost.
 // Runtime-safe: mmap-backed arrays only. Not thread safe; the caller stops other threads.
 #pragma once
 
@@ -41,11 +42,15 @@ class ReachabilityScan {
   // work list overflowed mmap (the result is then conservative only in part).
   bool propagate();
   // Forms the cliques of the unreached blocks (definite leaders and their indirect blocks).
-  // Returns false if memory for the work list or the cliques ran out.
-  bool classify_unreached();
+  // Leaders are taken in the order of sequence(index), a block's allocation sequence (see
+  // SmallHeap::set_record), then of address: memcheck takes them in address order, which
+  // in its allocator is the order of allocation, so in a lost cycle the block allocated first
+  // is the definitely lost one. Without `sequence`, address order. Returns false if memory
+  // for the work list, the order or the cliques ran out.
+  bool classify_unreached(uint64_t (*sequence)(uintptr_t start) = nullptr);
 
-  // The cliques that hold at least one indirect block, by increasing leader index. A leader
-  // whose clique a later leader took over keeps its entry, with zero totals.
+  // The cliques that hold at least one indirect block, in the order their leaders led. A
+  // leader whose clique a later leader took over keeps its entry, with zero totals.
   const core::MmapArray<Clique>& cliques() const { return cliques_; }
 
   // Memory of the work list and the cliques (for the scan's statistics).
@@ -60,11 +65,22 @@ class ReachabilityScan {
   bool is_allocator_link(size_t index, uintptr_t value) const;
   bool is_readonly_data(uintptr_t address) const;
   void push(size_t index);
+  // The position of unreached block `index` in the leaders' order.
+  uint32_t rank_of(size_t index) const;
+  bool try_order_leaders(uint64_t (*sequence)(uintptr_t start));
 
   ScanBlocks* blocks_ = nullptr;
   const core::MmapArray<core::sys::MemoryRange>* readonly_ = nullptr;
   core::MmapArray<uint32_t> work_;
   core::MmapArray<Clique> cliques_;
+  // The unreached blocks in the leaders' order, and (index, rank) pairs sorted by index;
+  // empty for address order.
+  core::MmapArray<uint32_t> leaders_;
+  struct Rank {
+    uint32_t index;
+    uint32_t rank;
+  };
+  core::MmapArray<Rank> ranks_;
   size_t work_peak_ = 0;
   size_t leader_ = 0;           // the clique being formed
   bool from_definite_ = false;  // the block being read is reachable

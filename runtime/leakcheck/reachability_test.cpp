@@ -24,8 +24,9 @@ class ReachabilityTest : public ::testing::Test {
   size_t used_ = 0;
 
   // Builds the sorted block array (added in reverse, so the sort has work), scans `roots` as
-  // a root range, classifies.
-  void classify(const std::vector<uintptr_t>& roots) {
+  // a root range, classifies (leaders in the order of `sequence`, if given).
+  void classify(const std::vector<uintptr_t>& roots,
+                uint64_t (*sequence)(uintptr_t start) = nullptr) {
     for (size_t i = owned_.size(); i-- > 0;) {
       ASSERT_TRUE(blocks_.try_add(reinterpret_cast<uintptr_t>(owned_[i]), sizes_[i],
                                   static_cast<uint32_t>(i), false));
@@ -37,7 +38,7 @@ class ReachabilityTest : public ::testing::Test {
       scan_.scan_root_range(begin, begin + roots.size() * 8);
     }
     ASSERT_TRUE(scan_.propagate());
-    ASSERT_TRUE(scan_.classify_unreached());
+    ASSERT_TRUE(scan_.classify_unreached(sequence));
   }
 
   size_t index_of(const void* p) {
@@ -196,6 +197,63 @@ TEST_F(ReachabilityTest, OnePastTheEndPointsAtNothing) {
   uintptr_t* a = make(2);
   classify({addr(a) + 16});
   EXPECT_EQ(state_of(a), BlockState::kUnreached);
+}
+
+// Allocation order for the next test: the blocks of g_sequence_order, first to last.
+std::vector<uintptr_t> g_sequence_order;
+uint64_t sequence_in_test_order(uintptr_t start) {
+  for (size_t i = 0; i < g_sequence_order.size(); ++i) {
+    if (g_sequence_order[i] == start) return i + 1;
+  }
+  return 0;
+}
+
+// memcheck takes leaders in address order, which in its allocator is allocation order; with
+// the blocks' allocation sequence, the block of a lost cycle allocated first leads wherever
+// its address is, and one it reaches that led earlier hands its clique over.
+TEST_F(ReachabilityTest, LeadersGoInAllocationOrderWhenBlocksKeepOne) {
+  uintptr_t* low = make(2);
+  uintptr_t* middle = make(2);
+  uintptr_t* high = make(2);
+  low[0] = addr(high);  // low <-> high: a cycle
+  high[0] = addr(low);
+  middle[0] = addr(low);  // middle -> low (middle unreached too)
+  g_sequence_order = {addr(high), addr(low), addr(middle)};
+  classify({}, sequence_in_test_order);
+  EXPECT_EQ(state_of(high), BlockState::kUnreached);  // allocated first: definitely lost
+  EXPECT_EQ(state_of(low), BlockState::kIndirect);
+  EXPECT_EQ(state_of(middle), BlockState::kUnreached);  // nothing reaches it
+  EXPECT_EQ(clique_of(high).blocks, 1u);
+  EXPECT_EQ(clique_of(middle).blocks, 0u);  // low was claimed before middle led
+}
+
+TEST_F(ReachabilityTest, ALaterLeaderTakesOverTheCliqueOfAnEarlierOneItReaches) {
+  uintptr_t* a = make(2);
+  uintptr_t* b = make(2);
+  uintptr_t* c = make(2);
+  a[0] = addr(b);  // c -> a -> b, allocated b, a, c
+  c[0] = addr(a);
+  g_sequence_order = {addr(b), addr(a), addr(c)};
+  classify({}, sequence_in_test_order);
+  // b leads (nothing of its own), then a leads and claims b (which led before: handed over),
+  // then c claims a and takes a's clique: c is the only definitely lost block.
+  EXPECT_EQ(state_of(c), BlockState::kUnreached);
+  EXPECT_EQ(state_of(a), BlockState::kIndirect);
+  EXPECT_EQ(state_of(b), BlockState::kIndirect);
+  EXPECT_EQ(clique_of(c).blocks, 2u);
+  EXPECT_EQ(clique_of(c).bytes, 32u);
+  EXPECT_EQ(clique_of(a).blocks, 0u);
+}
+
+TEST_F(ReachabilityTest, WithoutSequencesLeadersGoInAddressOrder) {
+  uintptr_t* low = make(2);
+  uintptr_t* high = make(2);
+  low[0] = addr(high);
+  high[0] = addr(low);
+  g_sequence_order = {};  // every block 0: address order
+  classify({}, sequence_in_test_order);
+  EXPECT_EQ(state_of(low), BlockState::kUnreached);
+  EXPECT_EQ(state_of(high), BlockState::kIndirect);
 }
 
 }  // namespace

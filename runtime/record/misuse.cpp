@@ -200,17 +200,17 @@ uint32_t capture_here(int max_frames) {
   return g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
 }
 
-void quarantine(const core::AllocRecord& rec, uint64_t erase_sequence, result::FreeCall call) {
-  // The caller of free alone needs no unwinding (the runtime's frame pointers lead to it)
-  // and no stack depot lookup, so the first free's site is always known; its whole stack
-  // only with free_stacks. A one-frame stack is made of the caller when an error needs it.
+void quarantine(const core::AllocRecord& rec, uint64_t erase_sequence, result::FreeCall call,
+                uintptr_t caller) {
+  // The caller of free alone needs no unwinding (the hook's return address) and no stack
+  // depot lookup, so the first free's site is always known; its whole stack only with
+  // free_stacks. A one-frame stack is made of the caller when an error needs it.
   uintptr_t free_caller = 0;
   uint32_t free_stack = 0;
   if (g_flags.free_stacks) {
     free_stack = capture_here(g_flags.max_frames);
   } else {
-    uint64_t hash = 0;
-    if (capture_stack(&free_caller, 1, &hash) != 1) free_caller = 0;
+    free_caller = caller;
   }
   Freed entry{rec.ptr,    erase_sequence, rec.size,   free_caller, rec.stack_id,
               free_stack, call,           rec.family, rec.aligned};
@@ -348,8 +348,12 @@ result::ErrorWhere locate(uintptr_t ptr) {
 }
 
 bool find_containing(uintptr_t ptr, core::AllocRecord* out) {
+  // The heap's chunk follows from the address; the table's blocks are searched.
+  if (g_allocs.heap().owns(reinterpret_cast<const void*>(ptr))) {
+    return g_allocs.heap().try_find_containing(ptr, out);
+  }
   bool found = false;
-  g_allocs.for_each([&](const core::AllocRecord& rec) {
+  g_allocs.table().for_each([&](const core::AllocRecord& rec) {
     uint64_t extent = rec.size == 0 ? 1 : rec.size;
     if (!found && ptr > rec.ptr && ptr - rec.ptr < extent) {
       *out = rec;
@@ -428,7 +432,8 @@ bool matches(const core::AllocRecord& rec, result::FreeCall call, bool aligned) 
 
 }  // namespace
 
-Release release_block(void* ptr, result::FreeCall call, bool aligned, core::AllocRecord* out) {
+Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t caller,
+                      core::AllocRecord* out) {
   uint64_t erase_sequence = 0;
   if (!record_free(ptr, out, &erase_sequence)) {
     // Inside fclose: the FILE object glibc frees was never recorded (fd_tracking.h).
@@ -454,7 +459,7 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, core::Allo
     e.block_size = out->size;
     record_error(e);  // glibc's new and malloc share one heap: the block is still freed
   }
-  quarantine(*out, erase_sequence, call);
+  quarantine(*out, erase_sequence, call, caller);
   return Release::kTracked;
 }
 

@@ -19,8 +19,10 @@ enum class Release {
 
 // The one path of every deallocation hook (outside the runtime scope). Removes the record,
 // checks the allocation family against `call`/`aligned`, quarantines the block, and for an
-// unknown pointer decides whether it is a misuse. Thread safe.
-Release release_block(void* ptr, core::result::FreeCall call, bool aligned,
+// unknown pointer decides whether it is a misuse. `caller`: the hook's return address, the
+// free's site kept in the quarantine (free_stacks=1 captures the whole stack instead).
+// Thread safe.
+Release release_block(void* ptr, core::result::FreeCall call, bool aligned, uintptr_t caller,
                       core::AllocRecord* /*out*/ out);
 
 struct ErrorEntry {

@@ -21,12 +21,16 @@ std::atomic<bool> g_warned_table_full{false};
 
 }  // namespace
 
-void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned) {
+void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned,
+                       uintptr_t hook_frame) {
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
   uintptr_t frames[core::kMaxFramesLimit];
   int depth = 0;
-  uint32_t stack_id = capture_stack_id(frames, g_flags.max_frames, &depth);
+  // Only the heap profile reads the frames themselves.
+  const bool profile = profiling();
+  uint32_t stack_id =
+      capture_stack_id(profile ? frames : nullptr, g_flags.max_frames, &depth, hook_frame);
 
   core::AllocRecord rec;
   rec.ptr = reinterpret_cast<uintptr_t>(ptr);
@@ -37,9 +41,9 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   // Between __lsan_disable and __lsan_enable this thread's blocks are not leaks.
   rec.ignored = t_thread.lsan_disabled > 0 ? 1 : 0;
   rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
-  if (g_allocs.try_insert(rec)) {
+  if (g_allocs.try_insert(rec, t_thread.heap)) {
     note_live_bytes(static_cast<int64_t>(size));
-    if (profiling()) profile_alloc(rec.ptr, size, stack_id, frames, static_cast<uint32_t>(depth));
+    if (profile) profile_alloc(rec.ptr, size, stack_id, frames, static_cast<uint32_t>(depth));
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(size, std::memory_order_relaxed);
@@ -54,7 +58,9 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
 // their allocation calls go straight to the real allocator instead of waiting on that lock.
 bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence) {
   RuntimeScope scope;
-  if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out, erase_sequence)) return false;
+  if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out, erase_sequence, t_thread.heap)) {
+    return false;
+  }
   note_live_bytes(-static_cast<int64_t>(out->size));
   if (profiling()) profile_free(out->ptr);
   if (out->reported) note_freed_after_report(out->stack_id);
@@ -65,7 +71,7 @@ void restore_record(const core::AllocRecord& rec) {
   RuntimeScope scope;
   // Re-inserting a record that was just erased needs no new slot in practice; if the shard
   // shrank its free space meanwhile and mmap fails, count the block as untracked.
-  if (g_allocs.try_restore(rec)) {
+  if (g_allocs.try_restore(rec, t_thread.heap)) {
     note_live_bytes(static_cast<int64_t>(rec.size));
     if (profiling()) profile_alloc(rec.ptr, rec.size, rec.stack_id, nullptr, 0);
   } else {

@@ -11,7 +11,10 @@ namespace memtrack::rt {
 
 // Records a new block / forgets a freed one. Must be called with the calling thread outside
 // the runtime (in_runtime() false); they enter it themselves. Keep errno unchanged.
-void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned);
+// `hook_frame`: the frame address of the hook the program called (0 if unknown), where the
+// stack capture starts leaving the runtime's frames.
+void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned,
+                       uintptr_t hook_frame = 0);
 // Returns true and fills *out if `ptr` was a tracked block, and *erase_sequence with the
 // number the allocation table gave this erase (AllocTable::try_erase).
 bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence);

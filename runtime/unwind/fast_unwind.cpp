@@ -16,6 +16,7 @@
 
 #include <atomic>
 
+#include "core/flags.h"
 #include "core/metadata_budget.h"
 #include "core/stack_depot.h"
 #include "core/unwind_rule.h"
@@ -436,9 +437,23 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
 }
 
 __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
-                                                   core::StackDepot* depot, uint32_t* /*out*/ id) {
+                                                   core::StackDepot* depot, uint32_t* /*out*/ id,
+                                                   uintptr_t hook_frame) {
+  uintptr_t own[core::kMaxFramesLimit];
+  const bool copy_frames = frames != nullptr;
+  if (!copy_frames) frames = own;
   Registers regs{0, 0, 0};
   MEMTRACK_READ_START_REGISTERS(regs);
+#if defined(__x86_64__)
+  // The hook's frame lies above this one on the stack: the walk out of the runtime starts
+  // there (and goes on through frame pointers as usual if its caller is the runtime too).
+  if (hook_frame > regs.sp && hook_frame - regs.sp < kMaxFrameBytes) {
+    regs.sp = hook_frame;
+    regs.bp = hook_frame;
+  }
+#else
+  (void)hook_frame;
+#endif
   bool is_return_address = start_of_walk(&regs);
   uint64_t hash = 0;
   StackMemo* memo_or_null = nullptr;
@@ -473,8 +488,10 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
       int depth = entry.depth;
       // A plain loop: a constant-size copy becomes rep movsq, whose start-up costs more
       // than the 10-30 words copied.
+      if (copy_frames) {
 #pragma GCC unroll 4
-      for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
+        for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
+      }
       *id = entry.stack_id;
       ++memo.hits;
       std::atomic_signal_fence(std::memory_order_seq_cst);

@@ -28,7 +28,11 @@ int fast_unwind(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
 // As fast_unwind, and the stack's id in `depot` in *id. Reuses the stack of this thread's memo
 // (stack_memo.h) when every word the earlier walk loaded is unchanged: then neither the walk
 // nor the depot lookup runs. Same result as fast_unwind + StackDepot::intern_hashed.
-int fast_unwind_interned(uintptr_t* frames, int max, core::StackDepot* depot, uint32_t* /*out*/ id);
+// `frames` may be nullptr when only the id is wanted. `hook_frame`: the frame address
+// (__builtin_frame_address(0)) of the hook the program called, or 0: on x86-64 the runtime's
+// frames are then left from there in one step instead of walked from the unwinder's own.
+int fast_unwind_interned(uintptr_t* frames, int max, core::StackDepot* depot, uint32_t* /*out*/ id,
+                         uintptr_t hook_frame = 0);
 
 // This thread's memo counters: stacks reused, lookups whose registers matched but a loaded
 // word differed, stacks stored. Zero where there is no memo (32-bit ARM).

@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include "core/ehabi_rule.h"
+#include "core/flags.h"
 #include "core/stack_depot.h"
 #endif
 
@@ -125,8 +126,10 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
 }
 
 // No memo here: each EHABI step is one cache lookup and a frame-pointer walk.
-int fast_unwind_interned(uintptr_t* frames, int max, core::StackDepot* depot,
-                         uint32_t* /*out*/ id) {
+int fast_unwind_interned(uintptr_t* frames, int max, core::StackDepot* depot, uint32_t* /*out*/ id,
+                         uintptr_t /*hook_frame*/) {
+  uintptr_t own[core::kMaxFramesLimit];
+  if (frames == nullptr) frames = own;
   uint64_t hash = 0;
   int depth = fast_unwind(frames, max, &hash);
   if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);

@@ -74,15 +74,19 @@ int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash) {
   return depth;
 }
 
-uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth) {
+uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth, uintptr_t hook_frame) {
   uint32_t id = core::StackDepot::kInvalidId;
+  uintptr_t own[core::kMaxFramesLimit];
+  // The cross-check compares the frames; the fast unwinder needs none copied otherwise.
+  if (frames == nullptr && g_flags.check_unwinder) frames = own;
   if (g_flags.fast_unwind) {
-    *depth = fast_unwind_interned(frames, max, &g_stacks, &id);
+    *depth = fast_unwind_interned(frames, max, &g_stacks, &id, hook_frame);
     // Memo hits too: the cross-check compares every stack the hooks record.
     if (*depth >= 0 && g_flags.check_unwinder) check_against_reference(frames, *depth, max);
     if (*depth >= 0) return id;
     g_fallback_stacks.fetch_add(1, std::memory_order_relaxed);
   }
+  if (frames == nullptr) frames = own;
   *depth = reference_unwind(frames, max);
   uint64_t hash = core::StackDepot::hash_frames(frames, static_cast<uint32_t>(*depth));
   return g_stacks.intern_hashed(frames, static_cast<uint32_t>(*depth), hash);

@@ -10,8 +10,9 @@ namespace memtrack::rt {
 // StackDepot::hash_frames of them. Never takes a runtime lock.
 int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
 // capture_stack and the stack's id in g_stacks: returns the id, *depth the frames stored.
-// Reuses this thread's memo of unchanged stacks (stack_memo.h) when it can.
-uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth);
+// Reuses this thread's memo of unchanged stacks (stack_memo.h) when it can. `frames` may be
+// nullptr when only the id is wanted; `hook_frame` as fast_unwind_interned's.
+uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth, uintptr_t hook_frame = 0);
 void init_unwinder();
 // check_unwinder: prints how many fast stacks differed from libgcc's. Called once at exit.
 void report_unwinder_check();

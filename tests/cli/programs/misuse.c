@@ -66,10 +66,12 @@ static void* free_on_thread(void* p) {
   return NULL;
 }
 
-// Frees blocks of its own, on a thread that starts after free_on_thread's has exited.
+// Frees blocks of its own, on a thread that starts after free_on_thread's has exited; of
+// another size, so no allocator hands it the freed block's address (memtrack's own heap
+// gives an exited thread's chunks to the next thread that asks for that size).
 static void* churn_on_thread(void* unused) {
   for (int i = 0; i < 100; ++i) {
-    void* p = malloc(100);
+    void* p = malloc(1000);
     ESCAPE(p);
     free(p);
   }

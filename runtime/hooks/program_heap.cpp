@@ -1,0 +1,107 @@
+// The program's blocks between memtrack's own heap and the real allocator (program_heap.h).
+// Calls libc (pthread keys, getrlimit, memcpy, memset) but never malloc.
+#include "runtime/hooks/program_heap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "runtime/hooks/real_functions.h"
+#include "runtime/runtime.h"
+#include "runtime/thread_state.h"
+
+namespace memtrack::rt {
+namespace {
+
+pthread_key_t g_heap_key;
+bool g_have_heap_key = false;
+
+core::SmallHeap& heap() {
+  return g_allocs.heap();
+}
+
+// At a thread's exit (pthread key destructor): its cached chunks go back for other threads.
+void retire_heap_thread(void*) {
+  RuntimeScope scope;
+  heap().retire_thread(t_thread.heap);
+}
+
+// When a thread first changes the heap (allocates, frees, records): retire_heap_thread must
+// run when it exits, before its TLS block, which the heap's list of threads points to, is
+// freed or handed to a new thread. The key is made at start-up, among the process's first,
+// so pthread_setspecific stores into the thread descriptor (keys past the first 32 would
+// make it allocate).
+void note_heap_thread(core::HeapThread& t) {
+  if (g_have_heap_key) pthread_setspecific(g_heap_key, &t);
+}
+
+}  // namespace
+
+void init_program_heap() {
+  if (g_flags.glibc_malloc) return;
+  // An address-space limit (ulimit -v) would be eaten by the heap's reservation.
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) return;
+  g_have_heap_key = pthread_key_create(&g_heap_key, retire_heap_thread) == 0;
+  if (!g_have_heap_key) return;  // threads could not give their lists back
+  heap().set_thread_registered_callback(note_heap_thread);
+  if (!heap().try_init()) return;
+}
+
+void* try_heap_allocate(size_t size, size_t alignment) {
+  // Inside the runtime (its own work, or a signal handler that interrupted it, perhaps in
+  // the middle of this thread's heap lists): the real allocator.
+  if (in_runtime() || !heap().enabled()) return nullptr;
+  RuntimeScope scope;
+  return heap().try_allocate(size, alignment, t_thread.heap);
+}
+
+bool heap_owns(const void* ptr) {
+  return heap().owns(ptr);
+}
+
+void free_block(void* ptr) {
+  if (!heap().owns(ptr)) {
+    g_real.free(ptr);
+    return;
+  }
+  if (in_runtime()) {
+    // Possibly a signal handler that interrupted this thread's own heap calls: the central
+    // list, if its lock is free (else the chunk stays allocated: lost, never corrupted).
+    heap().try_deallocate_remote(ptr);
+    return;
+  }
+  RuntimeScope scope;
+  heap().try_deallocate(ptr, t_thread.heap);
+}
+
+void* reallocate_block(void* ptr, size_t size) {
+  if (!heap().owns(ptr)) return g_real.realloc(ptr, size);
+  size_t usable = heap().usable_size(ptr);
+  if (usable == 0) {  // not an allocated chunk: nothing to copy from
+    errno = ENOMEM;
+    return nullptr;
+  }
+  if (size == 0) {
+    free_block(ptr);
+    return nullptr;
+  }
+  // Same class: the chunk still fits, and is no more than a quarter too large.
+  if (size <= usable &&
+      core::SmallHeap::class_for(size, 0) == core::SmallHeap::class_for(usable, 0)) {
+    return ptr;
+  }
+  void* fresh = try_heap_allocate(size, 0);
+  if (fresh == nullptr) fresh = g_real.malloc(size);
+  if (fresh == nullptr) return nullptr;  // errno set by malloc; the old block is untouched
+  memcpy(fresh, ptr, usable < size ? usable : size);
+  free_block(ptr);
+  return fresh;
+}
+
+size_t block_usable_size(void* ptr) {
+  return heap().owns(ptr) ? heap().usable_size(ptr) : g_real.malloc_usable_size(ptr);
+}
+
+}  // namespace memtrack::rt

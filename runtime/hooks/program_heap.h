@@ -1,0 +1,36 @@
+// Where the program's blocks come from: memtrack's own heap (core/small_heap.h) for what it
+// can serve, the real allocator (glibc) for the rest, and for every call made inside the
+// runtime. A pointer of the heap never reaches the real allocator, and the heap refuses
+// whatever is not one of its allocated chunks, so neither allocator's lists can be broken
+// by a bad pointer. These are the allocator calls only; recording is the hooks' business
+// (record/record.h). Runtime-safe: no malloc of its own. Internal to hooks/.
+#pragma once
+
+#include <cstddef>
+
+namespace memtrack::rt {
+
+// At start-up, after the options are read: reserves the heap unless glibc_malloc is set or
+// the machine cannot give the address space (then every block comes from glibc).
+void init_program_heap();
+
+// A chunk of the heap for `size` bytes at `alignment` (0: malloc's; otherwise a power of
+// two), or nullptr if the heap cannot serve it: it is off, the size or alignment is beyond
+// it, its memory ran out, or the calling thread is inside the runtime. The caller then
+// calls the real allocator's function, which keeps glibc's exact semantics for what the
+// heap does not serve (errno, EINVAL, rounding).
+void* try_heap_allocate(size_t size, size_t alignment);
+// True if `ptr` lies in the heap (an allocated chunk or not).
+bool heap_owns(const void* ptr);
+// Frees a block of either allocator. A heap pointer that is not an allocated chunk (a double
+// or invalid free the misuse check did not stop) is dropped, never passed on.
+void free_block(void* ptr);
+// realloc on a block of either allocator: a heap block grows into a new block (of the heap
+// or the real allocator) unless its chunk still fits, a real block stays with the real
+// allocator. realloc(ptr, 0) frees and returns nullptr, as glibc's does.
+void* reallocate_block(void* ptr, size_t size);
+// malloc_usable_size of a block of either allocator (0 for a heap pointer that is not an
+// allocated chunk).
+size_t block_usable_size(void* ptr);
+
+}  // namespace memtrack::rt
