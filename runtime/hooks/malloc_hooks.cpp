@@ -4,6 +4,7 @@
 // Runtime-safe: nothing here allocates itself (an allocation from inside the runtime scope is
 // forwarded untouched, and aborts in an allocation-guard build: runtime/alloc_guard.h).
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -251,3 +252,45 @@ MEMTRACK_EXPORT_C size_t malloc_usable_size(void* ptr) {
   if (rt::must_bootstrap()) return 0;
   return rt::block_usable_size(ptr);
 }
+
+namespace {
+
+rt::RealFunction<struct mallinfo2 (*)()> g_real_mallinfo2{"mallinfo2"};
+rt::RealFunction<struct mallinfo (*)()> g_real_mallinfo{"mallinfo"};
+
+// glibc's counts plus memtrack's heap, whose segments are memory the allocator has from the
+// system (arena) and whose recorded blocks are in use (uordblks), the rest free (fordblks),
+// so a program that watches its heap through mallinfo2 still sees its small blocks.
+void add_heap_usage(size_t& arena, size_t& in_use, size_t& free_bytes) {
+  rt::HeapUsage usage = rt::heap_usage();
+  arena += usage.segment_bytes;
+  in_use += usage.live_bytes;
+  free_bytes += usage.segment_bytes > usage.live_bytes ? usage.segment_bytes - usage.live_bytes : 0;
+}
+
+}  // namespace
+
+MEMTRACK_EXPORT_C struct mallinfo2 mallinfo2() {
+  struct mallinfo2 info = {};
+  if (auto real = g_real_mallinfo2.get(); real != nullptr) info = real();
+  if (!rt::must_bootstrap()) add_heap_usage(info.arena, info.uordblks, info.fordblks);
+  return info;
+}
+
+// The older form, with int fields (glibc deprecates it; they wrap past 2 GiB as glibc's do).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+MEMTRACK_EXPORT_C struct mallinfo mallinfo() {
+  struct mallinfo info = {};
+  if (auto real = g_real_mallinfo.get(); real != nullptr) info = real();
+  if (rt::must_bootstrap()) return info;
+  size_t arena = 0;
+  size_t in_use = 0;
+  size_t free_bytes = 0;
+  add_heap_usage(arena, in_use, free_bytes);
+  info.arena = static_cast<int>(static_cast<unsigned>(info.arena) + arena);
+  info.uordblks = static_cast<int>(static_cast<unsigned>(info.uordblks) + in_use);
+  info.fordblks = static_cast<int>(static_cast<unsigned>(info.fordblks) + free_bytes);
+  return info;
+}
+#pragma GCC diagnostic pop

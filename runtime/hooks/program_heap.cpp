@@ -54,7 +54,12 @@ void* try_heap_allocate(size_t size, size_t alignment) {
   // the middle of this thread's heap lists): the real allocator.
   if (in_runtime() || !heap().enabled()) return nullptr;
   RuntimeScope scope;
-  return heap().try_allocate(size, alignment, t_thread.heap);
+  int saved_errno = errno;
+  void* p = heap().try_allocate(size, alignment, t_thread.heap);
+  // A failed mmap for a new segment is not the program's error: glibc serves the call now,
+  // and sets errno only if it fails too.
+  if (p == nullptr) errno = saved_errno;
+  return p;
 }
 
 bool heap_owns(const void* ptr) {
@@ -102,6 +107,13 @@ void* reallocate_block(void* ptr, size_t size) {
 
 size_t block_usable_size(void* ptr) {
   return heap().owns(ptr) ? heap().usable_size(ptr) : g_real.malloc_usable_size(ptr);
+}
+
+HeapUsage heap_usage() {
+  if (!heap().enabled()) return {};
+  RuntimeScope scope;
+  return {.segment_bytes = heap().segment_bytes(),
+          .live_bytes = static_cast<size_t>(heap().totals().live_bytes)};
 }
 
 }  // namespace memtrack::rt

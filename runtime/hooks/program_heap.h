@@ -33,4 +33,12 @@ void* reallocate_block(void* ptr, size_t size);
 // allocated chunk).
 size_t block_usable_size(void* ptr);
 
+// What the heap holds, for mallinfo2 (glibc's statistics see only glibc's blocks): the
+// bytes of its segments, and the requested bytes of the blocks recorded in them.
+struct HeapUsage {
+  size_t segment_bytes = 0;
+  size_t live_bytes = 0;
+};
+HeapUsage heap_usage();
+
 }  // namespace memtrack::rt
