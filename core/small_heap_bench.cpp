@@ -1,0 +1,163 @@
+// Google Benchmark: a block's whole life in memtrack's own heap (allocate, record, erase the
+// record, free) against the same life with glibc's malloc and a record in the allocation
+// table, the path the heap replaced; on a small working set and among 1M live blocks.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "core/alloc_table.h"
+#include "core/small_heap.h"
+
+namespace memtrack::core {
+namespace {
+
+// One heap for the whole process, as the runtime has; each benchmark thread has its own
+// HeapThread, as each of the program's threads has.
+SmallHeap* shared_heap() {
+  static SmallHeap* heap = [] {
+    auto* h = new SmallHeap();
+    if (!h->try_init()) std::abort();
+    return h;
+  }();
+  return heap;
+}
+thread_local HeapThread t_heap_thread;
+
+AllocTable* shared_table() {
+  static AllocTable* table = new AllocTable();
+  return table;
+}
+
+AllocRecord record_of(void* p, size_t size) {
+  AllocRecord rec;
+  rec.ptr = reinterpret_cast<uintptr_t>(p);
+  rec.size = size;
+  rec.stack_id = 7;
+  return rec;
+}
+
+constexpr size_t kWorkingSet = 4096;
+constexpr size_t kBlockSize = 48;
+
+// Each thread keeps 4096 live blocks and replaces a pseudo-random one per iteration (the
+// churn workload's non-LIFO pattern): free with its record, allocate and record anew.
+void BM_HeapReplaceBlock(benchmark::State& state) {
+  SmallHeap* heap = shared_heap();
+  HeapThread& t = t_heap_thread;
+  std::vector<void*> blocks(kWorkingSet);
+  for (void*& p : blocks) {
+    p = heap->try_allocate(kBlockSize, 0, t);
+    (void)heap->set_record(record_of(p, kBlockSize), t);
+  }
+  uint64_t i = 0;
+  for (auto _ : state) {
+    size_t slot = (i++ * 2654435761u) % kWorkingSet;
+    AllocRecord old;
+    uint64_t sequence = 0;
+    heap->try_erase(reinterpret_cast<uintptr_t>(blocks[slot]), &old, &sequence, t);
+    heap->try_deallocate(blocks[slot], t);
+    void* p = heap->try_allocate(kBlockSize, 0, t);
+    benchmark::DoNotOptimize(heap->set_record(record_of(p, kBlockSize), t));
+    blocks[slot] = p;
+  }
+  for (void* p : blocks) {
+    AllocRecord old;
+    uint64_t sequence = 0;
+    heap->try_erase(reinterpret_cast<uintptr_t>(p), &old, &sequence, t);
+    heap->try_deallocate(p, t);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+BENCHMARK(BM_HeapReplaceBlock)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+
+// The same with glibc's malloc and free and a record in the allocation table.
+void BM_GlibcAndTableReplaceBlock(benchmark::State& state) {
+  AllocTable* table = shared_table();
+  std::vector<void*> blocks(kWorkingSet);
+  for (void*& p : blocks) {
+    p = std::malloc(kBlockSize);
+    (void)table->try_insert(record_of(p, kBlockSize));
+  }
+  uint64_t i = 0;
+  for (auto _ : state) {
+    size_t slot = (i++ * 2654435761u) % kWorkingSet;
+    AllocRecord old;
+    table->try_erase(reinterpret_cast<uintptr_t>(blocks[slot]), &old);
+    std::free(blocks[slot]);
+    void* p = std::malloc(kBlockSize);
+    benchmark::DoNotOptimize(table->try_insert(record_of(p, kBlockSize)));
+    blocks[slot] = p;
+  }
+  for (void* p : blocks) {
+    AllocRecord old;
+    table->try_erase(reinterpret_cast<uintptr_t>(p), &old);
+    std::free(p);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+}
+BENCHMARK(BM_GlibcAndTableReplaceBlock)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+
+// A large heap: 1M live blocks of 32 bytes, one replaced per iteration, in allocation
+// order (a program freeing what it allocated together) or in random order (the worst case).
+constexpr size_t kLargeHeapBlocks = size_t{1} << 20;
+constexpr size_t kLargeBlockSize = 32;
+
+void BM_HeapReplaceAmongMillion(benchmark::State& state) {
+  SmallHeap* heap = shared_heap();
+  HeapThread& t = t_heap_thread;
+  static std::vector<void*>* blocks = [&] {
+    auto* v = new std::vector<void*>(kLargeHeapBlocks);
+    for (void*& p : *v) {
+      p = heap->try_allocate(kLargeBlockSize, 0, t);
+      (void)heap->set_record(record_of(p, kLargeBlockSize), t);
+    }
+    return v;
+  }();
+  bool in_order = state.range(0) != 0;
+  uint64_t i = 0;
+  for (auto _ : state) {
+    size_t slot = in_order ? i % kLargeHeapBlocks : (i * 2654435761u) % kLargeHeapBlocks;
+    ++i;
+    void* old_block = (*blocks)[slot];
+    AllocRecord old;
+    uint64_t sequence = 0;
+    heap->try_erase(reinterpret_cast<uintptr_t>(old_block), &old, &sequence, t);
+    heap->try_deallocate(old_block, t);
+    void* p = heap->try_allocate(kLargeBlockSize, 0, t);
+    benchmark::DoNotOptimize(heap->set_record(record_of(p, kLargeBlockSize), t));
+    (*blocks)[slot] = p;
+  }
+  state.SetLabel(in_order ? "allocation order" : "random order");
+}
+BENCHMARK(BM_HeapReplaceAmongMillion)->Arg(1)->Arg(0);
+
+void BM_GlibcAndTableReplaceAmongMillion(benchmark::State& state) {
+  static AllocTable* table = new AllocTable();
+  static std::vector<void*>* blocks = [] {
+    auto* v = new std::vector<void*>(kLargeHeapBlocks);
+    for (void*& p : *v) {
+      p = std::malloc(kLargeBlockSize);
+      (void)table->try_insert(record_of(p, kLargeBlockSize));
+    }
+    return v;
+  }();
+  bool in_order = state.range(0) != 0;
+  uint64_t i = 0;
+  for (auto _ : state) {
+    size_t slot = in_order ? i % kLargeHeapBlocks : (i * 2654435761u) % kLargeHeapBlocks;
+    ++i;
+    void* old_block = (*blocks)[slot];
+    AllocRecord old;
+    table->try_erase(reinterpret_cast<uintptr_t>(old_block), &old);
+    std::free(old_block);
+    void* p = std::malloc(kLargeBlockSize);
+    benchmark::DoNotOptimize(table->try_insert(record_of(p, kLargeBlockSize)));
+    (*blocks)[slot] = p;
+  }
+  state.SetLabel(in_order ? "allocation order" : "random order");
+}
+BENCHMARK(BM_GlibcAndTableReplaceAmongMillion)->Arg(1)->Arg(0);
+
+}  // namespace
+}  // namespace memtrack::core
