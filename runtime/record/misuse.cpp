@@ -457,7 +457,7 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t 
     e.address = out->ptr;
     e.block_start = out->ptr;
     e.block_size = out->size;
-    record_error(e);  // glibc's new and malloc share one heap: the block is still freed
+    record_error(e);  // new and malloc share one heap (memtrack's or glibc's): still freed
   }
   quarantine(*out, erase_sequence, call, caller);
   return Release::kTracked;
