@@ -103,6 +103,20 @@ BENCHMARK(BM_GlibcAndTableReplaceBlock)->Threads(1)->Threads(2)->Threads(4)->Use
 constexpr size_t kLargeHeapBlocks = size_t{1} << 20;
 constexpr size_t kLargeBlockSize = 32;
 
+// Replaces one block per iteration (replace(old block) returns the new one), in allocation
+// order or at random.
+template <typename Replace>
+void replace_among_million(benchmark::State& state, std::vector<void*>& blocks, Replace replace) {
+  bool in_order = state.range(0) != 0;
+  uint64_t i = 0;
+  for (auto _ : state) {
+    size_t slot = in_order ? i % kLargeHeapBlocks : (i * 2654435761u) % kLargeHeapBlocks;
+    ++i;
+    blocks[slot] = replace(blocks[slot]);
+  }
+  state.SetLabel(in_order ? "allocation order" : "random order");
+}
+
 void BM_HeapReplaceAmongMillion(benchmark::State& state) {
   SmallHeap* heap = shared_heap();
   HeapThread& t = t_heap_thread;
@@ -114,21 +128,15 @@ void BM_HeapReplaceAmongMillion(benchmark::State& state) {
     }
     return v;
   }();
-  bool in_order = state.range(0) != 0;
-  uint64_t i = 0;
-  for (auto _ : state) {
-    size_t slot = in_order ? i % kLargeHeapBlocks : (i * 2654435761u) % kLargeHeapBlocks;
-    ++i;
-    void* old_block = (*blocks)[slot];
+  replace_among_million(state, *blocks, [&](void* old_block) {
     AllocRecord old;
     uint64_t sequence = 0;
     heap->try_erase(reinterpret_cast<uintptr_t>(old_block), &old, &sequence, t);
     heap->try_deallocate(old_block, t);
     void* p = heap->try_allocate(kLargeBlockSize, 0, t);
     benchmark::DoNotOptimize(heap->set_record(record_of(p, kLargeBlockSize), t));
-    (*blocks)[slot] = p;
-  }
-  state.SetLabel(in_order ? "allocation order" : "random order");
+    return p;
+  });
 }
 BENCHMARK(BM_HeapReplaceAmongMillion)->Arg(1)->Arg(0);
 
@@ -142,20 +150,14 @@ void BM_GlibcAndTableReplaceAmongMillion(benchmark::State& state) {
     }
     return v;
   }();
-  bool in_order = state.range(0) != 0;
-  uint64_t i = 0;
-  for (auto _ : state) {
-    size_t slot = in_order ? i % kLargeHeapBlocks : (i * 2654435761u) % kLargeHeapBlocks;
-    ++i;
-    void* old_block = (*blocks)[slot];
+  replace_among_million(state, *blocks, [&](void* old_block) {
     AllocRecord old;
     table->try_erase(reinterpret_cast<uintptr_t>(old_block), &old);
     std::free(old_block);
     void* p = std::malloc(kLargeBlockSize);
     benchmark::DoNotOptimize(table->try_insert(record_of(p, kLargeBlockSize)));
-    (*blocks)[slot] = p;
-  }
-  state.SetLabel(in_order ? "allocation order" : "random order");
+    return p;
+  });
 }
 BENCHMARK(BM_GlibcAndTableReplaceAmongMillion)->Arg(1)->Arg(0);
 
