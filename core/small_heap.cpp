@@ -1,6 +1,7 @@
 // memtrack's own allocator (small_heap.h). Runtime-safe: mmap and mprotect only, no malloc.
 #include "core/small_heap.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -142,21 +143,22 @@ __attribute__((always_inline)) inline bool SmallHeap::locate(uintptr_t p, size_t
   return true;
 }
 
-AllocRecord SmallHeap::unpack(size_t c, uintptr_t meta, uint64_t data, uint64_t info) const {
-  AllocRecord rec;
-  rec.ptr = chunk_of(c, meta);
-  rec.size = data & ((uint64_t{1} << kSizeBits) - 1);
-  rec.stack_id = static_cast<uint32_t>(data >> kSizeBits);
-  rec.family = static_cast<AllocFamily>((info >> kFamilyShift) & 3);
-  rec.aligned = (info & kAlignedBit) != 0 ? 1 : 0;
-  rec.ignored = (info & kIgnoredBit) != 0 ? 1 : 0;
-  rec.reported = (info & kReportedBit) != 0 ? 1 : 0;
-  rec.epoch = static_cast<uint16_t>((info >> kEpochShift) % kEpochModulus);
-  rec.sequence = info >> kSequenceShift;
-  return rec;
+__attribute__((always_inline)) inline bool SmallHeap::locate_for(uintptr_t p, HeapThread& t,
+                                                                 size_t* c, Meta** meta) const {
+  if (~p == t.located_chunk_inverted) {
+    *c = t.located_class;
+    *meta = reinterpret_cast<Meta*>(t.located_meta);
+    return true;
+  }
+  if (!locate(p, c, meta)) return false;
+  t.located_chunk_inverted = ~p;
+  t.located_meta = reinterpret_cast<uintptr_t>(*meta);
+  t.located_class = *c;
+  return true;
 }
 
-uint64_t SmallHeap::pack_info(const AllocRecord& rec, uint64_t kept) {
+__attribute__((always_inline)) inline uint64_t SmallHeap::pack_info(const AllocRecord& rec,
+                                                                    uint64_t kept) {
   return (kept & kSequenceMask) | kAllocatedBit | kRecordedBit |
          static_cast<uint64_t>(rec.family) << kFamilyShift | (rec.aligned != 0 ? kAlignedBit : 0) |
          (rec.ignored != 0 ? kIgnoredBit : 0) | (rec.reported != 0 ? kReportedBit : 0) |
@@ -165,9 +167,14 @@ uint64_t SmallHeap::pack_info(const AllocRecord& rec, uint64_t kept) {
 
 void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
   if (segment_class_ == nullptr || t.retired) return nullptr;
-  int cls = class_for(size, alignment);
-  if (cls < 0) return nullptr;
-  auto c = static_cast<size_t>(cls);
+  size_t c = 0;
+  if (size <= 256 && alignment <= 16) [[likely]] {  // class_for's first range, without a call
+    c = size == 0 ? 0 : (size + 15) / 16 - 1;
+  } else {
+    int cls = class_for(size, alignment);
+    if (cls < 0) return nullptr;
+    c = static_cast<size_t>(cls);
+  }
   HeapThread::List& list = t.lists[c];
   uintptr_t m;
   if (list.head != 0) [[likely]] {
@@ -184,7 +191,11 @@ void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
   Meta& meta = *reinterpret_cast<Meta*>(m);
   uint64_t info = meta.info.load(std::memory_order_relaxed);
   meta.info.store((info & kSequenceMask) | kAllocatedBit, std::memory_order_relaxed);
-  return reinterpret_cast<void*>(chunk_of(c, m));
+  uintptr_t chunk = chunk_of(c, m);
+  t.located_chunk_inverted = ~chunk;  // for the set_record that follows
+  t.located_meta = m;
+  t.located_class = c;
+  return reinterpret_cast<void*>(chunk);
 }
 
 // Takes a batch from the central list, or carves fresh chunks from the class's newest
@@ -206,6 +217,8 @@ bool SmallHeap::refill(size_t c, HeapThread& t) {
     Meta& last_meta = *reinterpret_cast<Meta*>(last);
     central.head = last_meta.data.load(std::memory_order_relaxed);
     central.count -= taken;
+    if (central.count < central.lowest_count) central.lowest_count = central.count;
+    if (central.count < central.released) central.released = central.count;
     last_meta.data.store(list.head, std::memory_order_relaxed);
     list.head = head;
     list.count += taken;
@@ -287,8 +300,80 @@ void SmallHeap::spill(size_t c, HeapThread& t, uint32_t keep) {
     list.head = 0;
   }
   list.count = keep;
-  SpinLockGuard guard(central_[c].lock);
-  push_central_locked(c, head, tail, moved);
+  {
+    SpinLockGuard guard(central_[c].lock);
+    push_central_locked(c, head, tail, moved);
+  }
+  release_idle_pages();
+}
+
+// The chunks sorted by address, so runs of neighbouring free chunks show: a page inside such
+// a run holds no allocated byte. The list's links are in the records, never in the pages
+// given back; a chunk given back reads as zero when next used.
+size_t SmallHeap::release_tail_locked(size_t c, uint32_t tail) {
+  Central& central = central_[c];
+  if (tail > central.count) tail = central.count;
+  if (tail <= central.released) return 0;
+  uint32_t wanted = tail - central.released;  // chunks [count - tail, count - released)
+  size_t scratch_bytes = size_t{wanted} * sizeof(uintptr_t);
+  auto* records = static_cast<uintptr_t*>(sys::map_pages(scratch_bytes));
+  if (records == nullptr) return 0;  // the memory stays with the heap, as before
+  uintptr_t m = central.head;
+  for (uint32_t i = 0; i < central.count - tail && m != 0; ++i) {
+    m = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed);
+  }
+  size_t n = 0;
+  for (; m != 0 && n < wanted;
+       m = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed)) {
+    records[n++] = m;
+  }
+  // Records lie in chunk order, and the records of two segments never touch.
+  std::sort(records, records + n);
+  size_t size = kClassSizes[c];
+  size_t released = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && records[j] == records[j - 1] + sizeof(Meta)) ++j;
+    uintptr_t from = round_up(chunk_of(c, records[i]), kPage);
+    uintptr_t to = (chunk_of(c, records[j - 1]) + size) & ~(uintptr_t{kPage} - 1);
+    if (to > from && sys::release_pages(reinterpret_cast<void*>(from), to - from)) {
+      released += to - from;
+    }
+    i = j;
+  }
+  sys::unmap_pages(records, scratch_bytes);
+  central.released = tail;
+  return released;
+}
+
+void SmallHeap::release_idle_pages() {
+  uint64_t now = sys::monotonic_ns();
+  uint64_t due = next_release_check_ns_.load(std::memory_order_relaxed);
+  if (now < due || !next_release_check_ns_.compare_exchange_strong(due, now + release_delay_ns_,
+                                                                   std::memory_order_relaxed)) {
+    return;  // not yet, or another thread does it
+  }
+  int saved_errno = sys::get_errno();  // free() leaves errno alone, even if mmap fails here
+  for (size_t c = 0; c < kHeapClasses; ++c) {
+    Central& central = central_[c];
+    if (!central.lock.try_lock()) continue;  // busy: next time
+    release_tail_locked(c, central.lowest_count);
+    central.lowest_count = central.count;
+    central.lock.unlock();
+  }
+  sys::set_errno(saved_errno);
+}
+
+size_t SmallHeap::trim(HeapThread& t) {
+  if (segment_class_ == nullptr) return 0;
+  size_t released = 0;
+  for (size_t c = 0; c < kHeapClasses; ++c) {
+    if (!t.retired) spill(c, t, 0);  // the caller's own cached chunks too
+    SpinLockGuard guard(central_[c].lock);
+    central_[c].released = 0;  // all of it, pages between old and new chunks included
+    released += release_tail_locked(c, central_[c].count);
+  }
+  return released;
 }
 
 // A page of counter slots, mapped when every slot is taken and never unmapped.
@@ -321,23 +406,29 @@ HeapCounters* SmallHeap::counters_of(HeapThread& t) {
 
 // Numbers start at 1 (0 is never one: the quarantine's "being written"). 40 bits: 10^12
 // records before they wrap.
-uint64_t SmallHeap::next_sequence(HeapThread& t, uint64_t chunk_last) {
+__attribute__((always_inline)) inline uint64_t SmallHeap::next_sequence(HeapThread& t,
+                                                                        uint64_t chunk_last) {
   uint64_t next = (t.sequence > chunk_last ? t.sequence : chunk_last) + 1;
-  if (++t.unsynced >= kSequenceSync) {
-    t.unsynced = 0;
-    uint64_t shared = sequence_.load(std::memory_order_relaxed);
-    while (shared < next &&
-           !sequence_.compare_exchange_weak(shared, next, std::memory_order_relaxed)) {
-    }
-    if (shared > next) next = shared + 1;
+  if (++t.unsynced >= kSequenceSync) [[unlikely]] {
+    next = synchronise_sequence(t, next);
   }
   t.sequence = next;
   return next;
 }
 
-void SmallHeap::count_insert(HeapThread& t, int64_t count, int64_t bytes) {
-  HeapCounters* counters = counters_of(t);
-  if (counters == nullptr) {  // retired, or no slot: shared atomics
+uint64_t SmallHeap::synchronise_sequence(HeapThread& t, uint64_t next) {
+  t.unsynced = 0;
+  uint64_t shared = sequence_.load(std::memory_order_relaxed);
+  while (shared < next &&
+         !sequence_.compare_exchange_weak(shared, next, std::memory_order_relaxed)) {
+  }
+  return shared > next ? shared + 1 : next;
+}
+
+__attribute__((always_inline)) inline void SmallHeap::count_insert(HeapThread& t, int64_t count,
+                                                                   int64_t bytes) {
+  HeapCounters* counters = t.counters != nullptr ? t.counters : counters_of(t);
+  if (counters == nullptr) [[unlikely]] {  // retired, or no slot: shared atomics
     retired_inserted_.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
     retired_inserted_bytes_.fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
     return;
@@ -346,9 +437,10 @@ void SmallHeap::count_insert(HeapThread& t, int64_t count, int64_t bytes) {
   add_relaxed(counters->inserted_bytes, bytes);
 }
 
-void SmallHeap::count_erase(HeapThread& t, int64_t count, int64_t bytes) {
-  HeapCounters* counters = counters_of(t);
-  if (counters == nullptr) {
+__attribute__((always_inline)) inline void SmallHeap::count_erase(HeapThread& t, int64_t count,
+                                                                  int64_t bytes) {
+  HeapCounters* counters = t.counters != nullptr ? t.counters : counters_of(t);
+  if (counters == nullptr) [[unlikely]] {
     retired_erased_.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
     retired_erased_bytes_.fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
     return;
@@ -361,7 +453,7 @@ bool SmallHeap::try_deallocate(void* p, HeapThread& t) {
   if (t.retired) return try_deallocate_remote(p);
   size_t c;
   Meta* meta;
-  if (!locate(reinterpret_cast<uintptr_t>(p), &c, &meta)) return false;
+  if (!locate_for(reinterpret_cast<uintptr_t>(p), t, &c, &meta)) return false;
   uint64_t info = meta->info.load(std::memory_order_relaxed);
   if ((info & kAllocatedBit) == 0) return false;
   if ((info & kRecordedBit) != 0) {
@@ -414,7 +506,7 @@ size_t SmallHeap::usable_size(const void* p) const {
 bool SmallHeap::set_record(const AllocRecord& rec, HeapThread& t) {
   size_t c;
   Meta* meta;
-  if (!locate(rec.ptr, &c, &meta)) return false;
+  if (!locate_for(rec.ptr, t, &c, &meta)) return false;
   uint64_t info = meta->info.load(std::memory_order_relaxed);
   if ((info & kAllocatedBit) == 0 || rec.size >= (uint64_t{1} << kSizeBits)) return false;
   meta->data.store(rec.size | static_cast<uint64_t>(rec.stack_id) << kSizeBits,
@@ -428,11 +520,10 @@ bool SmallHeap::set_record(const AllocRecord& rec, HeapThread& t) {
 bool SmallHeap::try_erase(uintptr_t ptr, AllocRecord* out, uint64_t* sequence, HeapThread& t) {
   size_t c;
   Meta* meta;
-  if (!locate(ptr, &c, &meta)) return false;
+  if (!locate_for(ptr, t, &c, &meta)) return false;
   uint64_t info = meta->info.load(std::memory_order_relaxed);
   if ((info & kRecordedBit) == 0) return false;
-  *out = unpack(c, reinterpret_cast<uintptr_t>(meta), meta->data.load(std::memory_order_relaxed),
-                info);
+  unpack(ptr, meta->data.load(std::memory_order_relaxed), info, out);
   meta->info.store(info & (kSequenceMask | kAllocatedBit), std::memory_order_relaxed);
   if (sequence != nullptr) *sequence = out->sequence;
   count_erase(t, 1, static_cast<int64_t>(out->size));
@@ -454,8 +545,7 @@ bool SmallHeap::try_lookup(uintptr_t ptr, AllocRecord* out) const {
   if (!locate(ptr, &c, &meta)) return false;
   uint64_t info = meta->info.load(std::memory_order_acquire);
   if ((info & kRecordedBit) == 0) return false;
-  *out = unpack(c, reinterpret_cast<uintptr_t>(meta), meta->data.load(std::memory_order_relaxed),
-                info);
+  unpack(ptr, meta->data.load(std::memory_order_relaxed), info, out);
   return true;
 }
 

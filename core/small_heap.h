@@ -12,8 +12,9 @@
 // is at segment + chunk_offset + i * size, its record at segment + 64 + 16 * i. A byte per
 // 2 MiB of address space (segment_class_, reserved without memory behind it and touched
 // only where segments are) says whether the heap has a segment there, and of which class:
-// owns() is one load. Segments are never unmapped, so their memory is only given back to
-// the program's later allocations of the same class.
+// owns() is one load. Segments are never unmapped and never change class; the memory of
+// free chunks that no thread took for a whole second goes back to the system, whole pages at
+// a time (release_idle_pages), and so does every free chunk's at trim() (malloc_trim).
 //
 // Every chunk is free, allocated (handed out, no record yet: a FILE object glibc allocates
 // inside fopen), or allocated and recorded. Free chunks are kept in singly linked lists
@@ -60,6 +61,15 @@ struct HeapThread {
   uint64_t sequence;       // the last sequence number this thread gave (set_record)
   uint32_t unsynced;       // records since the thread last synchronised it
   bool retired;            // retire_thread ran: the central lists from now on
+  // The chunk this thread last allocated or erased a record of, its class and its record's
+  // address: the next call on it (a set_record after try_allocate, a try_deallocate after
+  // try_erase) skips the arithmetic of locating it. Valid for the whole run, since a chunk's
+  // place follows from its address and segments never go away or change class. The chunk's
+  // address is kept inverted: this lives in thread-local storage, which the leak scan reads
+  // as a root, and a plain copy would keep a block the program dropped reachable.
+  uintptr_t located_chunk_inverted;
+  uintptr_t located_meta;
+  size_t located_class;
 };
 
 // Thread safe, except for the test_only_ and fork functions. Zero-initialised memory is a
@@ -168,6 +178,17 @@ class SmallHeap {
   // Bytes of the segments made so far.
   size_t segment_bytes() const;
 
+  // Gives the memory of every free chunk in the central lists (and the calling thread's, `t`)
+  // back to the system, whole pages at a time: malloc_trim. Returns the bytes of the ranges
+  // given back (0: none).
+  size_t trim(HeapThread& t);
+  // How long a free chunk stays unused before its pages go back: long enough that a program
+  // which frees and allocates again in rounds keeps its memory (a release costs a page fault
+  // per page at the next use), short enough that one whose heap shrank for good gives it back
+  // soon. jemalloc's decay works the same way, at 10 s by default.
+  static constexpr uint64_t kReleaseDelayNs = 1'000'000'000;
+  void test_only_set_release_delay(uint64_t ns) { release_delay_ns_ = ns; }
+
   // At a thread's exit: its lists and fresh chunks go to the central lists, its counters
   // to the retired totals (and their slot to the next new thread). Later calls with this
   // `t` use the central lists directly. A thread that exits without it loses its cached
@@ -228,8 +249,13 @@ class SmallHeap {
 
   struct alignas(64) Central {
     SpinLock lock;
-    uintptr_t head = 0;                       // record address of the first free chunk; 0: empty
-    uint32_t count = 0;                       // chunks in the list
+    uintptr_t head = 0;  // record address of the first free chunk; 0: empty
+    uint32_t count = 0;  // chunks in the list
+    // The central list is last in, first out: its last `lowest_count` chunks (the lowest
+    // count since the last idle check) were not taken since that check, and its last
+    // `released` were given back to the system and not taken since.
+    uint32_t lowest_count = 0;
+    uint32_t released = 0;
     std::atomic<Segment*> segments{nullptr};  // newest first (its carved part may grow)
     size_t segment_count = 0;
   };
@@ -242,10 +268,25 @@ class SmallHeap {
   const Segment* first_segment(size_t c) const {
     return central_[c].segments.load(std::memory_order_acquire);
   }
-  // The class and record of the allocated chunk starting at `p`; false if there is none.
+  // The class and record of the chunk starting at `p` (allocated or not); false if there is
+  // none. locate_for does the same through the thread's last located chunk.
   bool locate(uintptr_t p, size_t* /*out*/ c, Meta** /*out*/ meta) const;
+  bool locate_for(uintptr_t p, HeapThread& t, size_t* /*out*/ c, Meta** /*out*/ meta) const;
   static uintptr_t chunk_of(size_t c, uintptr_t meta);
-  AllocRecord unpack(size_t c, uintptr_t meta, uint64_t data, uint64_t info) const;
+  // The record of the chunk at `chunk` from its two words, written field by field into *rec
+  // (built in a temporary and copied, its narrow stores were read back as 16-byte loads that
+  // the CPU could not forward: a stall of 10-20 cycles in every free).
+  static void unpack(uintptr_t chunk, uint64_t data, uint64_t info, AllocRecord* /*out*/ rec) {
+    rec->ptr = chunk;
+    rec->size = data & ((uint64_t{1} << kSizeBits) - 1);
+    rec->stack_id = static_cast<uint32_t>(data >> kSizeBits);
+    rec->family = static_cast<AllocFamily>((info >> kFamilyShift) & 3);
+    rec->aligned = (info & kAlignedBit) != 0 ? 1 : 0;
+    rec->ignored = (info & kIgnoredBit) != 0 ? 1 : 0;
+    rec->reported = (info & kReportedBit) != 0 ? 1 : 0;
+    rec->epoch = static_cast<uint16_t>((info >> kEpochShift) % kEpochModulus);
+    rec->sequence = info >> kSequenceShift;
+  }
   static uint64_t pack_info(const AllocRecord& rec, uint64_t kept);
   // The record of chunk `i` if it has one, read whole while other threads may change it:
   // its state, its data, then its state again (the writers store the state before a free
@@ -257,7 +298,7 @@ class SmallHeap {
     if ((info & kRecordedBit) == 0) return false;
     uint64_t data = m.data.load(std::memory_order_acquire);
     if (m.info.load(std::memory_order_relaxed) != info) return false;
-    *rec = unpack(c, reinterpret_cast<uintptr_t>(&m), data, info);
+    unpack(chunk_of(c, reinterpret_cast<uintptr_t>(&m)), data, info, rec);
     if (info_out != nullptr) *info_out = info;
     return true;
   }
@@ -266,12 +307,20 @@ class SmallHeap {
   Segment* new_segment_locked(size_t c);
   void spill(size_t c, HeapThread& t, uint32_t keep);
   void push_central_locked(size_t c, uintptr_t head, uintptr_t tail, uint32_t count);
+  // Gives back the pages that lie wholly within the last `tail` chunks of the central list of
+  // class c (not those of its last `central.released`, given back before). Returns the bytes
+  // of the ranges given back.
+  size_t release_tail_locked(size_t c, uint32_t tail);
+  // Once per release_delay_ns_, from a thread that spills: every class's chunks that stayed
+  // in its central list since the last check go back to the system.
+  void release_idle_pages();
   // The calling thread's counters, taken from the registry at its first change to the heap;
   // nullptr if no slot can be mapped (the counts then go to the retired totals).
   HeapCounters* counters_of(HeapThread& t);
   void count_insert(HeapThread& t, int64_t count, int64_t bytes);
   void count_erase(HeapThread& t, int64_t count, int64_t bytes);
   uint64_t next_sequence(HeapThread& t, uint64_t chunk_last);
+  uint64_t synchronise_sequence(HeapThread& t, uint64_t next);
 
   // One byte per 2 MiB of address space below kAddressLimit: 1 + the class of the heap's
   // segment there, 0 if none. Written once per segment (under arena_lock_).
@@ -292,6 +341,8 @@ class SmallHeap {
   HeapCounters* free_counters_ = nullptr;
   void (*on_registered_)(HeapThread& t) = nullptr;
   std::atomic<uint64_t> sequence_{0};  // the highest number a thread has synchronised
+  uint64_t release_delay_ns_ = kReleaseDelayNs;
+  std::atomic<uint64_t> next_release_check_ns_{0};
   // Counters of retired threads (and of frees made outside any thread's lists).
   std::atomic<uint64_t> retired_inserted_{0};
   std::atomic<uint64_t> retired_inserted_bytes_{0};

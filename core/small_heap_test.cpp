@@ -3,6 +3,7 @@
 #include "core/small_heap.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <memory>
@@ -330,6 +331,88 @@ TEST(SmallHeapTest, ThreadsAllocateAndFreeEachOthersChunks) {
   }
   EXPECT_EQ(heap->size(), 0u);
   EXPECT_EQ(heap->totals().live, 0u);
+}
+
+// Whether the page holding `p` has memory behind it.
+bool resident(const void* p) {
+  auto page = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{4095};
+  unsigned char state = 0;
+  EXPECT_EQ(mincore(reinterpret_cast<void*>(page), 4096, &state), 0);
+  return (state & 1) != 0;
+}
+
+// Allocates `n` chunks of `size` bytes, each filled with its index.
+std::vector<void*> filled_chunks(SmallHeap& heap, HeapThread& t, size_t n, size_t size) {
+  std::vector<void*> chunks;
+  for (size_t i = 0; i < n; ++i) {
+    void* p = heap.try_allocate(size, 0, t);
+    EXPECT_NE(p, nullptr);
+    memset(p, static_cast<int>(i + 1), size);
+    chunks.push_back(p);
+  }
+  return chunks;
+}
+
+TEST(SmallHeapTest, ChunksNoThreadTookForTheDelayGoBackToTheSystem) {
+  HeapPtr heap = new_heap();
+  heap->test_only_set_release_delay(0);  // every spill checks
+  HeapThread t{};
+  std::vector<void*> chunks = filled_chunks(*heap, t, 256, 4096);
+  void* kept = chunks[200];
+  chunks.erase(chunks.begin() + 200);
+  for (void* p : chunks) ASSERT_TRUE(heap->try_deallocate(p, t));
+  // Freed first: spilled to the central list, and still there at the next check.
+  EXPECT_FALSE(resident(chunks[0]));
+  EXPECT_FALSE(resident(chunks[100]));
+  // Freed last: still in the thread's own list.
+  EXPECT_TRUE(resident(chunks.back()));
+  EXPECT_EQ(*static_cast<unsigned char*>(kept), 201);  // an allocated chunk keeps its bytes
+  // Chunks given back serve again: their pages come back at the first touch.
+  std::vector<void*> again = filled_chunks(*heap, t, 255, 4096);
+  std::set<void*> before(chunks.begin(), chunks.end());
+  for (void* p : again) EXPECT_EQ(before.count(p), 1u);
+  EXPECT_EQ(*static_cast<unsigned char*>(again.back()), 255);
+  EXPECT_EQ(heap->totals().live, 0u);  // never recorded: try_deallocate counted nothing
+}
+
+TEST(SmallHeapTest, ChunksFreedWithinTheDelayStay) {
+  HeapPtr heap = new_heap();  // the default delay: a second
+  HeapThread t{};
+  std::vector<void*> chunks = filled_chunks(*heap, t, 256, 4096);
+  for (void* p : chunks) ASSERT_TRUE(heap->try_deallocate(p, t));
+  size_t still = 0;
+  for (void* p : chunks) still += resident(p) ? 1 : 0;
+  EXPECT_EQ(still, chunks.size());
+}
+
+TEST(SmallHeapTest, TrimGivesBackTheMemoryOfEveryFreeChunk) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  std::vector<void*> small = filled_chunks(*heap, t, 1024, 48);  // 12 per page
+  std::vector<void*> large = filled_chunks(*heap, t, 64, 8192);
+  void* kept = large[10];
+  for (void* p : large) {
+    if (p != kept) {
+      ASSERT_TRUE(heap->try_deallocate(p, t));
+    }
+  }
+  for (size_t i = 0; i < small.size(); ++i) {
+    if (i != 500) {
+      ASSERT_TRUE(heap->try_deallocate(small[i], t));
+    }
+  }
+  EXPECT_TRUE(resident(large[0]));  // in the thread's list, within the delay
+  EXPECT_GE(heap->trim(t), size_t{62} * 8192);
+  for (void* p : large) {
+    if (p != kept) {
+      EXPECT_FALSE(resident(p));
+    }
+  }
+  EXPECT_TRUE(resident(kept));
+  EXPECT_EQ(*static_cast<unsigned char*>(kept), 11);
+  EXPECT_FALSE(resident(small[0]));
+  EXPECT_TRUE(resident(small[500]));  // its page holds an allocated chunk
+  EXPECT_EQ(*static_cast<unsigned char*>(small[500]), 501 % 256);
 }
 
 }  // namespace

@@ -79,6 +79,10 @@ bool commit_pages(void* addr, size_t bytes) {
   return mprotect(addr, bytes, PROT_READ | PROT_WRITE) == 0;
 }
 
+bool release_pages(void* addr, size_t bytes) {
+  return madvise(addr, bytes, MADV_DONTNEED) == 0;
+}
+
 void unmap_pages(void* addr, size_t bytes) {
   if (addr == nullptr) return;
   forget_mapping(reinterpret_cast<uintptr_t>(addr));
@@ -136,13 +140,6 @@ void yield_cpu() {
 
 size_t page_size() {
   return static_cast<size_t>(sysconf(_SC_PAGESIZE));
-}
-
-int get_errno() {
-  return errno;
-}
-void set_errno(int value) {
-  errno = value;
 }
 
 }  // namespace memtrack::core::sys

@@ -2,6 +2,7 @@
 // Runtime-safe: no malloc, no locks, async-signal-safe unless stated otherwise.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
@@ -28,6 +29,10 @@ void exclude_from_core_dump(void* addr, size_t bytes);
 // Makes [addr, addr + bytes) of a reservation readable and writable (page-aligned `addr`,
 // `bytes` rounded up to pages). Returns false on failure (out of memory, a mapping limit).
 bool commit_pages(void* addr, size_t bytes);
+
+// Gives the memory behind [addr, addr + bytes) (page-aligned) back to the system; the range
+// stays mapped and reads as zero when next touched (MADV_DONTNEED). Returns false on failure.
+bool release_pages(void* addr, size_t bytes);
 
 // Releases memory obtained from map_pages or reserve_pages with the same `bytes`.
 void unmap_pages(void* addr, size_t bytes);
@@ -63,8 +68,13 @@ void yield_cpu();
 
 size_t page_size();
 
-// The saved errno of the calling thread, so hooks can keep the program's errno intact.
-int get_errno();
-void set_errno(int value);
+// The calling thread's errno, so hooks can keep the program's errno intact. Inline: every
+// allocation hook saves and restores it.
+inline int get_errno() {
+  return errno;
+}
+inline void set_errno(int value) {
+  errno = value;
+}
 
 }  // namespace memtrack::core::sys

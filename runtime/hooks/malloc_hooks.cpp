@@ -257,6 +257,7 @@ namespace {
 
 rt::RealFunction<struct mallinfo2 (*)()> g_real_mallinfo2{"mallinfo2"};
 rt::RealFunction<struct mallinfo (*)()> g_real_mallinfo{"mallinfo"};
+rt::RealFunction<int (*)(size_t)> g_real_malloc_trim{"malloc_trim"};
 
 // glibc's counts plus memtrack's heap, whose segments are memory the allocator has from the
 // system (arena) and whose recorded blocks are in use (uordblks), the rest free (fordblks),
@@ -275,6 +276,15 @@ MEMTRACK_EXPORT_C struct mallinfo2 mallinfo2() {
   if (auto real = g_real_mallinfo2.get(); real != nullptr) info = real();
   if (!rt::must_bootstrap()) add_heap_usage(info.arena, info.uordblks, info.fordblks);
   return info;
+}
+
+// glibc's trim of its own heaps, then the memory of every free chunk of memtrack's heap goes
+// back to the system too. 1 if either gave any back, as glibc's.
+MEMTRACK_EXPORT_C int malloc_trim(size_t pad) {
+  int released = 0;
+  if (auto real = g_real_malloc_trim.get(); real != nullptr) released = real(pad);
+  if (!rt::must_bootstrap() && rt::trim_heap()) released = 1;
+  return released;
 }
 
 // The older form, with int fields (glibc deprecates it; they wrap past 2 GiB as glibc's do).

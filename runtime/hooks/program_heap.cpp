@@ -109,6 +109,15 @@ size_t block_usable_size(void* ptr) {
   return heap().owns(ptr) ? heap().usable_size(ptr) : g_real.malloc_usable_size(ptr);
 }
 
+bool trim_heap() {
+  if (in_runtime() || !heap().enabled()) return false;
+  RuntimeScope scope;
+  int saved_errno = errno;
+  bool released = heap().trim(t_thread.heap) > 0;
+  errno = saved_errno;
+  return released;
+}
+
 HeapUsage heap_usage() {
   if (!heap().enabled()) return {};
   RuntimeScope scope;

@@ -41,4 +41,8 @@ struct HeapUsage {
 };
 HeapUsage heap_usage();
 
+// malloc_trim for the heap: the memory of its free chunks goes back to the system. Returns
+// true if any did.
+bool trim_heap();
+
 }  // namespace memtrack::rt

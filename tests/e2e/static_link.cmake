@@ -53,8 +53,8 @@ endfunction()
 
 foreach(case aligned.c bad_alloc.cpp calloc.c constructor.cpp cooperation.c errno.c
              exceptions.cpp exit_underscore.c exit_upper.c fd_dup.c fd_files.c fd_sockets.c
-             fd_streams.c fork.c free_null.c inlined.c leak_loop.c leak_one.c libc_internal.c
-             mallinfo.c new_delete.cpp no_leaks.cpp nothrow_new.cpp realloc_grow.c
+             fd_streams.c fork.c free_null.c heap_release.c inlined.c leak_loop.c leak_one.c
+             libc_internal.c mallinfo.c new_delete.cpp no_leaks.cpp nothrow_new.cpp realloc_grow.c
              realloc_zero.c reallocarray.c recursion.c static_function.c usable_size.c)
   memtrack_e2e_static_case(${case})
 endforeach()
