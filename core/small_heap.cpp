@@ -217,7 +217,10 @@ bool SmallHeap::refill(size_t c, HeapThread& t) {
     Meta& last_meta = *reinterpret_cast<Meta*>(last);
     central.head = last_meta.data.load(std::memory_order_relaxed);
     central.count -= taken;
-    if (central.count < central.lowest_count) central.lowest_count = central.count;
+    if (central.count < central.lowest_count) {
+      central.lowest_count = central.count;
+      central.idle_first = central.head;
+    }
     if (central.count < central.released) central.released = central.count;
     last_meta.data.store(list.head, std::memory_order_relaxed);
     list.head = head;
@@ -309,43 +312,43 @@ void SmallHeap::spill(size_t c, HeapThread& t, uint32_t keep) {
 
 // The chunks sorted by address, so runs of neighbouring free chunks show: a page inside such
 // a run holds no allocated byte. The list's links are in the records, never in the pages
-// given back; a chunk given back reads as zero when next used.
-size_t SmallHeap::release_tail_locked(size_t c, uint32_t tail) {
-  Central& central = central_[c];
-  if (tail > central.count) tail = central.count;
-  if (tail <= central.released) return 0;
-  uint32_t wanted = tail - central.released;  // chunks [count - tail, count - released)
-  size_t scratch_bytes = size_t{wanted} * sizeof(uintptr_t);
+// given back; a chunk given back reads as zero when next used. A page across two sorted
+// parts stays.
+size_t SmallHeap::release_chunks_locked(size_t c, uintptr_t first, uint32_t n) {
+  if (n == 0 || first == 0) return 0;
+  uint32_t batch = n < kReleaseBatch ? n : kReleaseBatch;
+  size_t scratch_bytes = size_t{batch} * sizeof(uintptr_t);
   auto* records = static_cast<uintptr_t*>(sys::map_pages(scratch_bytes));
   if (records == nullptr) return 0;  // the memory stays with the heap, as before
-  uintptr_t m = central.head;
-  for (uint32_t i = 0; i < central.count - tail && m != 0; ++i) {
-    m = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed);
-  }
-  size_t n = 0;
-  for (; m != 0 && n < wanted;
-       m = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed)) {
-    records[n++] = m;
-  }
-  // Records lie in chunk order, and the records of two segments never touch.
-  std::sort(records, records + n);
   size_t size = kClassSizes[c];
   size_t released = 0;
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && records[j] == records[j - 1] + sizeof(Meta)) ++j;
-    uintptr_t from = round_up(chunk_of(c, records[i]), kPage);
-    uintptr_t to = (chunk_of(c, records[j - 1]) + size) & ~(uintptr_t{kPage} - 1);
-    if (to > from && sys::release_pages(reinterpret_cast<void*>(from), to - from)) {
-      released += to - from;
+  uintptr_t m = first;
+  for (uint32_t left = n; left > 0 && m != 0;) {
+    size_t k = 0;
+    for (; m != 0 && k < batch && k < left;
+         m = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed)) {
+      records[k++] = m;
     }
-    i = j;
+    left -= static_cast<uint32_t>(k);
+    // Records lie in chunk order, and the records of two segments never touch.
+    std::sort(records, records + k);
+    for (size_t i = 0; i < k;) {
+      size_t j = i + 1;
+      while (j < k && records[j] == records[j - 1] + sizeof(Meta)) ++j;
+      uintptr_t from = round_up(chunk_of(c, records[i]), kPage);
+      uintptr_t to = (chunk_of(c, records[j - 1]) + size) & ~(uintptr_t{kPage} - 1);
+      if (to > from && sys::release_pages(reinterpret_cast<void*>(from), to - from)) {
+        released += to - from;
+      }
+      i = j;
+    }
   }
   sys::unmap_pages(records, scratch_bytes);
-  central.released = tail;
   return released;
 }
 
+// The chunks that became idle since the last check lie from idle_first up to the ones given
+// back before: the work is the number of chunks given back, never the list's length.
 void SmallHeap::release_idle_pages() {
   uint64_t now = sys::monotonic_ns();
   uint64_t due = next_release_check_ns_.load(std::memory_order_relaxed);
@@ -357,8 +360,12 @@ void SmallHeap::release_idle_pages() {
   for (size_t c = 0; c < kHeapClasses; ++c) {
     Central& central = central_[c];
     if (!central.lock.try_lock()) continue;  // busy: next time
-    release_tail_locked(c, central.lowest_count);
+    if (central.lowest_count > central.released) {
+      release_chunks_locked(c, central.idle_first, central.lowest_count - central.released);
+      central.released = central.lowest_count;
+    }
     central.lowest_count = central.count;
+    central.idle_first = central.head;
     central.lock.unlock();
   }
   sys::set_errno(saved_errno);
@@ -369,9 +376,10 @@ size_t SmallHeap::trim(HeapThread& t) {
   size_t released = 0;
   for (size_t c = 0; c < kHeapClasses; ++c) {
     if (!t.retired) spill(c, t, 0);  // the caller's own cached chunks too
-    SpinLockGuard guard(central_[c].lock);
-    central_[c].released = 0;  // all of it, pages between old and new chunks included
-    released += release_tail_locked(c, central_[c].count);
+    Central& central = central_[c];
+    SpinLockGuard guard(central.lock);
+    released += release_chunks_locked(c, central.head, central.count);
+    central.released = central.count;
   }
   return released;
 }
@@ -670,6 +678,8 @@ void SmallHeap::test_only_release() {
   for (Central& central : central_) {
     central.head = 0;
     central.count = 0;
+    central.lowest_count = central.released = 0;
+    central.idle_first = 0;
     central.segments.store(nullptr, std::memory_order_relaxed);
     central.segment_count = 0;
   }

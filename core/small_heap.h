@@ -188,6 +188,11 @@ class SmallHeap {
   // soon. jemalloc's decay works the same way, at 10 s by default.
   static constexpr uint64_t kReleaseDelayNs = 1'000'000'000;
   void test_only_set_release_delay(uint64_t ns) { release_delay_ns_ = ns; }
+  // The idle check now, whatever the delay.
+  void test_only_check_idle_now() {
+    next_release_check_ns_.store(0, std::memory_order_relaxed);
+    release_idle_pages();
+  }
 
   // At a thread's exit: its lists and fresh chunks go to the central lists, its counters
   // to the retired totals (and their slot to the next new thread). Later calls with this
@@ -251,11 +256,13 @@ class SmallHeap {
     SpinLock lock;
     uintptr_t head = 0;  // record address of the first free chunk; 0: empty
     uint32_t count = 0;  // chunks in the list
-    // The central list is last in, first out: its last `lowest_count` chunks (the lowest
-    // count since the last idle check) were not taken since that check, and its last
-    // `released` were given back to the system and not taken since.
+    // The central list is last in, first out, so a chunk's place counted from the end stays
+    // while it is there: its last `lowest_count` chunks (the lowest count since the last idle
+    // check), from the one whose record is `idle_first` on, were not taken since that check,
+    // and its last `released` were given back to the system and not taken since.
     uint32_t lowest_count = 0;
     uint32_t released = 0;
+    uintptr_t idle_first = 0;
     std::atomic<Segment*> segments{nullptr};  // newest first (its carved part may grow)
     size_t segment_count = 0;
   };
@@ -307,10 +314,11 @@ class SmallHeap {
   Segment* new_segment_locked(size_t c);
   void spill(size_t c, HeapThread& t, uint32_t keep);
   void push_central_locked(size_t c, uintptr_t head, uintptr_t tail, uint32_t count);
-  // Gives back the pages that lie wholly within the last `tail` chunks of the central list of
-  // class c (not those of its last `central.released`, given back before). Returns the bytes
-  // of the ranges given back.
-  size_t release_tail_locked(size_t c, uint32_t tail);
+  // Gives back the pages that lie wholly within the `n` chunks of the central list of class c
+  // from the one whose record is `first` on (sorted by address in parts of up to
+  // kReleaseBatch). Returns the bytes of the ranges given back.
+  size_t release_chunks_locked(size_t c, uintptr_t first, uint32_t n);
+  static constexpr uint32_t kReleaseBatch = 1 << 18;  // 2 MiB of scratch
   // Once per release_delay_ns_, from a thread that spills: every class's chunks that stayed
   // in its central list since the last check go back to the system.
   void release_idle_pages();

@@ -375,6 +375,73 @@ TEST(SmallHeapTest, ChunksNoThreadTookForTheDelayGoBackToTheSystem) {
   EXPECT_EQ(heap->totals().live, 0u);  // never recorded: try_deallocate counted nothing
 }
 
+// Whatever the order of allocations and frees, giving pages back never touches a chunk that
+// is allocated: every one keeps its bytes (a page given back would read as zero).
+TEST(SmallHeapTest, GivingPagesBackNeverTouchesAnAllocatedChunk) {
+  HeapPtr heap = new_heap();
+  heap->test_only_set_release_delay(0);
+  HeapThread t{};
+  struct Held {
+    unsigned char* p;
+    size_t size;
+    unsigned char fill;
+  };
+  std::vector<Held> held;
+  uint32_t x = 12345;
+  for (int op = 0; op < 40000; ++op) {
+    x = x * 1103515245u + 12345u;
+    bool allocate = held.size() < 64 || ((x >> 16) % 100 < (held.size() < 3000 ? 55u : 45u));
+    if (allocate) {
+      size_t size = (x >> 8) % 3 == 0 ? 48 : 4096;
+      auto* p = static_cast<unsigned char*>(heap->try_allocate(size, 0, t));
+      ASSERT_NE(p, nullptr);
+      auto fill = static_cast<unsigned char>(1 + op % 255);
+      memset(p, fill, size);
+      held.push_back({p, size, fill});
+    } else {
+      size_t i = (x >> 4) % held.size();
+      ASSERT_TRUE(heap->try_deallocate(held[i].p, t));
+      held[i] = held.back();
+      held.pop_back();
+    }
+    if (op % 500 == 0) {
+      for (const Held& h : held) {
+        ASSERT_EQ(h.p[0], h.fill) << "op " << op;
+        ASSERT_EQ(h.p[h.size - 1], h.fill) << "op " << op;
+      }
+    }
+  }
+  EXPECT_GT(heap->trim(t), 0u);
+  for (const Held& h : held) {
+    ASSERT_EQ(h.p[0], h.fill);
+    ASSERT_EQ(h.p[h.size - 1], h.fill);
+  }
+}
+
+// Chunks taken from the central list between two checks are not idle, even though the list
+// grew again behind them: only those that stayed in it the whole time go back.
+TEST(SmallHeapTest, OnlyChunksThatStayedInTheListGoBack) {
+  HeapPtr heap = new_heap();
+  heap->test_only_set_release_delay(uint64_t{1} << 62);  // only the checks this test asks for
+  HeapThread t{};
+  std::vector<void*> first = filled_chunks(*heap, t, 300, 4096);
+  for (void* p : first) ASSERT_TRUE(heap->try_deallocate(p, t));
+  heap->test_only_check_idle_now();  // marks the list's chunks as candidates
+  // Taken back: the thread's cached chunks, then batches from the central list.
+  std::vector<void*> again = filled_chunks(*heap, t, 100, 4096);
+  heap->test_only_check_idle_now();  // the candidates still in the list go back
+  std::set<void*> taken(again.begin(), again.end());
+  size_t given_back = 0;
+  for (void* p : first) {
+    if (taken.count(p) == 0 && !resident(p)) ++given_back;
+  }
+  EXPECT_GE(given_back, 150u);
+  for (size_t i = 0; i < again.size(); ++i) {
+    ASSERT_TRUE(resident(again[i])) << i;
+    ASSERT_EQ(*static_cast<unsigned char*>(again[i]), i + 1) << i;
+  }
+}
+
 TEST(SmallHeapTest, ChunksFreedWithinTheDelayStay) {
   HeapPtr heap = new_heap();  // the default delay: a second
   HeapThread t{};
