@@ -439,7 +439,7 @@ TEST_F(SymbolizerTest, MainExecutableIsSymbolizedToo) {
 }
 
 TEST(SymbolizerExecTest, NonPieExecutableHasBiasZero) {
-  FILE* pipe = popen(SYMFIX_EXE, "r");
+  FILE* pipe = popen(SYMFIX_EXE_COMMAND, "r");
   ASSERT_NE(pipe, nullptr);
   unsigned long long function = 0, start = 0, end = 0;
   int fields = fscanf(pipe, "%llx %llx %llx", &function, &start, &end);
@@ -454,7 +454,13 @@ TEST(SymbolizerExecTest, NonPieExecutableHasBiasZero) {
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0].function, "fixture_exe_function");
   EXPECT_EQ(basename_of(frames[0].file), "fixture_exe.c");
+#if defined(__aarch64__)
+  // aarch64 gcc 12 gives the body's one instruction (at the entry) the closing brace's line
+  // in its last line-table row there, as binutils' addr2line reports too.
+  EXPECT_EQ(frames[0].line, 10);
+#else
   EXPECT_EQ(frames[0].line, 9);  // LINE_EXE_FN
+#endif
   EXPECT_EQ(frames[0].module_offset, function);
 }
 

@@ -19,5 +19,12 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 # (binfmt_misc is not assumed: every run names the emulator).
 set(MEMTRACK_EMULATOR qemu-aarch64)
 set(MEMTRACK_TARGET_ROOT /usr/aarch64-linux-gnu)
+# The target's C library first, by LD_LIBRARY_PATH: qemu-user opens a path under ROOT if it
+# is there and the host's own path otherwise, and the loader's search path starts with
+# /lib/aarch64-linux-gnu, which ROOT does not have. With Debian's multiarch C library for the
+# target installed (libc6:arm64, which the aarch64-full preset's packages bring), ROOT's
+# loader would then load that libc.so.6, another build of glibc than itself: programs that
+# start threads hang in it (seen with 2.36-8cross1 and 2.36-9+deb12u14).
+set(MEMTRACK_EMULATOR_OPTIONS -L ${MEMTRACK_TARGET_ROOT} -E LD_LIBRARY_PATH=${MEMTRACK_TARGET_ROOT}/lib)
 # The same for add_test and gtest_discover_tests, which run the unit tests of the full build.
-set(CMAKE_CROSSCOMPILING_EMULATOR ${MEMTRACK_EMULATOR} -L ${MEMTRACK_TARGET_ROOT})
+set(CMAKE_CROSSCOMPILING_EMULATOR ${MEMTRACK_EMULATOR} ${MEMTRACK_EMULATOR_OPTIONS})

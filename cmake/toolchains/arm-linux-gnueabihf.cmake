@@ -14,3 +14,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 # (binfmt_misc is not assumed: every run names the emulator).
 set(MEMTRACK_EMULATOR qemu-arm)
 set(MEMTRACK_TARGET_ROOT /usr/arm-linux-gnueabihf)
+# The target's C library first, by LD_LIBRARY_PATH: qemu-user opens a path under ROOT if it
+# is there and the host's own path otherwise, and the loader's search path starts with
+# /lib/arm-linux-gnueabihf, which ROOT does not have. With Debian's multiarch C library for
+# the target installed (libc6:armhf), ROOT's loader would then load that libc.so.6, another
+# build of glibc than itself (cmake/toolchains/aarch64-linux-gnu.cmake: on arm64, programs
+# that start threads hang in such a pair).
+set(MEMTRACK_EMULATOR_OPTIONS -L ${MEMTRACK_TARGET_ROOT} -E LD_LIBRARY_PATH=${MEMTRACK_TARGET_ROOT}/lib)

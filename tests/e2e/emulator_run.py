@@ -1,12 +1,14 @@
 """Runs a program under qemu-user for the emulated tests, telling the emulator's own hangs
 apart from memtrack's. Standard library only.
 
-qemu-user 7.2 (Debian 12) has been seen, on some hosts only, never to finish programs that
-create threads or fork, with or without memtrack: the same binaries that finish in under a
-second on other machines of the same kind. A test must not pass over a hang of memtrack, nor
-fail on one of the emulator's. So a run that outlives its time is described (each thread's
-state and kernel wait channel, and its stack if gdb is there) before it is killed, and the
-callers decide from a plain run, without memtrack:
+Programs that create threads or fork were seen, on some hosts only, never to finish under
+qemu-user, with or without memtrack. One cause is known and removed: on a host with Debian's
+multiarch C library for the target (libc6:arm64), the cross root's loader loaded that other
+build of libc.so.6 (cmake/toolchains: the emulator's options now put the root's own library
+first). A test must still not pass over a hang of memtrack, nor fail on one of the
+emulator's. So a run that outlives its time is described (each thread's state and kernel
+wait channel, and its stack if gdb is there) before it is killed, and the callers decide
+from a plain run, without memtrack:
 
 - the plain program hangs too: the emulator cannot run it on this host. It is tried once
   more with a conservative CPU model (FALLBACK_CPU: no SVE, no LSE atomics, no pointer

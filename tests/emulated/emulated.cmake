@@ -3,14 +3,15 @@
 # (no binfmt_misc), and the host build's `memtrack report` reads and symbolizes their result
 # files (in the aarch64-full preset, the target's own memtrack report under qemu-user). Included by the top-level CMakeLists.txt before tests/e2e and tests/unwind, which
 # register their cases through memtrack_emulated_case and MEMTRACK_EMULATED_UNWIND_VARIANTS.
-if(NOT MEMTRACK_EMULATOR OR NOT MEMTRACK_TARGET_ROOT)
-  message(FATAL_ERROR "A runtime-only build needs MEMTRACK_EMULATOR and MEMTRACK_TARGET_ROOT "
-                      "(set by the toolchain files in cmake/toolchains)")
+if(NOT MEMTRACK_EMULATOR OR NOT MEMTRACK_TARGET_ROOT OR NOT MEMTRACK_EMULATOR_OPTIONS)
+  message(FATAL_ERROR "A cross build needs MEMTRACK_EMULATOR, MEMTRACK_TARGET_ROOT and "
+                      "MEMTRACK_EMULATOR_OPTIONS (set by the toolchain files in cmake/toolchains)")
 endif()
 find_package(Threads REQUIRED)
 
 # A single argument: run_e2e.py and run_unwind_check.py split it.
-set(MEMTRACK_EMULATOR_COMMAND "${MEMTRACK_EMULATOR} -L ${MEMTRACK_TARGET_ROOT}")
+list(JOIN MEMTRACK_EMULATOR_OPTIONS " " emulator_options)
+set(MEMTRACK_EMULATOR_COMMAND "${MEMTRACK_EMULATOR} ${emulator_options}")
 if(MEMTRACK_RUNTIME_ONLY)
   set(MEMTRACK_HOST_MEMTRACK "${PROJECT_SOURCE_DIR}/build/release/cli/memtrack" CACHE FILEPATH
       "The host's memtrack, whose `memtrack report` reads the emulated programs' result files")
