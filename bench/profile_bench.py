@@ -48,7 +48,9 @@ def clean(out_dir, prefix):
 def run_workload(ctx, workload, runs, cap):
     argv = workload.argv(ctx)
     env = {**compare.tool_env(), **workload.env}
-    out_dir = os.path.join(ctx.tmp, "out")
+    # A directory of its own per workload: the analysis below reads this workload's largest
+    # file, not another's left behind (churn's 200 MB file was analysed for every later row).
+    out_dir = os.path.join(ctx.tmp, "out", workload.name)
     os.makedirs(out_dir, exist_ok=True)
     times = {name: [] for name in ("leak-only", "profile", "heaptrack")}
     cpus = {name: [] for name in ("leak-only", "profile", "heaptrack")}
