@@ -3,7 +3,10 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "common/error.h"
 #include "core/profile_format.h"
@@ -61,13 +64,34 @@ struct Bytes {
   }
 };
 
+// Decompresses a zstd frame that must expand to exactly `expected` bytes. The output grows
+// with what the frame really produces (doubling from 1 MiB), never to `expected` at once:
+// that size comes from the file, and a corrupt one (up to 4 GiB for the metadata) must not
+// cost that much memory before the data shows it is wrong.
 std::vector<uint8_t> decompress(const std::vector<uint8_t>& in, size_t expected,
                                 const std::string& path) {
-  std::vector<uint8_t> out(expected);
-  size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
-  if (ZSTD_isError(n) || n != expected) {
-    throw Error(path + ": corrupt heap profile (a compressed chunk does not decompress)");
+  auto corrupt = [&path] {
+    return Error(path + ": corrupt heap profile (a compressed chunk does not decompress)");
+  };
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (context == nullptr) throw std::bad_alloc();
+  std::vector<uint8_t> out;
+  ZSTD_inBuffer input{in.data(), in.size(), 0};
+  constexpr size_t kFirstStep = size_t{1} << 20;
+  for (;;) {
+    size_t produced = out.size();
+    size_t room = std::min(expected - produced, std::max(produced, kFirstStep));
+    out.resize(produced + room);
+    ZSTD_outBuffer output{out.data(), out.size(), produced};
+    size_t left = ZSTD_decompressStream(context.get(), &output, &input);
+    out.resize(output.pos);
+    if (ZSTD_isError(left)) throw corrupt();
+    if (left == 0) break;  // the frame is whole
+    // Not whole: either the input ran out (cut short) or the output is full; a frame that
+    // wants more than `expected` bytes is corrupt as well.
+    if (output.pos < output.size || out.size() == expected) throw corrupt();
   }
+  if (out.size() != expected || input.pos != input.size) throw corrupt();
   return out;
 }
 
