@@ -141,7 +141,12 @@ bool ProfileFollower::finish() {
                   << follow.packer->out_path() << " ("
                   << report::count_of(stats.events, "event", "events") << ", "
                   << report::count_of(stats.packed_bytes, "byte", "bytes")
-                  << (stats.complete ? "" : "; the process did not end normally") << ")\n";
+                  << (stats.complete ? "" : "; the process did not end normally")
+                  << (stats.missing_events == 0
+                          ? ""
+                          : "; " + report::count_of(stats.missing_events, "event", "events") +
+                                " lost with a thread's buffer")
+                  << ")\n";
         follow.packer.reset();  // done: the destructor must not remove it
         continue;
       } catch (const Error& e) {

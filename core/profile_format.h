@@ -13,11 +13,17 @@ namespace memtrack::core::profile {
 inline constexpr char kRawMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'R', 'W'};
 // The packed file the CLI makes of it (header, compressed chunks, metadata, index, footer).
 inline constexpr char kPackedMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'Z', 'S'};
-inline constexpr uint32_t kVersion = 1;
+// Version 2 puts the events in batches (kBatch); readers still accept version 1 files.
+inline constexpr uint32_t kVersion = 2;
 inline constexpr size_t kRawHeaderSize = 32;  // magic, u32 version, u32 pid, u64 start_ns, u64 0
 
 // Every record starts with a tag byte. Times are microseconds since the process started,
-// stored as the (never negative) difference from the previous timed record.
+// stored as the difference from the previous timed record of the same batch (the first one of
+// a batch: from 0). In version 2 every event (tags 1, 2, 3 and 6) sits in a batch and carries
+// its sequence number's difference from the batch's previous event (the first: from the
+// batch's first_seq, so 0) in the tag byte's high 4 bits when it is 1 to 15, else the high
+// bits are 0 and a varint after the tag holds it; the sequence numbers put the batches of all
+// threads back into one order. Addresses are differences from the batch's previous address.
 enum class Tag : uint8_t {
   kAlloc = 1,        // varint dt, varint size, varint stack_id, zigzag varint ptr - last ptr
   kFree = 2,         // varint dt, zigzag varint ptr - last ptr
@@ -26,8 +32,13 @@ enum class Tag : uint8_t {
   kStack = 5,        // varint id, varint depth, depth x zigzag varint (frame - previous frame)
   kSample = 6,       // varint dt, varint rss_bytes, varint heap_live_bytes
   kModules = 7,      // varint size, then the modules section payload of the result file
-  kEnd = 8,          // the process ended normally; nothing follows
+  kEnd = 8,          // the process ended normally (records may still follow)
+  kBatch = 9,        // u32 payload_size, u64 first_seq (little-endian), then payload_size
+                     // bytes of records of tags 1-6, in one thread's order
 };
+
+inline constexpr size_t kBatchHeaderSize = 1 + 4 + 8;
+inline constexpr uint64_t kMaxTagSeqDelta = 15;  // in an event's tag byte (high 4 bits)
 
 // Packed files only (profile/packed_format.h): set in the tag of a free that is temporary.
 inline constexpr uint8_t kTemporaryBit = 0x80;

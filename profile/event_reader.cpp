@@ -8,10 +8,17 @@
 #include <memory>
 #include <new>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
 #include "common/error.h"
 #include "core/profile_format.h"
 #include "profile/chunk_columns.h"
 #include "profile/packed_format.h"
+#include "profile/packer.h"
 #include "report/result_reader.h"
 
 namespace memtrack::profile {
@@ -21,7 +28,6 @@ using format::Tag;
 
 namespace {
 
-constexpr size_t kReadBlock = size_t{1} << 20;
 constexpr size_t kMaxRecord = 16 + 10 * 260;
 constexpr uint64_t kMaxModulesBytes = uint64_t{64} << 20;
 constexpr uint32_t kMaxDepth = 4096;
@@ -100,28 +106,13 @@ std::vector<uint8_t> decompress(const std::vector<uint8_t>& in, size_t expected,
 class EventReader::Source {
  public:
   virtual ~Source() = default;
-  // Appends up to about kReadBlock more bytes of the event stream to `out`; false at the end.
+  // Appends the next chunk's records to `out`; false at the end.
   virtual bool more(std::vector<uint8_t>& out) = 0;
-  // Packed files: the next age of a free, from the chunks' separate age streams.
-  virtual uint64_t next_age() { return 0; }
+  // The next age of a free, from the chunks' separate age streams.
+  virtual uint64_t next_age() = 0;
 };
 
 namespace {
-
-class RawSource : public EventReader::Source {
- public:
-  explicit RawSource(std::ifstream in) : in_(std::move(in)) {}
-  bool more(std::vector<uint8_t>& out) override {
-    size_t old = out.size();
-    out.resize(old + kReadBlock);
-    in_.read(reinterpret_cast<char*>(out.data() + old), static_cast<std::streamsize>(kReadBlock));
-    out.resize(old + static_cast<size_t>(in_.gcount()));
-    return out.size() > old;
-  }
-
- private:
-  std::ifstream in_;
-};
 
 class PackedSource : public EventReader::Source {
  public:
@@ -267,6 +258,35 @@ bool is_profile_file(const std::string& path) {
          std::memcmp(magic, format::kPackedMagic, 8) == 0;
 }
 
+namespace {
+
+// A raw file is read by packing it first, into a temporary file unlinked once open: the
+// runtime's batches come in sequence order only after the packer's merge (packer.h), and one
+// decoder of the raw stream is enough.
+std::ifstream pack_raw(const std::string& path) {
+  const char* env = std::getenv("TMPDIR");
+  std::string dir = env != nullptr && *env != '\0' ? env : "/tmp";
+  std::string name = dir + "/memtrack-profile-XXXXXX";
+  int fd = mkstemp(name.data());
+  if (fd < 0) {
+    throw Error("cannot read the raw heap profile " + path +
+                ": cannot create a temporary file in " + dir + " (" + std::strerror(errno) +
+                "); set TMPDIR to a writable directory");
+  }
+  close(fd);
+  try {
+    pack_profile(path, name);
+  } catch (...) {
+    unlink(name.c_str());
+    throw;
+  }
+  std::ifstream in = open_binary(name);
+  unlink(name.c_str());
+  return in;
+}
+
+}  // namespace
+
 EventReader::EventReader(const std::string& path) : path_(path) {
   std::ifstream in = open_binary(path);
   uint8_t header[format::kRawHeaderSize] = {};
@@ -274,25 +294,20 @@ EventReader::EventReader(const std::string& path) : path_(path) {
   bool raw = std::memcmp(header, format::kRawMagic, 8) == 0;
   bool packed = std::memcmp(header, format::kPackedMagic, 8) == 0;
   if (!raw && !packed) throw Error(path + " is not a memtrack heap profile");
-  uint32_t version = load<uint32_t>(header + 8);
-  uint32_t newest = packed ? kPackedVersion : format::kVersion;
-  if (version < 1 || version > newest) {
-    throw Error(path + ": heap profile version " + std::to_string(version) +
-                " is not supported (this memtrack reads versions 1 to " + std::to_string(newest) +
-                ")");
-  }
-  packed_version_ = packed ? version : 0;
-  meta_.pid = load<uint32_t>(header + 12);
-  meta_.packed = packed;
   if (raw) {
-    if (in.gcount() != static_cast<std::streamsize>(format::kRawHeaderSize)) {
-      fail("header truncated");
-    }
-    source_ = std::make_unique<RawSource>(std::move(in));
-  } else {
-    std::vector<ChunkInfo> chunks = read_packed_tail(in, path_, meta_);
-    source_ = std::make_unique<PackedSource>(std::move(in), std::move(chunks), path_, version);
+    in = pack_raw(path);
+    in.read(reinterpret_cast<char*>(header), sizeof(header));
   }
+  uint32_t version = load<uint32_t>(header + 8);
+  if (version < 1 || version > kPackedVersion) {
+    throw Error(path + ": heap profile version " + std::to_string(version) +
+                " is not supported (this memtrack reads versions 1 to " +
+                std::to_string(kPackedVersion) + ")");
+  }
+  packed_version_ = version;
+  meta_.pid = load<uint32_t>(header + 12);
+  std::vector<ChunkInfo> chunks = read_packed_tail(in, path_, meta_);
+  source_ = std::make_unique<PackedSource>(std::move(in), std::move(chunks), path_, version);
 }
 
 bool EventReader::skip_to(uint64_t time_us) {
@@ -328,10 +343,7 @@ bool EventReader::ensure(size_t bytes) {
 }
 
 uint8_t EventReader::byte() {
-  if (pos_ >= buffer_.size() && !ensure(1)) {
-    if (!meta_.packed) throw CutShort{};  // a raw file of a killed process: next() stops
-    fail("record cut short");
-  }
+  if (pos_ >= buffer_.size() && !ensure(1)) fail("record cut short");
   return buffer_[pos_++];
 }
 
@@ -363,39 +375,14 @@ void EventReader::read_stack() {
 void EventReader::read_modules() {
   uint64_t size = varint();
   if (size > kMaxModulesBytes) fail("module map too large");
-  if (!ensure(size)) {
-    if (!meta_.packed) throw CutShort{};
-    fail("module map cut short");
-  }
+  if (!ensure(size)) fail("module map cut short");
   meta_.modules =
       report::parse_modules_section({buffer_.data() + pos_, static_cast<size_t>(size)}, path_);
   pos_ += size;
 }
 
-void EventReader::describe_raw_free(uint64_t ptr, Event* event) {
-  uint64_t& last = last_alloc_[tid_];
-  event->temporary = last == ptr;
-  last = 0;
-  auto it = live_.find(ptr);
-  if (it == live_.end()) {  // allocated before the recording started
-    event->size = 0;
-    event->stack_id = 0;
-    event->alloc_time_us = 0;
-    return;
-  }
-  event->size = it->second.size;
-  event->stack_id = it->second.stack_id;
-  event->alloc_time_us = it->second.time_us;
-  live_.erase(it);
-}
-
 bool EventReader::next(Event* event) {
-  try {
-    return next_record(event);
-  } catch (const CutShort&) {
-    pos_ = buffer_.size();  // the last record was cut short: the file ends before it
-    return false;
-  }
+  return next_record(event);
 }
 
 bool EventReader::next_record(Event* event) {
@@ -403,10 +390,10 @@ bool EventReader::next_record(Event* event) {
     if (buffer_.size() - pos_ < kMaxRecord) ensure(kMaxRecord);  // short only at the end
     if (pos_ >= buffer_.size()) return false;
     uint8_t tag_byte = byte();
-    bool temporary = meta_.packed && (tag_byte & format::kTemporaryBit) != 0;
-    bool named_temporary = meta_.packed && (tag_byte & kTemporaryNamedBit) != 0;
+    bool temporary = (tag_byte & format::kTemporaryBit) != 0;
+    bool named_temporary = (tag_byte & kTemporaryNamedBit) != 0;
     constexpr uint8_t kFlagBits = format::kTemporaryBit | kTemporaryNamedBit;
-    auto tag = static_cast<Tag>(meta_.packed ? tag_byte & ~kFlagBits : tag_byte);
+    auto tag = static_cast<Tag>(tag_byte & ~kFlagBits);
     switch (tag) {
       case Tag::kThread:
         tid_ = static_cast<uint32_t>(varint());
@@ -445,37 +432,30 @@ bool EventReader::next_record(Event* event) {
     } else {
       event->kind = tag == Tag::kFree ? Event::Kind::kFree : Event::Kind::kReallocFree;
     }
-    if (meta_.packed && tag == Tag::kAlloc) {
+    if (tag == Tag::kAlloc) {
       last_alloc_block_[tid_] = Block{event->size, time_us_, event->stack_id};
-    } else if (meta_.packed) {  // packed_format.h: a temporary free is of the latest block
-      auto last = last_alloc_block_.find(tid_);
-      if (temporary) {
-        if (last == last_alloc_block_.end()) fail("temporary free without an allocation");
-        event->size = last->second.size;
-        event->stack_id = last->second.stack_id;
-        event->alloc_time_us = last->second.time_us;
-      } else {
-        event->size = varint();
-        uint64_t stack_id = varint();
-        if (stack_id != 0 && !plausible_stack_id(stack_id, meta_.stacks.size())) {
-          fail("stack id out of range");
-        }
-        event->stack_id = static_cast<uint32_t>(stack_id);
-        uint64_t age = source_->next_age();
-        if (age > time_us_) fail("free of a block allocated before the recording started");
-        event->alloc_time_us = time_us_ - age;
-      }
-      event->temporary = temporary || named_temporary;
-      if (last != last_alloc_block_.end()) last_alloc_block_.erase(last);
-    } else {
-      last_ptr_ += static_cast<uint64_t>(format::unzigzag(varint()));
-      if (tag == Tag::kAlloc) {
-        live_[last_ptr_] = Block{event->size, time_us_, event->stack_id};
-        last_alloc_[tid_] = last_ptr_;
-      } else {
-        describe_raw_free(last_ptr_, event);
-      }
+      return true;
     }
+    // packed_format.h: a temporary free is of the thread's latest block
+    auto last = last_alloc_block_.find(tid_);
+    if (temporary) {
+      if (last == last_alloc_block_.end()) fail("temporary free without an allocation");
+      event->size = last->second.size;
+      event->stack_id = last->second.stack_id;
+      event->alloc_time_us = last->second.time_us;
+    } else {
+      event->size = varint();
+      uint64_t stack_id = varint();
+      if (stack_id != 0 && !plausible_stack_id(stack_id, meta_.stacks.size())) {
+        fail("stack id out of range");
+      }
+      event->stack_id = static_cast<uint32_t>(stack_id);
+      uint64_t age = source_->next_age();
+      if (age > time_us_) fail("free of a block allocated before the recording started");
+      event->alloc_time_us = time_us_ - age;
+    }
+    event->temporary = temporary || named_temporary;
+    if (last != last_alloc_block_.end()) last_alloc_block_.erase(last);
     return true;
   }
 }

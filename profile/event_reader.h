@@ -1,5 +1,6 @@
-// Reads a heap profile, raw (as the runtime writes it) or packed (compressed and indexed by
-// memtrack run), as one stream of events, in bounded memory: one chunk of the file at a time.
+// Reads a heap profile, packed (compressed and indexed by memtrack run) or raw (as the
+// runtime writes it: packed first into a temporary file), as one stream of events, in bounded
+// memory: one chunk of the file at a time.
 // The input is untrusted: anything malformed throws one memtrack::Error naming the file.
 #pragma once
 
@@ -29,11 +30,9 @@ struct Event {
   bool temporary = false;
 };
 
-// What a profile says besides its events. For a raw file the stacks and modules are only
-// complete once every event has been read.
+// What a profile says besides its events.
 struct ProfileMeta {
   uint32_t pid = 0;
-  bool packed = false;
   bool complete = false;  // the process ended normally (the end record is there)
   std::vector<RawModule> modules;
   std::map<uint32_t, std::vector<uint64_t>> stacks;  // id -> return addresses, innermost first
@@ -46,29 +45,27 @@ bool is_profile_file(const std::string& path);
 // Not thread safe; one per pass over a file.
 class EventReader {
  public:
-  // Opens `path` and reads its header (and, for a packed file, its metadata and index).
+  // Opens `path` and reads its header, metadata and index (a raw file is packed first).
   explicit EventReader(const std::string& path);
   ~EventReader();
   EventReader(const EventReader&) = delete;
   EventReader& operator=(const EventReader&) = delete;
 
-  // The next event; false at the end of the file (for a raw file also where it ends inside a
-  // record: the process was killed while writing). Stack and module records are taken into
-  // meta() as they come.
+  // The next event; false at the end of the file (a raw file cut short by a killed process
+  // ends at its last whole record).
   bool next(Event* /*out*/ event);
   const ProfileMeta& meta() const { return meta_; }
 
   // Before the first next(): starts at the chunk where events at `time_us` may begin,
-  // skipping the chunks before it (events earlier than `time_us` may still follow). Only
-  // packed files of version 2 can; returns false (and reads from the start) otherwise.
+  // skipping the chunks before it (events earlier than `time_us` may still follow). Packed
+  // files of version 1 cannot; returns false (and reads from the start) then.
   bool skip_to(uint64_t time_us);
   // The allocations and frees in the chunks skip_to() passed over.
   uint64_t skipped_events() const { return skipped_events_; }
 
-  class Source;  // where the decoded bytes come from (raw file or zstd chunks)
+  class Source;  // where the decoded bytes come from (the zstd chunks)
 
  private:
-  struct CutShort {};  // thrown inside next_record when a raw file ends inside a record
   bool next_record(Event* event);
   bool ensure(size_t bytes);  // false if the file ends first
   uint8_t byte();
@@ -79,27 +76,20 @@ class EventReader {
 
   std::string path_;
   std::unique_ptr<Source> source_;
-  // Raw files name blocks by address: the reader keeps the live ones (and each thread's
-  // latest allocation) to describe their frees as the packed file does.
   struct Block {
     uint64_t size;
     uint64_t time_us;
     uint32_t stack_id;
   };
-  void describe_raw_free(uint64_t ptr, Event* event);
-  std::unordered_map<uint64_t, Block> live_;
-  std::unordered_map<uint32_t, uint64_t> last_alloc_;
-  // Packed files: each thread's latest allocation until its next free (temporary frees
-  // name no block).
+  // Each thread's latest allocation until its next free (temporary frees name no block).
   std::unordered_map<uint32_t, Block> last_alloc_block_;
   std::vector<uint8_t> buffer_;
   size_t pos_ = 0;
   uint64_t consumed_ = 0;  // bytes of the stream before buffer_[0], for error messages
   ProfileMeta meta_;
   uint64_t time_us_ = 0;
-  uint64_t last_ptr_ = 0;  // raw files: the last address
   uint32_t tid_ = 0;
-  uint32_t packed_version_ = 0;  // 0 for a raw file
+  uint32_t packed_version_ = 0;
   uint64_t skipped_events_ = 0;
 };
 

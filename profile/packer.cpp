@@ -31,9 +31,15 @@ using format::Tag;
 namespace {
 
 constexpr size_t kMaxDepth = 4096;
-constexpr size_t kReadBytes = size_t{4} << 20;  // read from the raw file per call
+constexpr size_t kReadBytes = size_t{4} << 20;      // read from the raw file per call
+constexpr size_t kMaxBatchBytes = size_t{2} << 20;  // the runtime's are at most 1 MiB
 constexpr size_t kLayoutTrial = 8;
 constexpr size_t kRowsMargin = 110;  // percent
+// Events held back waiting for an earlier sequence number (48 bytes each): the runtime
+// writes a batch within two sampling intervals, so this bounds only a batch that never
+// came (a thread that held its buffer when the process was killed): past it, the missing
+// numbers are given up and the later events packed in order.
+constexpr size_t kMaxPending = size_t{1} << 21;
 
 struct Block {
   uint64_t size;
@@ -91,12 +97,14 @@ class RawScanner {
       pos_ = 0;
     }
     if (buffer_.size() < size_ + kReadBytes) buffer_.resize(size_ + kReadBytes);
+    limit_ = size_;  // grown below
     ssize_t n;
     do {
       n = read(fd_, buffer_.data() + size_, kReadBytes);
     } while (n < 0 && errno == EINTR);
     if (n < 0) throw Error("cannot read " + path_ + ": " + std::strerror(errno));
     size_ += static_cast<size_t>(n);
+    limit_ = size_;
     return static_cast<size_t>(n);
   }
 
@@ -118,7 +126,28 @@ class RawScanner {
   }
   size_t position() const { return pos_; }
 
+  // After next() returned a kBatch: its records, one per next_in_batch(), then end_batch().
+  // The batch was read whole, so a record running past its end is corruption.
+  void begin_batch() {
+    batch_end_ = pos_;
+    pos_ = batch_begin_;
+    limit_ = batch_end_;
+    in_batch_ = true;
+  }
+  bool next_in_batch() {
+    if (pos_ >= limit_) return false;
+    if (!decode_one()) throw Error(path_ + ": corrupt heap profile (record cut short in a batch)");
+    return true;
+  }
+  void end_batch() {
+    if (pos_ != batch_end_) throw Error(path_ + ": corrupt heap profile (batch size)");
+    in_batch_ = false;
+    limit_ = size_;
+  }
+
   Tag tag = Tag::kEnd;
+  uint64_t seq_delta = 0;  // events in a batch
+  uint64_t first_seq = 0;  // kBatch
   uint64_t dt = 0;
   uint64_t ptr_delta = 0;  // zigzag
   uint64_t size = 0;       // allocation: bytes; sample: RSS bytes
@@ -131,7 +160,7 @@ class RawScanner {
   bool varint(uint64_t* value) {
     *value = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= size_) return false;
+      if (pos_ >= limit_) return false;
       uint8_t b = buffer_[pos_++];
       *value |= static_cast<uint64_t>(b & 0x7f) << shift;
       if ((b & 0x80) == 0) return true;
@@ -139,9 +168,19 @@ class RawScanner {
     throw Error(path_ + ": corrupt heap profile (number too long)");
   }
   bool decode_one() {
-    tag = static_cast<Tag>(buffer_[pos_++]);
+    uint8_t tag_byte = buffer_[pos_++];
+    tag = static_cast<Tag>(tag_byte & 0x0f);
     uint64_t a = 0;
     uint64_t b = 0;
+    bool event =
+        tag == Tag::kAlloc || tag == Tag::kFree || tag == Tag::kReallocFree || tag == Tag::kSample;
+    if (!event || !in_batch_) {
+      if (tag_byte > 0x0f) tag = Tag{tag_byte};  // unknown: reported below
+    } else if (tag_byte > 0x0f) {
+      seq_delta = tag_byte >> 4;  // core/profile_format.h: the difference in the tag byte
+    } else if (!varint(&seq_delta)) {
+      return false;
+    }
     switch (tag) {
       case Tag::kAlloc:
         if (!varint(&dt) || !varint(&size) || !varint(&b) || !varint(&ptr_delta)) return false;
@@ -152,11 +191,24 @@ class RawScanner {
         return varint(&dt) && varint(&ptr_delta);
       case Tag::kSample:
         return varint(&dt) && varint(&size);
+      case Tag::kBatch: {
+        if (in_batch_) break;
+        if (size_ - pos_ < 12) return false;
+        uint32_t payload = 0;
+        std::memcpy(&payload, buffer_.data() + pos_, 4);
+        std::memcpy(&first_seq, buffer_.data() + pos_ + 4, 8);
+        if (payload > kMaxBatchBytes) throw Error(path_ + ": corrupt heap profile (batch size)");
+        if (size_ - pos_ - 12 < payload) return false;
+        batch_begin_ = pos_ + 12;
+        pos_ = batch_begin_ + payload;
+        return true;
+      }
       case Tag::kThread:
         if (!varint(&a)) return false;
         tid = static_cast<uint32_t>(a);
         return true;
       case Tag::kEnd:
+        if (in_batch_) break;
         return true;
       case Tag::kStack: {
         if (!varint(&a) || !varint(&b)) return false;
@@ -173,6 +225,7 @@ class RawScanner {
         return true;
       }
       case Tag::kModules: {
+        if (in_batch_) break;
         if (!varint(&a)) return false;
         if (a > (uint64_t{64} << 20)) throw Error(path_ + ": corrupt heap profile (module map)");
         if (size_ - pos_ < a) return false;
@@ -191,6 +244,10 @@ class RawScanner {
   std::vector<uint8_t> buffer_;  // [0, size_) read; grown, never shrunk (no zeroing per read)
   size_t size_ = 0;
   size_t pos_ = 0;
+  size_t limit_ = 0;  // where decoding stops: size_, or the end of the batch being read
+  bool in_batch_ = false;
+  size_t batch_begin_ = 0;
+  size_t batch_end_ = 0;
 };
 
 class ChunkWriter {
@@ -319,6 +376,17 @@ class LiveBlocks {
   size_t count_ = 0;
 };
 
+// One event of the raw stream, decoded, with its place in the order of all threads.
+struct Event {
+  uint64_t seq = 0;
+  uint64_t time_us = 0;
+  uint64_t size = 0;  // allocation: bytes; sample: RSS bytes
+  uint64_t ptr = 0;
+  uint32_t stack_id = 0;
+  uint32_t tid = 0;
+  Tag tag = Tag{0};  // 0: an empty slot of the pending ring
+};
+
 // A thread's latest allocation, and the chunk it went into: a free right after it is
 // temporary, and names no block when it is in the same chunk (chunks stay independent, so a
 // reader may start at any of them).
@@ -336,6 +404,13 @@ struct ProfilePacker::State {
   void start(const uint8_t* header) {
     if (std::memcmp(header, format::kRawMagic, 8) != 0) {
       throw Error(raw_path + " is not a raw memtrack heap profile");
+    }
+    uint32_t version = 0;
+    std::memcpy(&version, header + 8, 4);
+    if (version < 1 || version > format::kVersion) {
+      throw Error(raw_path + ": raw heap profile version " + std::to_string(version) +
+                  " is not supported (this memtrack reads versions 1 to " +
+                  std::to_string(format::kVersion) + ")");
     }
     writer.open();
     std::vector<uint8_t> head(format::kPackedMagic, format::kPackedMagic + 8);
@@ -356,46 +431,164 @@ struct ProfilePacker::State {
   }
 
   void add_record() {
-    if (scan.tag == Tag::kStack) {
-      stacks[scan.stack_id] = scan.frames;
-      return;
+    switch (scan.tag) {
+      case Tag::kStack:
+        stacks[scan.stack_id] = scan.frames;
+        return;
+      case Tag::kModules:
+        modules = scan.modules;
+        return;
+      case Tag::kEnd:
+        stats.complete = true;
+        return;
+      case Tag::kBatch:
+        add_batch();
+        return;
+      case Tag::kThread:  // version 1: events outside batches, in the order of the file
+        v1_tid = scan.tid;
+        return;
+      default:
+        break;
     }
-    if (scan.tag == Tag::kModules) {
-      modules = scan.modules;
-      return;
-    }
-    if (scan.tag == Tag::kEnd) {
-      stats.complete = true;
-      return;
-    }
-    if (chunk.empty()) chunk_start = state;
-    Record record;
-    record.put_byte(static_cast<uint8_t>(scan.tag));
-    if (scan.tag == Tag::kThread) {
-      state.tid = scan.tid;
-      thread_last = &last_alloc[state.tid];
-      record.put(scan.tid);
-    } else {
-      state.time_us += scan.dt;
-      record.put(scan.dt);
-      if (scan.tag == Tag::kSample) {
-        record.put(scan.size);
+    v1_time_us += scan.dt;
+    Event event = decoded(v1_time_us, v1_tid, &v1_ptr);
+    event.seq = next_seq;
+    emit(event);
+  }
+
+  // The scanner's event, with its time, thread and the address before it.
+  Event decoded(uint64_t time_us, uint32_t tid, uint64_t* ptr) const {
+    Event event;
+    event.tag = scan.tag;
+    event.time_us = time_us;
+    event.tid = tid;
+    event.size = scan.size;
+    if (scan.tag == Tag::kSample) return event;
+    *ptr += static_cast<uint64_t>(format::unzigzag(scan.ptr_delta));
+    event.ptr = *ptr;
+    event.stack_id = scan.stack_id;
+    return event;
+  }
+
+  // One thread's batch: times and addresses count from 0 at its start.
+  void add_batch() {
+    uint64_t seq = scan.first_seq;
+    uint64_t time_us = 0;
+    uint64_t ptr = 0;
+    uint32_t tid = 0;
+    scan.begin_batch();
+    while (scan.next_in_batch()) {
+      if (scan.tag == Tag::kStack) {
+        stacks[scan.stack_id] = scan.frames;
+      } else if (scan.tag == Tag::kThread) {
+        tid = scan.tid;
       } else {
-        add_block_event(record);
+        seq += scan.seq_delta;
+        time_us += scan.dt;
+        Event event = decoded(time_us, tid, &ptr);
+        event.seq = seq;
+        submit(event);
       }
+    }
+    scan.end_batch();
+  }
+
+  // Packs the events in sequence order: an event whose predecessors have all come is packed
+  // at once (always so with one thread), a later one waits in the ring for them.
+  void submit(const Event& event) {
+    if (event.seq == next_seq && pending == 0) {
+      emit(event);
+      ++next_seq;
+      return;
+    }
+    if (event.seq < next_seq) {  // its number was given up (kMaxPending): packed as it comes
+      ++stats.late_events;
+      emit(event);
+      return;
+    }
+    while (event.seq - next_seq >= ring.size()) {
+      if (ring.size() < kMaxPending) {
+        grow_ring();
+      } else {
+        skip_gap(event.seq);
+      }
+    }
+    Event& slot = ring[event.seq & (ring.size() - 1)];
+    if (slot.tag != Tag{0})
+      throw Error(raw_path + ": corrupt heap profile (sequence number repeated)");
+    slot = event;
+    ++pending;
+    drain();
+  }
+
+  void grow_ring() {
+    std::vector<Event> old(ring.empty() ? 4096 : ring.size() * 2);
+    old.swap(ring);
+    for (const Event& e : old) {
+      if (e.tag != Tag{0}) ring[e.seq & (ring.size() - 1)] = e;
+    }
+  }
+
+  void drain() {
+    while (pending > 0) {
+      Event& slot = ring[next_seq & (ring.size() - 1)];
+      if (slot.tag == Tag{0}) return;
+      emit(slot);
+      slot.tag = Tag{0};
+      --pending;
+      ++next_seq;
+    }
+  }
+
+  // Gives up the missing number(s) before the earliest event waiting, or with none waiting
+  // those before `upto`.
+  void skip_gap(uint64_t upto) {
+    if (pending == 0) {
+      stats.missing_events += upto - next_seq;
+      next_seq = upto;
+      return;
+    }
+    while (ring[next_seq & (ring.size() - 1)].tag == Tag{0}) {
+      ++next_seq;
+      ++stats.missing_events;
+    }
+    drain();
+  }
+
+  void emit(const Event& event) {
+    if (chunk.empty()) chunk_start = state;
+    if (event.tid != state.tid) {
+      Record thread;
+      thread.put_byte(static_cast<uint8_t>(Tag::kThread));
+      thread.put(event.tid);
+      chunk.insert(chunk.end(), thread.bytes, thread.bytes + thread.size);
+      state.tid = event.tid;
+      thread_last = &last_alloc[state.tid];
+    }
+    // Threads read the clock before they take a sequence number: a time can be up to a
+    // clock tick below the one before it in the merged order.
+    uint64_t dt = event.time_us > state.time_us ? event.time_us - state.time_us : 0;
+    state.time_us += dt;
+    Record record;
+    record.put_byte(static_cast<uint8_t>(event.tag));
+    record.put(dt);
+    if (event.tag == Tag::kSample) {
+      record.put(event.size);
+    } else {
+      add_block_event(record, event);
     }
     chunk.insert(chunk.end(), record.bytes, record.bytes + record.size);
     if (chunk.size() + ages.size() >= kChunkBytes - 64) flush();
   }
 
-  void add_block_event(Record& record) {
-    ptr += static_cast<uint64_t>(format::unzigzag(scan.ptr_delta));
+  void add_block_event(Record& record, const Event& event) {
+    uint64_t ptr = event.ptr;
     ++stats.events;
     ++state.events_before;
-    if (scan.tag == Tag::kAlloc) {
-      record.put(scan.size);
-      record.put(scan.stack_id);
-      live.insert(ptr, Block{scan.size, state.time_us, scan.stack_id});
+    if (event.tag == Tag::kAlloc) {
+      record.put(event.size);
+      record.put(event.stack_id);
+      live.insert(ptr, Block{event.size, state.time_us, event.stack_id});
       *thread_last = LastAlloc{ptr, index.size()};
       ++state.allocations;
       return;
@@ -492,6 +685,7 @@ struct ProfilePacker::State {
   PackStats finish() {
     step();
     if (!writer.is_open()) throw Error(raw_path + " is not a raw memtrack heap profile");
+    while (pending > 0) skip_gap(next_seq);  // batches that never came (SIGKILL)
     flush();  // a record cut short (SIGKILL) stays in the scanner, unread
     uint64_t meta_offset = writer.offset();
     uint64_t meta_size = writer.write(metadata(stats.complete, modules, stacks));
@@ -530,8 +724,13 @@ struct ProfilePacker::State {
   ChunkInfo state;            // decoder state after the last record
   ChunkInfo chunk_start;
   ChunkLayout layout = ChunkLayout::kColumns;
-  uint64_t ptr = 0;
   LiveBlocks live;
+  std::vector<Event> ring;  // events waiting for an earlier one, at seq % size (a power of 2)
+  size_t pending = 0;       // events in the ring
+  uint64_t next_seq = 0;    // the next event to pack
+  uint64_t v1_time_us = 0;  // version 1 files: the decoder state outside batches
+  uint64_t v1_ptr = 0;
+  uint32_t v1_tid = 0;
   std::unordered_map<uint32_t, LastAlloc> last_alloc;  // per thread
   LastAlloc* thread_last = &last_alloc[0];             // state.tid's (the map's nodes stay)
 };

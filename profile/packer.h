@@ -1,7 +1,9 @@
 // Packs a raw heap profile (as the runtime writes it) into the compressed, indexed file that
 // memtrack report reads (packed_format.h), either after the process ended or while it runs,
-// following the raw file as the runtime appends to it. Memory: one chunk plus the stacks and
-// the blocks live at once (the raw file names blocks by address).
+// following the raw file as the runtime appends to it, and merging the threads' batches into
+// one order by their sequence numbers. Memory: one chunk plus the stacks, the blocks live at
+// once (the raw file names blocks by address) and the events waiting for an earlier thread's
+// batch (bounded by the runtime writing every batch within two sampling intervals).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,10 @@ struct PackStats {
   uint64_t raw_bytes = 0;
   uint64_t packed_bytes = 0;
   bool complete = false;  // the process ended normally
+  // Events missing from the merged order (a thread's batch lost when the process was
+  // killed), and events that came after their place had been given up.
+  uint64_t missing_events = 0;
+  uint64_t late_events = 0;
 };
 
 // Packs one raw file into one packed file. Not thread safe: one thread drives it.

@@ -1,12 +1,13 @@
 // The packer and the reader on synthetic raw files: chunks that decode on their own (a
-// temporary free whose allocation is in the chunk before), seeking to a window's chunk, and
-// packing a raw file while it grows.
+// temporary free whose allocation is in the chunk before), seeking to a window's chunk,
+// packing a raw file while it grows, and merging threads' batches by sequence number.
 #include "profile/packer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -24,11 +25,12 @@ namespace {
 namespace format = core::profile;
 using format::Tag;
 
+// A raw file of version 1: every record outside batches, in the order of the file.
 class RawWriter {
  public:
   RawWriter() {
     bytes_.assign(format::kRawMagic, format::kRawMagic + 8);
-    uint32_t header[2] = {format::kVersion, 4242};
+    uint32_t header[2] = {1, 4242};
     uint64_t times[2] = {0, 0};
     append(header, sizeof(header));
     append(times, sizeof(times));
@@ -60,7 +62,12 @@ class RawWriter {
     address(ptr);
   }
   void end() { tag(Tag::kEnd); }
+  void thread(uint32_t tid) {
+    tag(Tag::kThread);
+    varint(tid);
+  }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
+  void set_version(uint32_t version) { std::memcpy(bytes_.data() + 8, &version, 4); }
 
   static constexpr uint32_t kStacks = 8;
 
@@ -99,6 +106,72 @@ RawWriter churn(uint64_t pairs) {
   for (uint64_t ptr : kept) w.free(1, ptr);
   w.end();
   return w;
+}
+
+// One thread's batch of a version 2 raw file (core/profile_format.h, kBatch).
+class BatchWriter {
+ public:
+  BatchWriter(uint32_t tid, uint64_t first_seq) : last_seq_(first_seq), first_seq_(first_seq) {
+    tag(Tag::kThread);
+    varint(tid);
+  }
+  void alloc(uint64_t seq, uint64_t time_us, uint64_t size, uint32_t stack, uint64_t ptr) {
+    event(Tag::kAlloc, seq, time_us);
+    varint(size);
+    varint(stack);
+    address(ptr);
+  }
+  void free(uint64_t seq, uint64_t time_us, uint64_t ptr) {
+    event(Tag::kFree, seq, time_us);
+    address(ptr);
+  }
+  // The batch as the runtime appends it to the file.
+  void append_to(std::vector<uint8_t>& out) const {
+    out.push_back(static_cast<uint8_t>(Tag::kBatch));
+    auto size = static_cast<uint32_t>(payload_.size());
+    const auto* p = reinterpret_cast<const uint8_t*>(&size);
+    out.insert(out.end(), p, p + 4);
+    p = reinterpret_cast<const uint8_t*>(&first_seq_);
+    out.insert(out.end(), p, p + 8);
+    out.insert(out.end(), payload_.begin(), payload_.end());
+  }
+
+ private:
+  // The sequence number's difference as the runtime writes it: in the tag byte when 1 to 15.
+  void event(Tag t, uint64_t seq, uint64_t time_us) {
+    uint64_t delta = seq - last_seq_;
+    if (delta >= 1 && delta <= format::kMaxTagSeqDelta) {
+      payload_.push_back(static_cast<uint8_t>(static_cast<uint8_t>(t) | delta << 4));
+    } else {
+      tag(t);
+      varint(delta);
+    }
+    last_seq_ = seq;
+    varint(time_us - last_us_);
+    last_us_ = time_us;
+  }
+  void tag(Tag t) { payload_.push_back(static_cast<uint8_t>(t)); }
+  void varint(uint64_t v) {
+    uint8_t out[10];
+    size_t n = format::put_varint(out, v);
+    payload_.insert(payload_.end(), out, out + n);
+  }
+  void address(uint64_t ptr) {
+    varint(format::zigzag(static_cast<int64_t>(ptr - last_ptr_)));
+    last_ptr_ = ptr;
+  }
+  std::vector<uint8_t> payload_;
+  uint64_t last_seq_;
+  uint64_t first_seq_;
+  uint64_t last_us_ = 0;
+  uint64_t last_ptr_ = 0;
+};
+
+// The start of a version 2 file: RawWriter's header, modules and stacks.
+std::vector<uint8_t> batch_file_start() {
+  RawWriter w;
+  w.set_version(2);
+  return w.bytes();
 }
 
 class PackerTest : public ::testing::Test {
@@ -163,9 +236,100 @@ TEST_F(PackerTest, WindowOnlyAnalysisSkipsChunksAndAgreesWithTheWholePass) {
   for (size_t id = 0; id < window.sites.size(); ++id) {
     EXPECT_EQ(window.sites[id].window_bytes, whole.sites[id].window_bytes) << "stack " << id;
   }
-  ProfileAnalysis from_raw = analyze_profile(raw_, options);  // reads from the start
-  EXPECT_EQ(from_raw.skipped_events, 0u);
+  ProfileAnalysis from_raw = analyze_profile(raw_, options);  // packed first, then the same
+  EXPECT_EQ(from_raw.skipped_events, window.skipped_events);
   EXPECT_EQ(from_raw.window_bytes, whole.window_bytes);
+}
+
+// Two threads hand a block to each other (thread 7 frees 0x5000, thread 8 gets the same
+// address next): their batches, written in the opposite order to the file, must give exactly
+// the packed file of the same events written in one order.
+TEST_F(PackerTest, BatchesOfThreadsAreMergedBySequenceNumber) {
+  struct E {
+    uint32_t tid;
+    bool alloc;
+    uint64_t size;
+    uint64_t ptr;
+  };
+  const std::vector<E> events = {
+      {7, true, 100, 0x5000}, {8, true, 30, 0x9000},  {7, false, 0, 0x5000},
+      {8, true, 64, 0x5000},  {7, true, 200, 0x6000}, {8, false, 0, 0x9000},
+      {8, false, 0, 0x5000},  {7, false, 0, 0x6000},  {8, true, 5, 0xa000}};
+  RawWriter ordered;
+  ordered.thread(0);  // the batch file starts with thread 7's record only at its first event
+  BatchWriter seven(7, 0);
+  BatchWriter eight(8, 1);
+  uint32_t tid = 0;
+  for (uint64_t seq = 0; seq < events.size(); ++seq) {
+    const E& e = events[seq];
+    uint64_t time_us = 10 * (seq + 1);
+    if (e.tid != tid) ordered.thread(e.tid);
+    tid = e.tid;
+    BatchWriter& batch = e.tid == 7 ? seven : eight;
+    if (e.alloc) {
+      ordered.alloc(10, e.size, 1, e.ptr);
+      batch.alloc(seq, time_us, e.size, 1, e.ptr);
+    } else {
+      ordered.free(10, e.ptr);
+      batch.free(seq, time_us, e.ptr);
+    }
+  }
+  ordered.end();
+  write_raw(ordered.bytes(), 0, ordered.bytes().size(), true);
+  PackStats one_order = pack_profile(raw_, packed_);
+  std::vector<uint8_t> expected = read_packed();
+
+  std::vector<uint8_t> batches = batch_file_start();
+  eight.append_to(batches);
+  seven.append_to(batches);
+  batches.push_back(static_cast<uint8_t>(Tag::kEnd));
+  write_raw(batches, 0, batches.size(), true);
+  PackStats merged = pack_profile(raw_, packed_);
+  EXPECT_EQ(merged.events, one_order.events);
+  EXPECT_EQ(merged.missing_events, 0u);
+  EXPECT_EQ(read_packed(), expected);
+  ProfileAnalysis a = analyze_profile(packed_, AnalyzeOptions{});
+  EXPECT_EQ(a.unknown_frees, 0u);
+  EXPECT_EQ(a.live_bytes, 5u);
+  EXPECT_EQ(a.peak_bytes, 30u + 64 + 200);
+}
+
+// A batch that never reached the file (its thread held it when the process was killed):
+// the events after it are packed in order once the file ends, and the gap is counted.
+TEST_F(PackerTest, ABatchThatNeverCameIsCountedAndTheRestPacked) {
+  BatchWriter first(7, 0);
+  first.alloc(0, 1, 10, 1, 0x1000);
+  first.alloc(1, 2, 20, 2, 0x2000);
+  BatchWriter later(7, 5);
+  later.free(5, 8, 0x1000);
+  later.alloc(26, 9, 40, 3, 0x3000);  // 21 after its predecessor: a varint after the tag
+  std::vector<uint8_t> bytes = batch_file_start();
+  later.append_to(bytes);  // seqs 2-4 and 6-25 (other threads' batches) are missing
+  first.append_to(bytes);
+  write_raw(bytes, 0, bytes.size(), true);
+  PackStats stats = pack_profile(raw_, packed_);
+  EXPECT_FALSE(stats.complete);
+  EXPECT_EQ(stats.events, 4u);
+  EXPECT_EQ(stats.missing_events, 3u + 20);
+  ProfileAnalysis a = analyze_profile(packed_, AnalyzeOptions{});
+  EXPECT_EQ(a.allocations, 3u);
+  EXPECT_EQ(a.live_bytes, 20u + 40);
+  EXPECT_EQ(a.unknown_frees, 0u);
+}
+
+TEST_F(PackerTest, ARawFileOfANewerVersionIsRefusedByName) {
+  std::vector<uint8_t> bytes = batch_file_start();
+  uint32_t version = format::kVersion + 1;
+  std::memcpy(bytes.data() + 8, &version, 4);
+  write_raw(bytes, 0, bytes.size(), true);
+  try {
+    pack_profile(raw_, packed_);
+    FAIL() << "packed a file of an unknown version";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("raw heap profile version 3 is not supported"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(PackerTest, FollowingAGrowingFileGivesTheSameFile) {

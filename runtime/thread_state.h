@@ -33,6 +33,8 @@ struct ThreadState {
   // __lsan_disable depth (hooks/lsan_interface.cpp): blocks allocated meanwhile are ignored.
   int lsan_disabled = 0;
   bool in_realloc = false;  // record/profile.cpp: a free is the first half of a realloc
+  // record/profile.cpp: 1 + the index of this thread's heap profile buffer; 0 = none yet.
+  int profile_buffer = 0;
   // hooks/program_heap.cpp: this thread's lists of memtrack's own heap and its counters.
   core::HeapThread heap{};
 };

@@ -196,7 +196,10 @@ void* thread_main(void*) {
       }
     }
     if (sampling && now >= next_sample) {
-      if (profiling()) profile_sample();
+      if (profiling()) {
+        profile_sample();
+        profile_flush_idle();
+      }
       next_sample = now + sample_ns;
     }
     uint64_t wait = 0;  // 0: until woken

@@ -1,9 +1,10 @@
 // Heap profile recording (profile option; docs/runtime.md, "The heap profile"): one binary
-// record per allocation, free and realloc of the program, with its size, stack id, time and
-// thread, plus every stack the first time it is used and RSS samples taken by memtrack's
-// thread. Records are varint-encoded into one mmap'd buffer under a spin lock and appended
-// to the raw file when the buffer is full, before fork and exec, and at exit; the CLI packs
-// the raw file into a compressed, indexed one afterwards (core/profile_format.h).
+// record per allocation, free and realloc of the program, with its size, stack id, time,
+// thread and a process-wide sequence number, plus every stack the first time it is used and
+// RSS samples taken by memtrack's thread. Each thread varint-encodes its records into a
+// batch in its own mmap'd buffer, appended to the raw file when full, when memtrack's thread
+// finds it old, before exec and at exit; the CLI merges the batches by sequence number and
+// packs them into a compressed, indexed file while the program runs (core/profile_format.h).
 // Runtime-safe: no malloc; calls libc (open, write, close, read) only through core::sys.
 #pragma once
 
@@ -44,14 +45,18 @@ void profile_sample();
 // Appends an opaque record (tag kModules) written by the output layer. Thread safe.
 void profile_append_modules(const uint8_t* payload, size_t size);
 
+// Called by memtrack's thread every profile_interval_ms: writes every batch that has been
+// open for that long (its thread records slowly or is not running).
+void profile_flush_idle();
+
 // Appends what is buffered to the file. `final`: the process ends; a kEnd record is added
 // and every later record is written at once. Both may be reached from a signal handler that
 // interrupted this thread inside the runtime: then the lock is only tried.
 void profile_flush();
 void profile_flush_final();
 
-// fork(): the buffer is written before the fork and the lock held across it; the child
-// restarts with its own file (profile_start) and the stacks written again as it uses them.
+// fork(): the caller's batch is written before the fork; the child resets every buffer and
+// restarts with its own file (profile_start), the stacks written again as it uses them.
 void profile_fork_prepare();
 void profile_fork_parent();
 void profile_fork_child_reset();
