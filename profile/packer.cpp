@@ -10,11 +10,16 @@
 #include <zstd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <span>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -298,6 +303,165 @@ class ChunkWriter {
   ZSTD_CCtx* ctx_;
   std::vector<uint8_t> compressed_;  // grown, never shrunk
   uint64_t offset_ = 0;
+};
+
+// Lays out, compresses and writes the chunks in order on a thread of its own, so that the
+// packer's thread goes on decoding while a chunk is compressed (half the packing's CPU on
+// malloc churn; with a core to spare the program then waits for neither). At most
+// kQueuedChunks wait; their buffers are handed back for the next chunks, so no chunk's
+// memory is faulted in anew.
+class ChunkCompressor {
+ public:
+  explicit ChunkCompressor(ChunkWriter& writer) : writer_(writer) {}
+  ~ChunkCompressor() { stop(); }
+  ChunkCompressor(const ChunkCompressor&) = delete;
+  ChunkCompressor& operator=(const ChunkCompressor&) = delete;
+
+  // Takes the chunk (`records` and `ages` come back empty, with the capacity of a chunk
+  // done). Throws the compressing thread's error, if it had one.
+  void submit(std::vector<uint8_t>& records, std::vector<uint8_t>& ages, const ChunkInfo& start) {
+    std::unique_lock lock(mutex_);
+    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    changed_.wait(lock, [this] { return queue_.size() < kQueuedChunks || error_; });
+    rethrow_locked();
+    Job job;
+    job.start = start;
+    job.records.swap(records);
+    job.ages.swap(ages);
+    if (!spare_.empty()) {
+      records.swap(spare_.back().records);
+      ages.swap(spare_.back().ages);
+      spare_.pop_back();
+    }
+    queue_.push_back(std::move(job));
+    changed_.notify_all();
+  }
+
+  // Waits until every chunk is written; returns the index of them all.
+  std::vector<ChunkInfo> finish() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return (queue_.empty() && !busy_) || error_; });
+    rethrow_locked();
+    lock.unlock();
+    stop();
+    return std::move(index_);
+  }
+
+ private:
+  static constexpr size_t kQueuedChunks = 2;
+  struct Job {
+    std::vector<uint8_t> records;
+    std::vector<uint8_t> ages;
+    ChunkInfo start;
+  };
+
+  void rethrow_locked() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      changed_.notify_all();
+    }
+    if (worker_.joinable()) worker_.join();
+  }
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      if (stopping_) return;  // finish() waited for the queue; the destructor drops it
+      Job job = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      try {
+        write(job);
+      } catch (...) {
+        lock.lock();
+        error_ = std::current_exception();
+        busy_ = false;
+        changed_.notify_all();
+        return;
+      }
+      job.records.clear();
+      job.ages.clear();
+      lock.lock();
+      spare_.push_back(std::move(job));
+      busy_ = false;
+      changed_.notify_all();
+    }
+  }
+
+  // Every kLayoutTrial-th chunk is compressed in every layout at level 1, and the layout
+  // chosen is used until the next trial (a program's allocation pattern rarely changes its
+  // nature; compressing three times every time would triple the packing's cost). Pairs win
+  // when they are the smallest at level 1 (few distinct sizes and stacks); otherwise rows win
+  // when they come within kRowsMargin of columns at level 1: level 7 then makes them 15-25%
+  // smaller than columns at level 3, where columns gain next to nothing from level 7
+  // (measured per chunk on malloc churn and C++ containers, docs/performance.md).
+  // Returns the layout chosen and sets `*raw` to the chunk laid out so.
+  ChunkLayout trial_layout(const Job& job, std::vector<uint8_t>* raw) {
+    std::vector<uint8_t> columns = encode_chunk(job.records, job.ages, ChunkLayout::kColumns);
+    std::vector<uint8_t> rows = encode_chunk(job.records, job.ages, ChunkLayout::kRows);
+    std::vector<uint8_t> pairs = encode_chunk(job.records, job.ages, ChunkLayout::kPairs);
+    size_t columns_size = writer_.compress(columns, 1).size();
+    size_t rows_size = writer_.compress(rows, 1).size();
+    size_t pairs_size = writer_.compress(pairs, 1).size();
+    if (pairs_size <= columns_size && pairs_size <= rows_size) {
+      *raw = std::move(pairs);
+      return ChunkLayout::kPairs;
+    }
+    if (rows_size * 100 <= columns_size * kRowsMargin) {
+      *raw = std::move(rows);
+      return ChunkLayout::kRows;
+    }
+    *raw = std::move(columns);
+    return ChunkLayout::kColumns;
+  }
+
+  static int level_of(ChunkLayout layout) {
+    switch (layout) {
+      case ChunkLayout::kRows:
+        return kRowsLevel;
+      case ChunkLayout::kPairs:
+        return kPairsLevel;
+      case ChunkLayout::kColumns:
+        break;
+    }
+    return kColumnsLevel;
+  }
+
+  void write(const Job& job) {
+    std::vector<uint8_t> raw;
+    if (index_.size() % kLayoutTrial == 0) {
+      layout_ = trial_layout(job, &raw);
+    } else {
+      raw = encode_chunk(job.records, job.ages, layout_);
+    }
+    std::span<const uint8_t> compressed = writer_.compress(raw, level_of(layout_));
+    ChunkInfo info = job.start;
+    info.offset = writer_.offset();
+    info.raw_size = static_cast<uint32_t>(raw.size());
+    info.compressed_size = static_cast<uint32_t>(compressed.size());
+    writer_.write_plain(compressed);
+    index_.push_back(info);
+  }
+
+  ChunkWriter& writer_;
+  // The compressing thread's own: layout_, index_ (read by finish() once it is idle).
+  ChunkLayout layout_ = ChunkLayout::kColumns;
+  std::vector<ChunkInfo> index_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Job> queue_;     // guarded by mutex_
+  std::vector<Job> spare_;    // guarded by mutex_: written chunks' buffers, for reuse
+  bool busy_ = false;         // guarded by mutex_: a job is being written
+  bool stopping_ = false;     // guarded by mutex_
+  std::exception_ptr error_;  // guarded by mutex_
+  std::thread worker_;
 };
 
 std::vector<uint8_t> metadata(bool complete, const std::vector<uint8_t>& modules,
@@ -590,13 +754,13 @@ struct ProfilePacker::State {
       record.put(event.size);
       record.put(event.stack_id);
       live.insert(ptr, Block{event.size, state.time_us, event.stack_id});
-      *thread_last = LastAlloc{ptr, index.size()};
+      *thread_last = LastAlloc{ptr, chunks};
       ++state.allocations;
       return;
     }
     LastAlloc& last = *thread_last;
     bool temporary = last.ptr == ptr;
-    bool same_chunk = last.chunk == index.size();
+    bool same_chunk = last.chunk == chunks;
     last.ptr = 0;
     Block block{0, state.time_us, 0};
     live.take(ptr, &block);
@@ -610,61 +774,11 @@ struct ProfilePacker::State {
     put_varint(ages, state.time_us - block.time_us);
   }
 
-  // Every kLayoutTrial-th chunk is compressed in every layout at level 1, and the layout
-  // chosen is used until the next trial (a program's allocation pattern rarely changes its
-  // nature; compressing three times every time would triple the packing's cost). Pairs win
-  // when they are the smallest at level 1 (few distinct sizes and stacks); otherwise rows win
-  // when they come within kRowsMargin of columns at level 1: level 7 then makes them 15-25%
-  // smaller than columns at level 3, where columns gain next to nothing from level 7
-  // (measured per chunk on malloc churn and C++ containers, docs/performance.md).
-  // Returns the layout chosen and sets `*raw` to the chunk laid out so.
-  ChunkLayout trial_layout(std::vector<uint8_t>* raw) {
-    std::vector<uint8_t> columns = encode_chunk(chunk, ages, ChunkLayout::kColumns);
-    std::vector<uint8_t> rows = encode_chunk(chunk, ages, ChunkLayout::kRows);
-    std::vector<uint8_t> pairs = encode_chunk(chunk, ages, ChunkLayout::kPairs);
-    size_t columns_size = writer.compress(columns, 1).size();
-    size_t rows_size = writer.compress(rows, 1).size();
-    size_t pairs_size = writer.compress(pairs, 1).size();
-    if (pairs_size <= columns_size && pairs_size <= rows_size) {
-      *raw = std::move(pairs);
-      return ChunkLayout::kPairs;
-    }
-    if (rows_size * 100 <= columns_size * kRowsMargin) {
-      *raw = std::move(rows);
-      return ChunkLayout::kRows;
-    }
-    *raw = std::move(columns);
-    return ChunkLayout::kColumns;
-  }
-
-  static int level_of(ChunkLayout layout) {
-    switch (layout) {
-      case ChunkLayout::kRows:
-        return kRowsLevel;
-      case ChunkLayout::kPairs:
-        return kPairsLevel;
-      case ChunkLayout::kColumns:
-        break;
-    }
-    return kColumnsLevel;
-  }
-
+  // Hands the chunk to the compressing thread; the next one starts empty.
   void flush() {
     if (chunk.empty()) return;
-    std::vector<uint8_t> raw;
-    if (index.size() % kLayoutTrial == 0) {
-      layout = trial_layout(&raw);
-    } else {
-      raw = encode_chunk(chunk, ages, layout);
-    }
-    std::span<const uint8_t> compressed = writer.compress(raw, level_of(layout));
-    chunk_start.offset = writer.offset();
-    chunk_start.raw_size = static_cast<uint32_t>(raw.size());
-    chunk_start.compressed_size = static_cast<uint32_t>(compressed.size());
-    writer.write_plain(compressed);
-    index.push_back(chunk_start);
-    chunk.clear();
-    ages.clear();
+    compressor.submit(chunk, ages, chunk_start);
+    ++chunks;
   }
 
   // Reads and packs until the raw file has nothing more; returns whether it had anything.
@@ -688,6 +802,7 @@ struct ProfilePacker::State {
     if (!writer.is_open()) throw Error(raw_path + " is not a raw memtrack heap profile");
     while (pending > 0) skip_gap(next_seq);  // batches that never came (SIGKILL)
     flush();  // a record cut short (SIGKILL) stays in the scanner, unread
+    std::vector<ChunkInfo> index = compressor.finish();
     uint64_t meta_offset = writer.offset();
     uint64_t meta_size = writer.write(metadata(stats.complete, modules, stacks));
     uint64_t index_offset = writer.offset();
@@ -719,12 +834,12 @@ struct ProfilePacker::State {
   PackStats stats;
   std::map<uint32_t, std::vector<uint64_t>> stacks;
   std::vector<uint8_t> modules;
-  std::vector<ChunkInfo> index;
+  ChunkCompressor compressor{writer};  // after writer: stopped before it goes
+  size_t chunks = 0;                   // handed to the compressor
   std::vector<uint8_t> chunk;
   std::vector<uint8_t> ages;  // the frees' ages, stored after the chunk's records
   ChunkInfo state;            // decoder state after the last record
   ChunkInfo chunk_start;
-  ChunkLayout layout = ChunkLayout::kColumns;
   LiveBlocks live;
   std::vector<Event> ring;  // events waiting for an earlier one, at seq % size (a power of 2)
   size_t pending = 0;       // events in the ring

@@ -1,7 +1,8 @@
 // Packs a raw heap profile (as the runtime writes it) into the compressed, indexed file that
 // memtrack report reads (packed_format.h), either after the process ended or while it runs,
 // following the raw file as the runtime appends to it, and merging the threads' batches into
-// one order by their sequence numbers. Memory: one chunk plus the stacks, the blocks live at
+// one order by their sequence numbers. Chunks are compressed and written on a thread of the
+// packer's own, while the next one is filled. Memory: one chunk plus the stacks, the blocks live at
 // once (the raw file names blocks by address) and the events waiting for an earlier thread's
 // batch (bounded by the runtime writing every batch within two sampling intervals).
 #pragma once
@@ -23,7 +24,8 @@ struct PackStats {
   uint64_t late_events = 0;
 };
 
-// Packs one raw file into one packed file. Not thread safe: one thread drives it.
+// Packs one raw file into one packed file. Not thread safe: one thread drives it (and it
+// starts one more, for the compression).
 class ProfilePacker {
  public:
   // Nothing is opened yet: the runtime may not have written the raw header.
