@@ -84,7 +84,7 @@ Sequence g_sequence;
 core::SpinLock g_file_lock;     // one write to the file at a time (batches, modules, the end)
 uint8_t* g_written = nullptr;   // bitmap of the stack ids already recorded (reserved)
 uint64_t g_start_ns = 0;        // the header's start time
-uint64_t g_flush_after_ns = 0;  // memtrack's thread asks for a batch this old to be written
+uint64_t g_flush_after_ns = 0;  // memtrack's thread writes a batch open this long
 char g_path[kMaxPath];          // the raw file; set by profile_start
 std::atomic<bool> g_unbuffered{false};  // set by the final flush: every record written at once
 std::atomic<bool> g_warned{false};
@@ -129,6 +129,12 @@ bool in_use(const Buffer& b) {
   return &b == &shared_buffer() || b.claimed.load(std::memory_order_acquire);
 }
 
+// Whether b's open batch has been open for `age` at `now` (b.lock held). Another thread may
+// have opened it after `now` was read.
+bool open_for(const Buffer& b, uint64_t now, uint64_t age) {
+  return b.used != 0 && now >= b.opened_ns && now - b.opened_ns >= age;
+}
+
 // Writes the batches other threads have left open for longer than kStaleNs. Called by a
 // thread that has just written its own full batch: busy threads do it, at normal priority,
 // so it does not wait for memtrack's thread, which a saturated machine runs seldom at nice
@@ -138,7 +144,7 @@ void flush_stale(const Buffer& own, uint64_t now) {
   for (int i = 0; i <= high && i <= kThreadBuffers; ++i) {
     Buffer& b = i == high ? shared_buffer() : g_buffers[i];
     if (&b == &own || !in_use(b) || !b.lock.try_lock()) continue;
-    if (b.used != 0 && now - b.opened_ns >= kStaleNs) flush_locked(b);
+    if (open_for(b, now, kStaleNs)) flush_locked(b);
     b.lock.unlock();
   }
 }
@@ -463,7 +469,7 @@ void profile_flush_idle() {
   uint64_t now = coarse_ns();
   for (Buffer& b : std::span(g_buffers, kThreadBuffers + 1)) {
     if (!in_use(b) || !b.lock.try_lock()) continue;
-    if (b.used != 0 && now - b.opened_ns >= g_flush_after_ns) flush_locked(b);
+    if (open_for(b, now, g_flush_after_ns)) flush_locked(b);
     b.lock.unlock();
   }
   core::sys::set_errno(saved_errno);
