@@ -7,25 +7,17 @@
 
 #include <fcntl.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include <cerrno>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <deque>
-#include <exception>
-#include <fstream>
 #include <map>
-#include <mutex>
-#include <span>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "common/error.h"
 #include "core/profile_format.h"
-#include "profile/chunk_columns.h"
+#include "profile/chunk_compressor.h"
 #include "profile/packed_format.h"
 
 namespace memtrack::profile {
@@ -38,8 +30,6 @@ namespace {
 constexpr size_t kMaxDepth = 4096;
 constexpr size_t kReadBytes = size_t{4} << 20;      // read from the raw file per call
 constexpr size_t kMaxBatchBytes = size_t{2} << 20;  // the runtime's are at most 1 MiB
-constexpr size_t kLayoutTrial = 8;
-constexpr size_t kRowsMargin = 110;  // percent
 // Events held back waiting for an earlier sequence number (48 bytes each): the runtime
 // writes a batch within two sampling intervals, so this bounds only a batch that never
 // came (a thread that held its buffer when the process was killed): past it, the missing
@@ -253,215 +243,6 @@ class RawScanner {
   bool in_batch_ = false;
   size_t batch_begin_ = 0;
   size_t batch_end_ = 0;
-};
-
-class ChunkWriter {
- public:
-  explicit ChunkWriter(const std::string& path) : path_(path) { ctx_ = ZSTD_createCCtx(); }
-  ~ChunkWriter() { ZSTD_freeCCtx(ctx_); }
-  ChunkWriter(const ChunkWriter&) = delete;
-  ChunkWriter& operator=(const ChunkWriter&) = delete;
-
-  void open() {
-    out_.open(path_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw Error("cannot write the heap profile " + path_);
-  }
-  bool is_open() const { return out_.is_open(); }
-
-  // Compresses `raw` into a buffer the writer keeps (valid until the next call): a new
-  // vector per chunk was zeroed and faulted in again every time (4 MiB a chunk).
-  std::span<const uint8_t> compress(const std::vector<uint8_t>& raw, int level) {
-    ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, level);
-    size_t bound = ZSTD_compressBound(raw.size());
-    if (compressed_.size() < bound) compressed_.resize(bound);
-    size_t n = ZSTD_compress2(ctx_, compressed_.data(), bound, raw.data(), raw.size());
-    if (ZSTD_isError(n))
-      throw Error("cannot compress the heap profile: " + std::string(ZSTD_getErrorName(n)));
-    return {compressed_.data(), n};
-  }
-  // Compresses `raw` and writes it at the current end of the file. Returns its size.
-  uint32_t write(const std::vector<uint8_t>& raw) {
-    std::span<const uint8_t> compressed = compress(raw, kRowsLevel);
-    write_plain(compressed);
-    return static_cast<uint32_t>(compressed.size());
-  }
-  void write_plain(std::span<const uint8_t> bytes) {
-    out_.write(reinterpret_cast<const char*>(bytes.data()),
-               static_cast<std::streamsize>(bytes.size()));
-    if (!out_) throw Error("cannot write " + path_);
-    offset_ += bytes.size();
-  }
-  void close() {
-    out_.close();
-    if (!out_) throw Error("cannot write the heap profile " + path_);
-  }
-  uint64_t offset() const { return offset_; }
-
- private:
-  std::ofstream out_;
-  const std::string& path_;
-  ZSTD_CCtx* ctx_;
-  std::vector<uint8_t> compressed_;  // grown, never shrunk
-  uint64_t offset_ = 0;
-};
-
-// Lays out, compresses and writes the chunks in order on a thread of its own, so that the
-// packer's thread goes on decoding while a chunk is compressed (half the packing's CPU on
-// malloc churn; with a core to spare the program then waits for neither). At most
-// kQueuedChunks wait; their buffers are handed back for the next chunks, so no chunk's
-// memory is faulted in anew.
-class ChunkCompressor {
- public:
-  explicit ChunkCompressor(ChunkWriter& writer) : writer_(writer) {}
-  ~ChunkCompressor() { stop(); }
-  ChunkCompressor(const ChunkCompressor&) = delete;
-  ChunkCompressor& operator=(const ChunkCompressor&) = delete;
-
-  // Takes the chunk (`records` and `ages` come back empty, with the capacity of a chunk
-  // done). Throws the compressing thread's error, if it had one.
-  void submit(std::vector<uint8_t>& records, std::vector<uint8_t>& ages, const ChunkInfo& start) {
-    std::unique_lock lock(mutex_);
-    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
-    changed_.wait(lock, [this] { return queue_.size() < kQueuedChunks || error_; });
-    rethrow_locked();
-    Job job;
-    job.start = start;
-    job.records.swap(records);
-    job.ages.swap(ages);
-    if (!spare_.empty()) {
-      records.swap(spare_.back().records);
-      ages.swap(spare_.back().ages);
-      spare_.pop_back();
-    }
-    queue_.push_back(std::move(job));
-    changed_.notify_all();
-  }
-
-  // Waits until every chunk is written; returns the index of them all.
-  std::vector<ChunkInfo> finish() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return (queue_.empty() && !busy_) || error_; });
-    rethrow_locked();
-    lock.unlock();
-    stop();
-    return std::move(index_);
-  }
-
- private:
-  static constexpr size_t kQueuedChunks = 2;
-  struct Job {
-    std::vector<uint8_t> records;
-    std::vector<uint8_t> ages;
-    ChunkInfo start;
-  };
-
-  void rethrow_locked() {
-    if (error_) std::rethrow_exception(error_);
-  }
-
-  void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-      changed_.notify_all();
-    }
-    if (worker_.joinable()) worker_.join();
-  }
-
-  void run() {
-    std::unique_lock lock(mutex_);
-    while (true) {
-      changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
-      if (stopping_) return;  // finish() waited for the queue; the destructor drops it
-      Job job = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-      lock.unlock();
-      try {
-        write(job);
-      } catch (...) {
-        lock.lock();
-        error_ = std::current_exception();
-        busy_ = false;
-        changed_.notify_all();
-        return;
-      }
-      job.records.clear();
-      job.ages.clear();
-      lock.lock();
-      spare_.push_back(std::move(job));
-      busy_ = false;
-      changed_.notify_all();
-    }
-  }
-
-  // Every kLayoutTrial-th chunk is compressed in every layout at level 1, and the layout
-  // chosen is used until the next trial (a program's allocation pattern rarely changes its
-  // nature; compressing three times every time would triple the packing's cost). Pairs win
-  // when they are the smallest at level 1 (few distinct sizes and stacks); otherwise rows win
-  // when they come within kRowsMargin of columns at level 1: level 7 then makes them 15-25%
-  // smaller than columns at level 3, where columns gain next to nothing from level 7
-  // (measured per chunk on malloc churn and C++ containers, docs/performance.md).
-  // Returns the layout chosen and sets `*raw` to the chunk laid out so.
-  ChunkLayout trial_layout(const Job& job, std::vector<uint8_t>* raw) {
-    std::vector<uint8_t> columns = encode_chunk(job.records, job.ages, ChunkLayout::kColumns);
-    std::vector<uint8_t> rows = encode_chunk(job.records, job.ages, ChunkLayout::kRows);
-    std::vector<uint8_t> pairs = encode_chunk(job.records, job.ages, ChunkLayout::kPairs);
-    size_t columns_size = writer_.compress(columns, 1).size();
-    size_t rows_size = writer_.compress(rows, 1).size();
-    size_t pairs_size = writer_.compress(pairs, 1).size();
-    if (pairs_size <= columns_size && pairs_size <= rows_size) {
-      *raw = std::move(pairs);
-      return ChunkLayout::kPairs;
-    }
-    if (rows_size * 100 <= columns_size * kRowsMargin) {
-      *raw = std::move(rows);
-      return ChunkLayout::kRows;
-    }
-    *raw = std::move(columns);
-    return ChunkLayout::kColumns;
-  }
-
-  static int level_of(ChunkLayout layout) {
-    switch (layout) {
-      case ChunkLayout::kRows:
-        return kRowsLevel;
-      case ChunkLayout::kPairs:
-        return kPairsLevel;
-      case ChunkLayout::kColumns:
-        break;
-    }
-    return kColumnsLevel;
-  }
-
-  void write(const Job& job) {
-    std::vector<uint8_t> raw;
-    if (index_.size() % kLayoutTrial == 0) {
-      layout_ = trial_layout(job, &raw);
-    } else {
-      raw = encode_chunk(job.records, job.ages, layout_);
-    }
-    std::span<const uint8_t> compressed = writer_.compress(raw, level_of(layout_));
-    ChunkInfo info = job.start;
-    info.offset = writer_.offset();
-    info.raw_size = static_cast<uint32_t>(raw.size());
-    info.compressed_size = static_cast<uint32_t>(compressed.size());
-    writer_.write_plain(compressed);
-    index_.push_back(info);
-  }
-
-  ChunkWriter& writer_;
-  // The compressing thread's own: layout_, index_ (read by finish() once it is idle).
-  ChunkLayout layout_ = ChunkLayout::kColumns;
-  std::vector<ChunkInfo> index_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Job> queue_;     // guarded by mutex_
-  std::vector<Job> spare_;    // guarded by mutex_: written chunks' buffers, for reuse
-  bool busy_ = false;         // guarded by mutex_: a job is being written
-  bool stopping_ = false;     // guarded by mutex_
-  std::exception_ptr error_;  // guarded by mutex_
-  std::thread worker_;
 };
 
 std::vector<uint8_t> metadata(bool complete, const std::vector<uint8_t>& modules,
