@@ -1,6 +1,8 @@
 // The packed file's writer and its compressing thread (see chunk_compressor.h).
 #include "profile/chunk_compressor.h"
 
+#include <filesystem>
+
 #include "common/error.h"
 
 namespace memtrack::profile {
@@ -57,6 +59,21 @@ void ChunkWriter::write_plain(std::span<const uint8_t> bytes) {
   offset_ += bytes.size();
 }
 
+void ChunkWriter::flush() {
+  out_.flush();
+  if (!out_) throw Error("cannot write " + path_);
+}
+
+void ChunkWriter::truncate(uint64_t offset) {
+  flush();
+  std::error_code error;
+  std::filesystem::resize_file(path_, offset, error);
+  if (error) throw Error("cannot write " + path_ + ": " + error.message());
+  out_.seekp(static_cast<std::streamoff>(offset));
+  if (!out_) throw Error("cannot write " + path_);
+  offset_ = offset;
+}
+
 void ChunkWriter::close() {
   out_.close();
   if (!out_) throw Error("cannot write the heap profile " + path_);
@@ -81,13 +98,17 @@ void ChunkCompressor::submit(std::vector<uint8_t>& records, std::vector<uint8_t>
   changed_.notify_all();
 }
 
-std::vector<ChunkInfo> ChunkCompressor::finish() {
+std::vector<ChunkInfo> ChunkCompressor::written() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [this] { return (queue_.empty() && !busy_) || error_; });
   rethrow_locked();
-  lock.unlock();
+  return index_;  // the thread is idle: nothing writes it until the next submit()
+}
+
+std::vector<ChunkInfo> ChunkCompressor::finish() {
+  std::vector<ChunkInfo> index = written();
   stop();
-  return std::move(index_);
+  return index;
 }
 
 void ChunkCompressor::rethrow_locked() {

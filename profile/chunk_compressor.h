@@ -38,6 +38,10 @@ class ChunkWriter {
   // Compresses `raw` and writes it at the current end of the file. Returns its size.
   uint32_t write(const std::vector<uint8_t>& raw);
   void write_plain(std::span<const uint8_t> bytes);
+  // Pushes what was written to the file, for a reader of it (a checkpoint, packer.h).
+  void flush();
+  // Cuts the file at `offset` and writes from there on (what a checkpoint wrote after it).
+  void truncate(uint64_t offset);
   void close();
   uint64_t offset() const { return offset_; }
 
@@ -65,7 +69,10 @@ class ChunkCompressor {
   // done). Throws the compressing thread's error, if it had one.
   void submit(std::vector<uint8_t>& records, std::vector<uint8_t>& ages, const ChunkInfo& start);
 
-  // Waits until every chunk is written; returns the index of them all.
+  // Waits until every chunk submitted is written; returns the index of them all. The
+  // compressor takes more chunks after it.
+  std::vector<ChunkInfo> written();
+  // written(), then stops the thread.
   std::vector<ChunkInfo> finish();
 
  private:

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -558,6 +559,7 @@ struct ProfilePacker::State {
   // Hands the chunk to the compressing thread; the next one starts empty.
   void flush() {
     if (chunk.empty()) return;
+    reopen_tail();
     compressor.submit(chunk, ages, chunk_start);
     ++chunks;
   }
@@ -584,6 +586,30 @@ struct ProfilePacker::State {
     while (pending > 0) skip_gap(next_seq);  // batches that never came (SIGKILL)
     flush();  // a record cut short (SIGKILL) stays in the scanner, unread
     std::vector<ChunkInfo> index = compressor.finish();
+    reopen_tail();
+    write_tail(index);
+    writer.close();
+    stats.packed_bytes = writer.offset();
+    return stats;
+  }
+
+  PackStats checkpoint() {
+    step();
+    if (!writer.is_open()) throw Error(raw_path + " has no heap profile events yet");
+    flush();  // the events so far in a chunk of their own, which may be short
+    std::vector<ChunkInfo> index = compressor.written();
+    reopen_tail();
+    uint64_t tail = writer.offset();
+    write_tail(index);
+    writer.flush();
+    tail_at = tail;
+    PackStats now = stats;
+    now.packed_bytes = writer.offset();
+    return now;
+  }
+
+  // The stacks and modules, the index and the footer, after the chunks.
+  void write_tail(const std::vector<ChunkInfo>& index) {
     uint64_t meta_offset = writer.offset();
     uint64_t meta_size = writer.write(metadata(stats.complete, modules, stacks));
     uint64_t index_offset = writer.offset();
@@ -603,9 +629,14 @@ struct ProfilePacker::State {
     append(tail, index_offset);
     tail.insert(tail.end(), kFooterMagic, kFooterMagic + 8);
     writer.write_plain(tail);
-    writer.close();
-    stats.packed_bytes = writer.offset();
-    return stats;
+  }
+
+  // After a checkpoint, the next chunk or tail is written over its tail. The compressing
+  // thread is idle then: checkpoint() waited for it, and nothing was submitted since.
+  void reopen_tail() {
+    if (!tail_at) return;
+    writer.truncate(*tail_at);
+    tail_at.reset();
   }
 
   std::string raw_path;
@@ -628,6 +659,7 @@ struct ProfilePacker::State {
   uint64_t v1_time_us = 0;  // version 1 files: the decoder state outside batches
   uint64_t v1_ptr = 0;
   uint32_t v1_tid = 0;
+  std::optional<uint64_t> tail_at;                     // where the last checkpoint's tail starts
   std::unordered_map<uint32_t, LastAlloc> last_alloc;  // per thread
   LastAlloc* thread_last = &last_alloc[0];             // state.tid's (the map's nodes stay)
 };
@@ -643,6 +675,10 @@ bool ProfilePacker::step() {
 
 PackStats ProfilePacker::finish() {
   return state_->finish();
+}
+
+PackStats ProfilePacker::checkpoint() {
+  return state_->checkpoint();
 }
 
 void ProfilePacker::abandon() {

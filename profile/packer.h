@@ -44,6 +44,14 @@ class ProfilePacker {
   // by SIGKILL ends inside one), then writes the metadata, the index and the footer.
   PackStats finish();
 
+  // While the process runs: packs what the runtime has appended, then makes the packed file
+  // whole as it stands (a reader sees every event packed so far, in a last chunk that may be
+  // short, with the stacks so far), so that it can be analysed before the process ends.
+  // Events waiting for another thread's batch are not in it yet. The next step() that fills
+  // a chunk, the next checkpoint() and finish() write over that tail: the file is readable
+  // only until then. Throws Error as step() does, and when there is no raw header yet.
+  PackStats checkpoint();
+
   // Removes the packed file (a run that failed before finish()).
   void abandon();
 

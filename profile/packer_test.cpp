@@ -353,6 +353,60 @@ TEST_F(PackerTest, FollowingAGrowingFileGivesTheSameFile) {
   EXPECT_EQ(read_packed(), at_once);
 }
 
+// What memtrack ui does with a running program's profile: checkpoints while the raw file
+// grows, each analysed as it stands, then the finished file.
+TEST_F(PackerTest, ACheckpointIsReadableAndTheFileGoesOnAfterIt) {
+  RawWriter w = churn(1'000'000);  // several chunks
+  const std::vector<uint8_t>& bytes = w.bytes();
+  auto analysis_of_prefix = [&](size_t cut) {
+    write_raw(bytes, 0, cut, true);
+    pack_profile(raw_, packed_);
+    return analyze_profile(packed_, AnalyzeOptions{});
+  };
+  const size_t first_cut = bytes.size() / 3 + 1;  // inside a record
+  ProfileAnalysis third = analysis_of_prefix(first_cut);
+  ProfileAnalysis whole = analysis_of_prefix(bytes.size());
+  ASSERT_GT(third.allocations, 1000u);
+  ASSERT_LT(third.allocations, whole.allocations);
+
+  write_raw(bytes, 0, first_cut, true);
+  ProfilePacker packer(raw_, packed_);
+  auto expect_same = [](const ProfileAnalysis& got, const ProfileAnalysis& want) {
+    EXPECT_EQ(got.allocations, want.allocations);
+    EXPECT_EQ(got.frees, want.frees);
+    EXPECT_EQ(got.allocated_bytes, want.allocated_bytes);
+    EXPECT_EQ(got.temporary, want.temporary);
+    EXPECT_EQ(got.peak_bytes, want.peak_bytes);
+    EXPECT_EQ(got.live_bytes, want.live_bytes);
+    EXPECT_EQ(got.unknown_frees, 0u);
+  };
+  PackStats stats = packer.checkpoint();
+  EXPECT_FALSE(stats.complete);
+  expect_same(analyze_profile(packed_, AnalyzeOptions{}), third);
+  stats = packer.checkpoint();  // nothing new: the same tail written again
+  expect_same(analyze_profile(packed_, AnalyzeOptions{}), third);
+
+  write_raw(bytes, first_cut, bytes.size(), false);
+  stats = packer.checkpoint();  // chunks written over the first tail
+  EXPECT_TRUE(stats.complete);
+  expect_same(analyze_profile(packed_, AnalyzeOptions{}), whole);
+  PackStats finished = packer.finish();
+  EXPECT_EQ(finished.events, whole.allocations + whole.frees);
+  ProfileAnalysis after = analyze_profile(packed_, AnalyzeOptions{});
+  expect_same(after, whole);
+  EXPECT_TRUE(after.meta.complete);
+  // The checkpoints' tails were written over, not left between the chunks.
+  std::vector<uint8_t> file = read_packed();
+  std::string text(file.begin(), file.end());
+  EXPECT_EQ(text.find("MTPRFEND"), text.size() - 8);
+}
+
+TEST_F(PackerTest, ACheckpointBeforeTheRawHeaderIsAnError) {
+  write_raw({}, 0, 0, true);
+  ProfilePacker packer(raw_, packed_);
+  EXPECT_THROW(packer.checkpoint(), Error);
+}
+
 TEST_F(PackerTest, ARawFileCutInsideARecordIsPackedUpToIt) {
   RawWriter w = churn(1000);
   write_raw(w.bytes(), 0, w.bytes().size() - 3, true);  // no end record, a free cut short
