@@ -28,6 +28,16 @@ std::string request_snapshot(uint32_t pid, double timeout_s);
 // result_dir; "" when it has none). Throws Error as request_snapshot does.
 std::string memtrack_result_dir(uint32_t pid);
 
+// Whether `pid` runs under memtrack recording a heap profile (MEMTRACK_OPTIONS profile, as
+// memtrack run --profile sets it). False for any process it cannot tell of.
+bool memtrack_records_profile(uint32_t pid);
+
+// The raw heap profile `pid` is recording into now: its MEMTRACK_OPTIONS profile pattern with
+// %p expanded (relative to the process's working directory), or that name with ".N" for the
+// Nth image of the process (after exec), the highest N there is. Throws Error as
+// request_snapshot does, and when the process records no heap profile or has not started one.
+std::string memtrack_raw_profile(uint32_t pid);
+
 // A report read from a JSON report (run --json), a result file or a directory of them.
 // `*had_errors`: a result file could not be read (its error is printed). Throws Error.
 // (diff_command.cpp; diff's BASE and NEW, and memtrack ui's FILEs.)

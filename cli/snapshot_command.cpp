@@ -80,6 +80,48 @@ std::string memtrack_result_dir(uint32_t pid) {
   return runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).result_dir;
 }
 
+bool memtrack_records_profile(uint32_t pid) {
+  try {
+    std::string environ = memtrack_environment(pid);
+    return runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).profile[0] != '\0';
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::string memtrack_raw_profile(uint32_t pid) {
+  std::string environ = memtrack_environment(pid);
+  std::string pattern(runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).profile);
+  if (pattern.empty()) {
+    throw Error("process " + std::to_string(pid) +
+                " records no heap profile (start it with 'memtrack run --profile=FILE')");
+  }
+  std::string base = expand_pid(pattern, pid);
+  if (base[0] != '/') {  // the runtime made it absolute with its working directory then
+    std::error_code error;
+    std::filesystem::path cwd =
+        std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/cwd", error);
+    if (error) {
+      throw Error("cannot read the working directory of process " + std::to_string(pid) + ": " +
+                  error.message());
+    }
+    base = (cwd / base).string();
+  }
+  // The runtime takes the first name not taken: an exec'd image's file comes after its
+  // predecessors'.
+  std::string newest;
+  for (int n = 1; n < 1000; ++n) {
+    std::string path = n == 1 ? base : base + "." + std::to_string(n);
+    if (!std::filesystem::exists(path)) break;
+    newest = path;
+  }
+  if (newest.empty()) {
+    throw Error("process " + std::to_string(pid) + " has not started its heap profile " + base +
+                " yet");
+  }
+  return newest;
+}
+
 std::string request_snapshot(uint32_t pid, double timeout_s) {
   std::string environ = memtrack_environment(pid);
   core::Flags flags = runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS"));

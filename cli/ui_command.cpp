@@ -16,6 +16,7 @@
 #include "cli/live_watcher.h"
 #include "cli/pipeline.h"
 #include "cli/profile_command.h"
+#include "cli/running_profiles.h"
 #include "profile/event_reader.h"
 #include "report/html_renderer.h"
 #include "ui/server.h"
@@ -94,6 +95,14 @@ int ui_command(const Config& config) {
       if (report["pid"] == pid) mine.push_back(std::move(report));
     }
     return mine;
+  };
+
+  // Programs under memtrack run --profile: their profiles so far, packed as they grow.
+  RunningProfiles running(config);
+  backend.records_profile = memtrack_records_profile;
+  backend.running_profile = [&running](uint32_t pid, std::optional<uint64_t> from_us,
+                                       std::optional<uint64_t> to_us) {
+    return running.model(pid, from_us, to_us);
   };
 
   backend.snapshot = [&config, live = backend.live](uint32_t pid) {

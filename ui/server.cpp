@@ -83,6 +83,30 @@ ordered_json top_json(const top::ProcessRow& row) {
   return doc["processes"][0];
 }
 
+// Whether a process runs under memtrack, and records a heap profile; for the process that
+// started at `start_ticks` (a pid may be reused).
+struct Mark {
+  uint64_t start_ticks = 0;
+  bool memtrack = false;
+  bool profile = false;
+};
+
+// The window of a heap profile's analysis: from_us and to_us, either may be missing. False
+// (after the 400 answer) when one is not a number.
+bool window_params(const httplib::Request& req, httplib::Response& res,
+                   std::optional<uint64_t>* from_us, std::optional<uint64_t>* to_us) {
+  for (const auto& [name, value] : {std::pair{"from_us", from_us}, {"to_us", to_us}}) {
+    if (!req.has_param(name)) continue;
+    uint64_t us = 0;
+    if (!try_parse_u64(req.get_param_value(name), &us)) {
+      send_error(res, 400, std::string(name) + " expects microseconds");
+      return false;
+    }
+    *value = us;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct Server::State {
@@ -100,8 +124,8 @@ struct Server::State {
   double seconds = 0;
   uint64_t samples = 0;
   History history;
-  // pid -> (start ticks, runs under memtrack): the maps file is read once per process.
-  std::unordered_map<uint32_t, std::pair<uint64_t, bool>> marks;
+  // pid -> what the table says of memtrack: the maps file is read once per process.
+  std::unordered_map<uint32_t, Mark> marks;
   std::mutex snapshot_mutex;  // one snapshot at a time
   std::condition_variable wake;
 };
@@ -208,29 +232,34 @@ void Server::sample_once() {
   ordered_json doc = ordered_json::parse(top::format_json(rows, ticks_per_second()));
   uid_t me = geteuid();
   // Reading maps is the costly part: once per process, and only where it is allowed.
-  std::unordered_map<uint32_t, std::pair<uint64_t, bool>> marks;
+  std::unordered_map<uint32_t, Mark> marks;
   {
     std::lock_guard lock(mutex_);
     marks = s.marks;
   }
-  std::unordered_map<uint32_t, std::pair<uint64_t, bool>> now;
+  std::unordered_map<uint32_t, Mark> now;
   std::string maps;
   for (const top::ProcessRow& row : snapshot.processes) {
     const top::ProcessInfo& info = row.info;
     auto known = marks.find(info.pid);
-    if (known != marks.end() && known->second.first == info.start_ticks) {
+    if (known != marks.end() && known->second.start_ticks == info.start_ticks) {
       now[info.pid] = known->second;
       continue;
     }
-    bool under = false;
+    Mark mark{info.start_ticks, false, false};
     if (!info.kernel_thread && info.uid && (*info.uid == me || me == 0) &&
         s.files->read(std::to_string(info.pid) + "/maps", &maps) == top::ReadStatus::kOk) {
-      under = top::maps_show_memtrack(maps);
+      mark.memtrack = top::maps_show_memtrack(maps);
     }
-    now[info.pid] = {info.start_ticks, under};
+    // A heap profile is shown for the user's own processes only, as snapshots are.
+    mark.profile = mark.memtrack && *info.uid == me && backend_.records_profile &&
+                   backend_.records_profile(info.pid);
+    now[info.pid] = mark;
   }
   for (ordered_json& p : doc["processes"]) {
-    p["memtrack"] = now[p["pid"].get<uint32_t>()].second;
+    const Mark& mark = now[p["pid"].get<uint32_t>()];
+    p["memtrack"] = mark.memtrack;
+    p["profile"] = mark.profile;
   }
   std::lock_guard lock(mutex_);
   s.marks = std::move(now);
@@ -243,6 +272,20 @@ void Server::sample_once() {
     }
   }
   s.history.end_sample();
+}
+
+bool Server::own_process(uint32_t pid, httplib::Response& res) {
+  std::lock_guard lock(mutex_);
+  std::optional<top::ProcessInfo> info = state_->request_reader->read_process(pid, false);
+  if (!info) {
+    send_error(res, 404, "no process " + std::to_string(pid));
+    return false;
+  }
+  if (!info->uid || *info->uid != geteuid()) {
+    send_error(res, 403, "process " + std::to_string(pid) + " belongs to another user");
+    return false;
+  }
+  return true;
 }
 
 void Server::route(httplib::Server& server) {
@@ -346,15 +389,8 @@ void Server::route(httplib::Server& server) {
   server.Post("/api/snapshot", [this](const httplib::Request& req, httplib::Response& res) {
     std::optional<uint32_t> pid = pid_param(req);
     if (!pid) return send_error(res, 400, "pid expects a process id");
-    {
-      std::lock_guard lock(mutex_);
-      std::optional<top::ProcessInfo> info = state_->request_reader->read_process(*pid, false);
-      if (!info) return send_error(res, 404, "no process " + std::to_string(*pid));
-      // Signalling is allowed for the user's own processes only, whoever runs the server.
-      if (!info->uid || *info->uid != geteuid()) {
-        return send_error(res, 403, "process " + std::to_string(*pid) + " belongs to another user");
-      }
-    }
+    // Signalling is allowed for the user's own processes only, whoever runs the server.
+    if (!own_process(*pid, res)) return;
     if (!backend_.snapshot) return send_error(res, 404, "snapshots are not available");
     std::lock_guard one_at_a_time(state_->snapshot_mutex);
     try {
@@ -375,6 +411,22 @@ void Server::route(httplib::Server& server) {
     }
   });
 
+  server.Get("/api/profile", [this](const httplib::Request& req, httplib::Response& res) {
+    std::optional<uint32_t> pid = pid_param(req);
+    if (!pid) return send_error(res, 400, "pid expects a process id");
+    std::optional<uint64_t> from_us;
+    std::optional<uint64_t> to_us;
+    if (!window_params(req, res, &from_us, &to_us)) return;
+    // Its heap profile shows what the process allocated: the user's own processes only.
+    if (!own_process(*pid, res)) return;
+    if (!backend_.running_profile) return send_error(res, 404, "heap profiles are not available");
+    try {
+      send_json(res, backend_.running_profile(*pid, from_us, to_us));
+    } catch (const std::exception& e) {
+      send_error(res, 409, e.what());
+    }
+  });
+
   server.Get("/api/files", [this](const httplib::Request&, httplib::Response& res) {
     send_json(res, {{"files", backend_.file_names}});
   });
@@ -388,14 +440,7 @@ void Server::route(httplib::Server& server) {
     }
     std::optional<uint64_t> from_us;
     std::optional<uint64_t> to_us;
-    for (const auto& [name, value] : {std::pair{"from_us", &from_us}, {"to_us", &to_us}}) {
-      if (!req.has_param(name)) continue;
-      uint64_t us = 0;
-      if (!try_parse_u64(req.get_param_value(name), &us)) {
-        return send_error(res, 400, std::string(name) + " expects microseconds");
-      }
-      *value = us;
-    }
+    if (!window_params(req, res, &from_us, &to_us)) return;
     try {
       send_json(res, backend_.open_file(index, from_us, to_us));
     } catch (const std::exception& e) {

@@ -24,7 +24,8 @@
 
 namespace httplib {
 class Server;
-}
+struct Response;
+}  // namespace httplib
 
 namespace memtrack::ui {
 
@@ -45,6 +46,13 @@ struct Backend {
   // The live reports (report/live_report.h live_to_json) that `pid`, running under memtrack
   // run --expire, has written so far, in order; empty without live mode.
   std::function<std::vector<nlohmann::ordered_json>(uint32_t pid)> live;
+  // Whether `pid`, running under memtrack, records a heap profile (asked once per process).
+  std::function<bool(uint32_t pid)> records_profile;
+  // The heap profile page's model of what `pid` (this user's, under memtrack run --profile)
+  // has recorded so far, for the window [from_us, to_us) when one is given.
+  std::function<nlohmann::ordered_json(uint32_t pid, std::optional<uint64_t> from_us,
+                                       std::optional<uint64_t> to_us)>
+      running_profile;
   // The files named on the command line (shown by name) and the model of the i-th one; for a
   // heap profile, analysed for the window [from_us, to_us) when one is given (either end may
   // be missing).
@@ -76,6 +84,8 @@ class Server {
   void sample_loop();
   void sample_once();
   void route(httplib::Server& server);
+  // Whether `pid` is a process of this server's user; answers 404 or 403 otherwise.
+  bool own_process(uint32_t pid, httplib::Response& res);
 
   ServerOptions options_;
   Backend backend_;

@@ -210,6 +210,10 @@ def test_ui_read_only_and_files(ctx):
             ctx.expect_eq((status, json.loads(body)),
                           (403, {"error": f"process {other.pid} belongs to another user"}),
                           "a snapshot of another user's process")
+            status, _, body = ui.request(f"/api/profile?pid={other.pid}")
+            ctx.expect_eq((status, json.loads(body)),
+                          (403, {"error": f"process {other.pid} belongs to another user"}),
+                          "the heap profile of another user's process")
         finally:
             other.kill()
             other.wait()
@@ -218,6 +222,15 @@ def test_ui_read_only_and_files(ctx):
                       (409, {"error": f"process {os.getpid()} does not run under memtrack "
                                       "(start it with 'memtrack run')"}),
                       "a snapshot of a process not under memtrack")
+        status, _, body = ui.request(f"/api/profile?pid={os.getpid()}")
+        ctx.expect_eq((status, json.loads(body)),
+                      (409, {"error": f"process {os.getpid()} does not run under memtrack "
+                                      "(start it with 'memtrack run')"}),
+                      "the heap profile of a process not under memtrack")
+        ctx.expect_eq(ui.request("/api/profile?pid=5000000")[0], 400, "a pid above pid_max")
+        status, _, body = ui.request("/api/profile?pid=4000000")
+        ctx.expect_eq((status, json.loads(body)), (404, {"error": "no process 4000000"}),
+                      "the heap profile of no process")
     finally:
         ui.stop()
 
@@ -252,6 +265,65 @@ def test_ui_profile_file(ctx):
             ctx.expect_eq((status, json.loads(body)), answer, f"/api/file?index=0&{query}")
     finally:
         ui.stop()
+
+
+@cli_test
+def test_ui_running_profile(ctx):
+    """The heap profile of a program still running under memtrack run --profile (heap_pattern
+    --hold, waiting after its pattern with its 32-byte block not yet freed): marked in the
+    table, analysed as it stands (every event so far, the peak, 10,032 bytes live in 11
+    blocks, "running"), and for a window from the peak's step on; the run's own profile is
+    whole, and the ui leaves no temporary file."""
+    profile = ctx.path("running.prof")
+    process = subprocess.Popen(
+        [ctx.paths.memtrack, "run", f"--profile={profile}", ctx.program("heap_pattern"), "--hold"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(),
+        cwd=ctx.tmp, text=True)
+    line = process.stdout.readline()
+    if not line.startswith("ready "):
+        process.kill()
+        raise Failure(f"heap_pattern --hold did not start: {line!r} {process.stderr.read()}")
+    pid = int(line.split()[1])
+    ui = start_ui(ctx)
+    try:
+        mine = [p for p in json.loads(ui.request("/api/processes")[2])["processes"]
+                if p["pid"] == pid]
+        ctx.expect_eq([(p["memtrack"], p["profile"]) for p in mine], [(True, True)],
+                      "marked in the table as recording a heap profile")
+        model = {}
+        for _ in range(60):  # the runtime writes an idle thread's batch within 2 intervals
+            status, _, body = ui.request(f"/api/profile?pid={pid}")
+            ctx.require_eq(status, 200, f"the running profile ({body[:300]!r})")
+            model = json.loads(body)
+            if model["profile"]["summary"]["allocations"] >= 1016:
+                break
+            time.sleep(0.5)
+        p = model["profile"]
+        ctx.expect_eq((p["running"], p["complete"], p["pid"]), (True, False, pid),
+                      "running, not complete, its pid")
+        s = p["summary"]
+        ctx.expect_eq((s["allocations"], s["frees"], s["reallocs"], s["allocated_bytes"],
+                       s["temporary"], s["leaked_bytes"], s["leaked_blocks"], s["unknown_frees"]),
+                      (1016, 1005, 1, 1_158_624, 1000, 10_032, 11, 0),
+                      "every event so far; live now: the 10 grow_cache blocks and the 32 bytes")
+        ctx.expect_eq((p["peak"]["bytes"], p["peak"]["blocks"]), (1_053_608, 10), "the peak")
+        step = model["chart"]["bucket_us"]
+        start = p["peak"]["time_us"] // step * step
+        status, _, body = ui.request(f"/api/profile?pid={pid}&from_us={start}")
+        ctx.require_eq(status, 200, "the running profile with a window")
+        window = json.loads(body)["profile"]["window"]
+        ctx.expect_eq((window["bytes"], window["blocks"]), (5000, 5),
+                      "the window from the peak's step on")
+        status, _, body = ui.request(f"/api/profile?pid={pid}&from_us=x")
+        ctx.expect_eq((status, json.loads(body)), (400, {"error": "from_us expects microseconds"}),
+                      "a bad window")
+    finally:
+        ui.stop()
+        _, stderr = process.communicate(input="", timeout=60)
+    ctx.expect_eq(process.returncode, 0, f"memtrack run's exit status ({stderr})")
+    ctx.expect("(2,022 events," in stderr, f"the run's own profile is whole ({stderr})")
+    ctx.expect(not [f for f in os.listdir(ctx.tmpdir) if f.startswith("memtrack-ui-profile")],
+               "the ui left no temporary file")
 
 
 def other_users_process():
@@ -292,6 +364,12 @@ def test_ui_processes_and_snapshot(ctx):
         ctx.expect(abs(mine[0]["rss_kb"] - vm_rss) <= 256,
                    f"its RSS {mine[0]['rss_kb']} KiB is VmRSS {vm_rss} KiB within 256 KiB")
         ctx.expect_eq(mine[0]["memtrack"], True, "marked as running under memtrack")
+        ctx.expect_eq(mine[0]["profile"], False, "not marked as recording a heap profile")
+        status, _, body = ui.request(f"/api/profile?pid={pid}")
+        ctx.expect_eq((status, json.loads(body)),
+                      (409, {"error": f"process {pid} records no heap profile (start it with "
+                                      "'memtrack run --profile=FILE')"}),
+                      "no heap profile without --profile")
         ctx.expect_eq(mine[0]["threads"], [], "no threads unless asked for")
         status, _, body = ui.request(f"/api/processes?threads={pid}")
         threads = [p for p in json.loads(body)["processes"] if p["pid"] == pid][0]["threads"]

@@ -1,8 +1,12 @@
 // A known heap pattern for the heap profile tests (test_profile.py): 1,000 temporary
 // allocations of 100 bytes (make_temporary), a steady growth of 10 blocks of 1,000 bytes that
 // are never freed (grow_cache), and a peak of 4 x 262,144 bytes (build_peak), held together
-// and then freed. One realloc, which is no temporary.
+// and then freed. One realloc, which is no temporary. With --hold it prints "ready PID" and
+// waits for its standard input to close before freeing the 32-byte block and ending
+// (test_ui.py reads its profile while it runs).
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void* volatile g_sink;  // keeps the compiler from removing malloc/free pairs
@@ -26,7 +30,17 @@ __attribute__((noinline)) void build_peak(void) {
   for (int i = 0; i < 4; ++i) free(blocks[i]);
 }
 
-int main(void) {
+// Without stdio, whose buffers would be allocations of their own.
+static void hold(void) {
+  char line[32];
+  int n = snprintf(line, sizeof line, "ready %d\n", (int)getpid());
+  if (write(1, line, (size_t)n) != n) return;
+  char buffer[64];
+  while (read(0, buffer, sizeof buffer) > 0) {
+  }
+}
+
+int main(int argc, char** argv) {
   for (int i = 0; i < 1000; ++i) free(make_temporary(100));
   char* kept = malloc(16);
   g_sink = kept;
@@ -43,6 +57,7 @@ int main(void) {
     grow_cache();
     usleep(20000);
   }
+  if (argc > 1 && strcmp(argv[1], "--hold") == 0) hold();
   free(kept);
   return 0;
 }
