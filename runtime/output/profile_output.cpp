@@ -9,6 +9,7 @@
 #include "core/text_buffer.h"
 #include "runtime/output/log_file.h"
 #include "runtime/output/modules.h"
+#include "runtime/output/process_info.h"
 #include "runtime/record/profile.h"
 #include "runtime/runtime.h"
 
@@ -77,6 +78,11 @@ void init_profile() {
     if (getcwd(cwd, sizeof(cwd)) != nullptr) pattern.str(cwd).chr('/');
   }
   pattern.str(g_flags.profile);
+  // The module map names the main program by /proc/self/exe, which the runtime's other
+  // constructor may not have read yet (constructors of two files run in link order): without
+  // it, the main program's frames of a profile cut short (SIGKILL: no module map at exit, and
+  // memtrack ui reading a running program's profile) had no file to symbolize them with.
+  if (executable_path()[0] == '\0') capture_process_info();
   if (start_in_unique_file()) write_modules();
   core::sys::set_errno(saved_errno);
 }

@@ -362,7 +362,8 @@ def test_profile_more_threads_than_buffers(ctx):
 @cli_test
 def test_profile_killed(ctx):
     """A process killed by SIGKILL loses at most each thread's open batch (64 KiB): what
-    reached the raw file is packed and analysed, and the profile says it is incomplete."""
+    reached the raw file is packed and analysed, symbolized with the module map of the start,
+    and the profile says it is incomplete."""
     path = ctx.path("killed.prof")
     run = ctx.memtrack("run", f"--profile={path}", ctx.program("churn_events"), "300000",
                        "kill")
@@ -375,6 +376,11 @@ def test_profile_killed(ctx):
     # 600,000 events of 3 bytes or more: all but the last buffer (1 MiB) reached the file.
     ctx.expect(600_000 - (1 << 20) // 3 <= events < 600_000, f"events kept: {events}", run)
     ctx.expect_eq(report["summary"]["unknown_frees"], 0, "no free without its allocation", run)
+    # Only the module map of the start reached the file: it names the main program too.
+    frames = sorted({(s["stack"][0]["function"], s["stack"][1]["function"])
+                     for s in report["sites"]})
+    ctx.expect_eq(frames, [(f"site{n}", "main") for n in range(8)],
+                  "the sites are symbolized in the program (site0..site7 called by main)", run)
 
 
 @cli_test
