@@ -4,7 +4,8 @@
 // the daemon as running under memtrack, and that "Snapshot now" shows the daemon's definite
 // leak at daemon.c's @lost line in the report views; that a heap profile named on the command
 // line (heap_pattern's) opens in the profile views, and a window chosen on its chart is
-// analysed by the server; no console error, no request to another origin. Screenshots go to
+// analysed by the server; that the heap profile of a program still running under memtrack run
+// --profile opens from its row; no console error, no request to another origin. Screenshots go to
 // --out. Exits 1 on the first failed check.
 //
 // node browser_test.js --memtrack M --daemon D --sleeper S --pattern P --chromium C
@@ -110,6 +111,11 @@ async function main() {
   const heapProfile = path.join(work, 'hp.prof');
   const recorded = spawnSync(args.memtrack, ['run', '--profile=' + heapProfile, args.pattern], {encoding: 'utf8', timeout: 60000});
   if (recorded.status !== 0 || !fs.existsSync(heapProfile)) fail(`memtrack run --profile failed: ${recorded.stderr}`);
+  // A program still running under memtrack run --profile: heap_pattern holds its blocks
+  // until its standard input closes (when the test ends).
+  const holding = await startAndWait([args.memtrack, 'run', '--profile=' + path.join(work, 'running.prof'), args.pattern, '--hold'],
+                                     /^ready (\d+)$/, 'memtrack run heap_pattern --hold', {cwd: work, stdio: ['pipe', 'pipe', 'pipe']});
+  const holdingPid = Number(holding.match[1]);
   const ui = await startAndWait([args.memtrack, 'ui', '--timeout', '30', report, heapProfile], /serving at (http:\S+)/, 'memtrack ui');
   const url = ui.match[1];
   const origin = new URL(url).origin;
@@ -231,6 +237,22 @@ async function main() {
     await page.waitForSelector('.report-panel .profile-flame .flame[data-drawn=true]', {timeout: 20000});
     await new Promise((resolve) => setTimeout(resolve, 300));  // the flame graph's first drawing
     await page.screenshot({path: path.join(args.out, 'ui-profile.png'), fullPage: true});
+
+    // The running program's heap profile so far, from its row in the table.
+    await page.$eval('input[type=search]', (e) => { e.value = ''; });
+    await page.type('input[type=search]', String(holdingPid));
+    await page.waitForSelector(rowOf(holdingPid), {timeout: 10000});
+    await page.click(rowOf(holdingPid) + ' td[data-col=user]');
+    await page.waitForSelector('#heap-profile', {timeout: 10000});
+    shownReports = await page.evaluate(() => Number(document.body.dataset.report));
+    await page.click('#heap-profile');
+    await page.waitForFunction((n) => Number(document.body.dataset.report) > n, {timeout: 30000}, shownReports);
+    const runningPeak = await siteRows('.report-panel #peak');
+    expect(JSON.stringify(runningPeak[0]) === '["build_peak",1048576,4]',
+           `the running program's profile: build_peak held 1,048,576 bytes in 4 blocks (${JSON.stringify(runningPeak[0])})`);
+    expect((await page.$eval('.report-panel', (e) => e.textContent)).includes('still running'),
+           'the running profile says the program is still running');
+    await page.screenshot({path: path.join(args.out, 'ui-running-profile.png'), fullPage: true});
     expect(problems.length === 0, `no console error and no request elsewhere (${problems.join('; ')})`);
     await page.close();
   } finally {

@@ -74,7 +74,8 @@
   function summaryView(p) {
     const s = p.summary;
     const rows = [
-      ['Program', p.program + ' (pid ' + p.pid + ')' + (p.complete ? '' : ' — incomplete: the process did not end normally')],
+      ['Program', p.program + ' (pid ' + p.pid + ')' + (p.running ? ' — still running: what it recorded so far'
+        : p.complete ? '' : ' — incomplete: the process did not end normally')],
       ['Recorded', seconds(p.duration_us)],
       ['Allocations', V.formatCount(s.allocations) + ', ' + V.formatCount(s.frees) + ' frees (' +
         V.formatCount(s.reallocs) + ' by realloc)'],
@@ -84,7 +85,7 @@
       ['RSS peak', p.peak.rss_bytes ? V.formatBytes(p.peak.rss_bytes) : 'no sample'],
       ['Temporary allocations', V.formatCount(s.temporary) + ' (' +
         (s.allocations ? (100 * s.temporary / s.allocations).toFixed(1) : '0') + '% of all allocations)'],
-      ['Not freed at the end', V.formatBytes(s.leaked_bytes) + ' (' + V.formatCount(s.leaked_bytes) + ' bytes) in ' +
+      [p.running ? 'Not freed yet' : 'Not freed at the end', V.formatBytes(s.leaked_bytes) + ' (' + V.formatCount(s.leaked_bytes) + ' bytes) in ' +
         V.plural(s.leaked_blocks, 'block')],
     ];
     if (s.unknown_frees) rows.push(['Frees of blocks allocated before the recording', V.formatCount(s.unknown_frees)]);
@@ -314,7 +315,7 @@
           el('div', {class: 'list-allocated'}, sitesTable(p, top.allocated, [COLUMN.allocated, COLUMN.allocations], 'No allocation.')),
           el('h3', null, 'By number of allocations'),
           el('div', {class: 'list-allocations'}, sitesTable(p, top.allocations, [COLUMN.allocations, COLUMN.allocated], 'No allocation.')),
-          el('h3', null, 'By bytes not freed at the end (leaked)'),
+          el('h3', null, p.running ? 'By bytes not freed yet' : 'By bytes not freed at the end (leaked)'),
           el('div', {class: 'list-leaked'}, sitesTable(p, top.leaked, [COLUMN.leaked, COLUMN.leakedBlocks], 'Everything was freed.'))),
         section('temporary', 'Temporary allocations: ' + V.formatCount(p.summary.temporary),
           el('p', {class: 'muted small'}, 'Freed by their thread with no other allocation or free in between (as heaptrack counts them).'),

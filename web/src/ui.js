@@ -198,7 +198,10 @@
       button.addEventListener('click', () => takeSnapshot(pid, button, note));
       const liveButton = el('button', {id: 'live-reports'}, 'Live reports');
       liveButton.addEventListener('click', () => showLive(pid, note));
-      actions.append(...[button, liveButton, note, snapshotPicker(pid)].filter(Boolean));
+      // Recorded with memtrack run --profile: its heap profile so far, analysed by the server.
+      const profileButton = p.profile ? el('button', {id: 'heap-profile'}, 'Heap profile') : null;
+      if (profileButton) profileButton.addEventListener('click', () => showRunningProfile(pid, profileButton, note));
+      actions.append(...[button, liveButton, profileButton, note, snapshotPicker(pid)].filter(Boolean));
     } else {
       actions.append(el('span', {class: 'muted'}, 'Not under memtrack run: memory only (start a program with ' +
                                                   'memtrack run to see its leaks here).'));
@@ -257,6 +260,28 @@
     } catch (error) {
       note.textContent = 'live reports: ' + error.message;
     }
+  }
+
+  // The heap profile the process has recorded up to now (each press reads what came since),
+  // in the views of a profile opened from disk; a window chosen on its chart is analysed too.
+  async function showRunningProfile(pid, button, note) {
+    button.disabled = true;
+    note.className = 'muted';
+    note.textContent = 'analysing the heap profile so far…';
+    const open = async (query) => {
+      try {
+        const model = await api('/api/profile?pid=' + pid + query);
+        if (pid !== state.chosen) return;
+        showReport(model, {loadWindow: (from, to) => open('&from_us=' + from + '&to_us=' + to)});
+        note.textContent = 'heap profile up to its last event, ' + (model.profile.duration_us / 1e6).toFixed(1) +
+          ' s after the start; press again for what came since';
+      } catch (error) {
+        note.textContent = 'heap profile: ' + error.message;
+        note.className = 'error';
+      }
+    };
+    await open('');
+    button.disabled = false;
   }
 
   function showReport(model, options) {
