@@ -23,6 +23,7 @@
 #include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
 #include "runtime/live/live_thread.h"
+#include "runtime/output/profile_output.h"
 #include "runtime/output/report.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
@@ -199,6 +200,7 @@ void* thread_main(void*) {
       if (profiling()) {
         profile_sample();
         profile_flush_idle();
+        profile_modules_if_changed();
       }
       next_sample = now + sample_ns;
     }

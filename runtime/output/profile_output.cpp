@@ -2,7 +2,10 @@
 // access) but never malloc; the module map is encoded into mmap'd memory.
 #include "runtime/output/profile_output.h"
 
+#include <link.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include "core/mmap_array.h"
 #include "core/sys_linux.h"
@@ -18,6 +21,30 @@ namespace {
 
 constexpr size_t kMaxPath = 4096;
 char g_pattern[kMaxPath + core::kMaxFlagStringLength];  // absolute; set once at start-up
+// dl_iterate_phdr's counts of objects loaded and unloaded when the last module map was
+// collected (the first read of them is always taken for a change).
+std::atomic<uint64_t> g_modules_loaded{UINT64_MAX};
+std::atomic<uint64_t> g_modules_unloaded{UINT64_MAX};
+
+struct LoadCounts {
+  uint64_t loaded = 0;
+  uint64_t unloaded = 0;
+};
+
+int read_load_counts(dl_phdr_info* info, size_t size, void* arg) {
+  auto* counts = static_cast<LoadCounts*>(arg);
+  if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+    counts->loaded = info->dlpi_adds;
+    counts->unloaded = info->dlpi_subs;
+  }
+  return 1;  // the counts are the same in every object's entry
+}
+
+LoadCounts load_counts() {
+  LoadCounts counts;
+  dl_iterate_phdr(read_load_counts, &counts);
+  return counts;
+}
 
 template <typename T>
 void append_value(core::MmapArray<uint8_t>& out, T value, bool& ok) {
@@ -33,6 +60,9 @@ void append_bytes(core::MmapArray<uint8_t>& out, const void* data, size_t size, 
 // The modules section of the result file (docs/format.md, section 3), so the CLI reads both
 // with the same code.
 void write_modules() {
+  LoadCounts counts = load_counts();  // before collecting: a library loaded meanwhile is seen
+  g_modules_loaded.store(counts.loaded, std::memory_order_relaxed);
+  g_modules_unloaded.store(counts.unloaded, std::memory_order_relaxed);
   core::MmapArray<ModuleRecord> modules;
   core::MmapArray<uint8_t> payload;
   if (!collect_modules(modules)) return;
@@ -96,6 +126,19 @@ void finish_profile() {
     core::sys::set_errno(saved_errno);
   }
   profile_flush_final();
+}
+
+void profile_modules_if_changed() {
+  if (!profiling()) return;
+  LoadCounts counts = load_counts();
+  if (counts.loaded == g_modules_loaded.load(std::memory_order_relaxed) &&
+      counts.unloaded == g_modules_unloaded.load(std::memory_order_relaxed)) {
+    return;
+  }
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
+  write_modules();
+  core::sys::set_errno(saved_errno);
 }
 
 void profile_fork_child() {

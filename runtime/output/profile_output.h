@@ -16,4 +16,10 @@ void finish_profile();
 // fork()'s child handler: the child records into its own file.
 void profile_fork_child();
 
+// memtrack's own thread, every sampling interval: writes the module map again when a library
+// was loaded or unloaded since the last one (dl_iterate_phdr's counters), so that a profile
+// read while the program runs (memtrack ui) or cut short (SIGKILL) symbolizes the frames of
+// libraries loaded with dlopen. Must hold no runtime lock: it takes the loader's.
+void profile_modules_if_changed();
+
 }  // namespace memtrack::rt

@@ -46,3 +46,23 @@ def test_dlopen_suppress_module(ctx):
     ctx.expect_eq(leak_groups(process, "suppressed"), [(77, 1, "dlleak_alloc")],
                   "suppressed groups", run)
     ctx.expect_eq(summary_totals(process)[2:], (77, 1), "suppressed bytes/blocks", run)
+
+
+@cli_test
+def test_dlopen_profile_killed(ctx):
+    """A heap profile cut short by SIGKILL while the dlopen'ed library is loaded: the runtime's
+    thread wrote the module map again once the library came, so its frame symbolizes (the map
+    of the start has no such library, and there is no map at exit)."""
+    path = ctx.path("dl.prof")
+    run = ctx.memtrack("run", f"--profile={path}", ctx.program("dlopen_leak"),
+                       ctx.library("dlleak"), "kill")
+    ctx.require_eq(run.exit, 128 + 9, "memtrack run: the program's SIGKILL status", run)
+    json_path = ctx.path("profile.json")
+    report_run = ctx.memtrack("report", path, f"--json={json_path}")
+    ctx.require_eq(report_run.exit, 0, "memtrack report PROFILE --json", report_run)
+    sites = ctx.read_json(json_path, report_run)["sites"]
+    line = ctx.marker_line("dlleak.c", "DLLEAK-LINE")
+    frames = [(s["stack"][0]["function"], s["stack"][0]["line"], s["stack"][0]["module"],
+               s["allocated_bytes"]) for s in sites if s["allocated_bytes"] == 77]
+    ctx.expect_eq(frames, [("dlleak_alloc", line, ctx.library("dlleak"), 77)],
+                  "the library's allocation site, symbolized", report_run)

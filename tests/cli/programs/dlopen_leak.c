@@ -1,7 +1,12 @@
 // dlopens the library argv[1], calls its dlleak_alloc() (a 77-byte leak), dlcloses it and
-// exits 0. Exits 2 with a message if the library or the function cannot be found.
+// exits 0. Exits 2 with a message if the library or the function cannot be found. With
+// argv[2] = "kill" it waits 200 ms instead (a heap profile's runtime thread writes the
+// module map and the idle batch meanwhile) and dies by SIGKILL, the library still loaded.
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -16,5 +21,9 @@ int main(int argc, char** argv) {
   if (alloc == NULL) return 2;
   void* p = alloc();
   ESCAPE(p);
+  if (argc > 2 && strcmp(argv[2], "kill") == 0) {
+    usleep(200000);
+    kill(getpid(), SIGKILL);
+  }
   return dlclose(lib) == 0 ? 0 : 2;
 }
