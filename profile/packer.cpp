@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -267,7 +268,7 @@ std::vector<uint8_t> metadata(bool complete, const std::vector<uint8_t>& modules
 // allocation (std::unordered_map's were a tenth of the packing's time on malloc churn).
 class LiveBlocks {
  public:
-  LiveBlocks() : slots_(kInitialSlots) {}
+  LiveBlocks() : slots_(kInitialSlots), shift_(64 - std::countr_zero(kInitialSlots)) {}
 
   void insert(uint64_t ptr, const Block& block) {
     if ((count_ + 1) * 4 > slots_.size() * 3) grow();
@@ -284,7 +285,7 @@ class LiveBlocks {
     --count_;
     size_t mask = slots_.size() - 1;
     for (size_t j = (i + 1) & mask; slots_[j].ptr != kEmpty; j = (j + 1) & mask) {
-      size_t home = hash(slots_[j].ptr) & mask;
+      size_t home = hash(slots_[j].ptr);
       // slots_[j] may move to the hole at i if its home is not in (i, j] (cyclically).
       bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
       if (stays) continue;
@@ -302,24 +303,33 @@ class LiveBlocks {
     uint64_t ptr = kEmpty;
     Block block{};
   };
-  static size_t hash(uint64_t ptr) {
-    return static_cast<size_t>((ptr >> 4) * 0x9E3779B97F4A7C15ull >> 20);
+  // The blocks of one 1 KiB stretch of addresses go to neighbouring slots (one per 16
+  // bytes), from a place that Fibonacci hashing (the product's top bits) picks for the
+  // stretch: blocks allocated one after the other land in the same few cache lines of slots,
+  // where a hash of each address made every insert a cache and TLB miss (packing 1M blocks
+  // held to exit spent 37% of its time on the first load of a slot; memtrack run --profile
+  // of that program went from 0.54 s to 0.44 s).
+  size_t hash(uint64_t ptr) const {
+    size_t stretch = static_cast<size_t>((ptr >> 10) * 0x9E3779B97F4A7C15ull >> shift_);
+    return (stretch + ((ptr >> 4) & 63)) & (slots_.size() - 1);
   }
   size_t find_slot(uint64_t ptr) const {
     size_t mask = slots_.size() - 1;
-    size_t i = hash(ptr) & mask;
+    size_t i = hash(ptr);
     while (slots_[i].ptr != kEmpty && slots_[i].ptr != ptr) i = (i + 1) & mask;
     return i;
   }
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
+    --shift_;
     count_ = 0;
     for (const Slot& s : old) {
       if (s.ptr != kEmpty) insert(s.ptr, s.block);
     }
   }
   std::vector<Slot> slots_;  // a power of two
+  int shift_;                // 64 - log2(slots_.size())
   size_t count_ = 0;
 };
 

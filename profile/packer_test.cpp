@@ -353,6 +353,41 @@ TEST_F(PackerTest, FollowingAGrowingFileGivesTheSameFile) {
   EXPECT_EQ(read_packed(), at_once);
 }
 
+// The packer finds each freed block by its address: dense blocks, blocks a page apart and
+// blocks a power of two apart (an allocator's size-class regions), freed in shuffled order,
+// every free naming its block's size.
+TEST_F(PackerTest, EveryFreeFindsItsBlockWhateverTheAddresses) {
+  RawWriter w;
+  std::vector<std::pair<uint64_t, uint64_t>> blocks;  // address, size
+  for (uint64_t i = 0; i < 60'000; ++i) {
+    blocks.emplace_back(0x10000000 + i * 16, 16);
+    blocks.emplace_back(0x40000000 + i * 4096, 100 + i % 7);
+    blocks.emplace_back(0x100000000 + (i << 20), 1000);
+  }
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    w.alloc(1, blocks[i].second, static_cast<uint32_t>(1 + i % RawWriter::kStacks),
+            blocks[i].first);
+    bytes += blocks[i].second;
+  }
+  uint64_t x = 12345;
+  for (size_t i = blocks.size() - 1; i > 0; --i) {  // Fisher-Yates with an LCG
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    std::swap(blocks[i], blocks[(x >> 33) % (i + 1)]);
+  }
+  for (size_t i = 0; i < blocks.size() / 2; ++i) w.free(1, blocks[i].first);
+  w.end();
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  pack_profile(raw_, packed_);
+  ProfileAnalysis a = analyze_profile(packed_, AnalyzeOptions{});
+  uint64_t kept = 0;
+  for (size_t i = blocks.size() / 2; i < blocks.size(); ++i) kept += blocks[i].second;
+  EXPECT_EQ(a.unknown_frees, 0u);
+  EXPECT_EQ(a.allocated_bytes, bytes);
+  EXPECT_EQ(a.peak_bytes, bytes);
+  EXPECT_EQ(a.live_bytes, kept);
+}
+
 // What memtrack ui does with a running program's profile: checkpoints while the raw file
 // grows, each analysed as it stands, then the finished file.
 TEST_F(PackerTest, ACheckpointIsReadableAndTheFileGoesOnAfterIt) {
