@@ -2,6 +2,7 @@
 #include "cli/profile_follower.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -117,6 +118,20 @@ void ProfileFollower::step_all() {
   }
 }
 
+// Whether the process of `key` went on in a later image (it exec'd): ".2" follows "", ".3"
+// follows ".2", and so on.
+bool ProfileFollower::has_later_image(const Key& key) const {
+  auto number = [](const std::string& image) {
+    unsigned long n = 1;
+    if (!image.empty()) std::from_chars(image.data() + 1, image.data() + image.size(), n);
+    return n;
+  };
+  for (const auto& [other, follow] : follows_) {
+    if (other.first == key.first && number(other.second) > number(key.second)) return true;
+  }
+  return false;
+}
+
 bool ProfileFollower::finish() {
   if (config_.profile_file.empty()) return true;
   if (thread_.joinable()) {
@@ -136,12 +151,15 @@ bool ProfileFollower::finish() {
   for (auto& [key, follow] : follows_) {
     if (follow.error.empty()) {
       try {
+        if (has_later_image(key)) follow.packer->set_replaced_by_exec();
         profile::PackStats stats = follow.packer->finish();
         std::cerr << "memtrack: heap profile of pid " << key.first << ": "
                   << follow.packer->out_path() << " ("
                   << report::count_of(stats.events, "event", "events") << ", "
                   << report::count_of(stats.packed_bytes, "byte", "bytes")
-                  << (stats.complete ? "" : "; the process did not end normally")
+                  << (stats.replaced_by_exec ? "; replaced by the program it exec'd"
+                      : stats.complete       ? ""
+                                             : "; the process did not end normally")
                   << (stats.missing_events == 0
                           ? ""
                           : "; " + report::count_of(stats.missing_events, "event", "events") +

@@ -687,6 +687,11 @@ PackStats ProfilePacker::finish() {
   return state_->finish();
 }
 
+void ProfilePacker::set_replaced_by_exec() {
+  state_->stats.replaced_by_exec = true;
+  state_->stats.complete = true;
+}
+
 PackStats ProfilePacker::checkpoint() {
   return state_->checkpoint();
 }

@@ -202,7 +202,8 @@ def test_profile_window_seek(ctx):
 @cli_test
 def test_profile_children(ctx):
     """One profile per process: the main one in FILE, the forked child's in FILE.PID and,
-    after its exec, the new image's in FILE.PID.2; each analysed."""
+    after its exec, the new image's in FILE.PID.2; each analysed. The image before the exec
+    is complete (its batches were written before the exec), and memtrack run says so."""
     path = ctx.path("fe.prof")
     run = ctx.memtrack("run", f"--profile={path}", ctx.program("fork_exec"),
                        ctx.program("heap_pattern"))
@@ -212,6 +213,9 @@ def test_profile_children(ctx):
     ctx.require(os.path.exists(ctx.path(forked[0] + ".2")), "the exec'd image's profile", run)
     before_exec, _ = report_json(ctx, ctx.path(forked[0]))
     ctx.expect_eq(before_exec["summary"]["allocations"], 0, "the child before its exec", run)
+    ctx.expect(before_exec["complete"], "the child before its exec: complete", run)
+    ctx.expect(re.search(r"fe\.prof\.\d+ \([\d,]+ events?, [\d,]+ bytes; replaced by the program "
+                         r"it exec'd\)", run.stderr), "run: the image before the exec", run)
     child, _ = report_json(ctx, ctx.path(forked[0] + ".2"))
     ctx.expect_eq(child["summary"]["temporary"], 1000, "the child's temporaries", run)
     ctx.expect_eq(child["peak"]["bytes"], PEAK_BYTES, "the child's peak", run)
