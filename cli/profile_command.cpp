@@ -7,6 +7,7 @@
 #include <functional>
 #include <iostream>
 
+#include "cli/commands.h"
 #include "cli/pipeline.h"
 #include "common/error.h"
 #include "profile/analysis.h"
@@ -79,14 +80,38 @@ profile::AnalyzeOptions analyze_options(const Config& config) {
   return options;
 }
 
+// The file to analyse for `path`. A packed profile memtrack run is still writing has no
+// index yet: what the program has recorded so far is read from the raw file its runtime
+// appends to, as memtrack ui does (`*running` is then set). Throws Error naming the way out
+// when the program no longer runs.
+std::string readable_profile(const std::string& path, bool* running) {
+  *running = false;
+  std::optional<uint32_t> pid = profile::unfinished_profile_pid(path);
+  if (!pid) return path;
+  try {
+    std::string raw = memtrack_raw_profile(*pid);
+    *running = true;
+    return raw;
+  } catch (const Error& e) {
+    throw Error(path +
+                " has no index yet: memtrack run writes it when the program ends, and "
+                "process " +
+                std::to_string(*pid) + " is not recording it now (" + e.what() +
+                "). If memtrack run was killed, its result directory still holds the raw "
+                "profile, profile." +
+                std::to_string(*pid) + ".raw: memtrack report reads that file");
+  }
+}
+
 // The analysis of `path`. For a page (`page`), its chart's finer series goes to `chart`: the
 // analysis makes up to kPageSeriesPoints points, and the series every other output shows
 // (the JSON's) is merged from them, as an analysis with its own max_points would make it.
 profile::ProfileAnalysis analyse(const std::string& path, profile::AnalyzeOptions options,
                                  bool page, std::vector<profile::SeriesPoint>* chart,
-                                 uint64_t* chart_bucket_us) {
+                                 uint64_t* chart_bucket_us, bool* running) {
   if (page) options.max_points = profile::kPageSeriesPoints;
-  profile::ProfileAnalysis analysis = profile::analyze_profile(path, options);
+  profile::ProfileAnalysis analysis =
+      profile::analyze_profile(readable_profile(path, running), options);
   *chart = analysis.series;
   *chart_bucket_us = analysis.bucket_us;
   profile::coarsen_series(analysis, profile::AnalyzeOptions{}.max_points);
@@ -140,12 +165,18 @@ int profile_report_command(const Config& config) {
   profile::AnalyzeOptions options = analyze_options(config);
   std::vector<profile::SeriesPoint> chart;
   uint64_t chart_bucket_us = 0;
+  bool running = false;
   profile::ProfileAnalysis analysis =
-      analyse(path, options, !config.html_file.empty(), &chart, &chart_bucket_us);
+      analyse(path, options, !config.html_file.empty(), &chart, &chart_bucket_us, &running);
+  if (running) {
+    std::cerr << "memtrack: " << path << " is still being written (pid " << analysis.meta.pid
+              << " runs): the report is of what it has recorded so far\n";
+  }
   profile::StackNames names(analysis.meta);
   profile::ProfileOutputOptions output;
   output.sites = static_cast<size_t>(config.profile_sites);
   output.program = program_of(analysis.meta);
+  output.running = running;
   bool stdout_taken = config.json_file == "-" || config.collapsed_file == "-" ||
                       config.massif_file == "-" || config.pprof_file == "-" ||
                       config.html_file == "-";
@@ -188,7 +219,7 @@ int profile_report_command(const Config& config) {
 
 nlohmann::ordered_json profile_page_model(const std::string& path, const Config& config,
                                           std::optional<uint64_t> from_us,
-                                          std::optional<uint64_t> to_us) {
+                                          std::optional<uint64_t> to_us, bool running) {
   profile::AnalyzeOptions options = analyze_options(config);
   if (from_us) options.from_us = from_us;
   if (to_us) options.to_us = to_us;
@@ -197,11 +228,14 @@ nlohmann::ordered_json profile_page_model(const std::string& path, const Config&
   }
   std::vector<profile::SeriesPoint> chart;
   uint64_t chart_bucket_us = 0;
-  profile::ProfileAnalysis analysis = analyse(path, options, true, &chart, &chart_bucket_us);
+  bool file_running = false;
+  profile::ProfileAnalysis analysis =
+      analyse(path, options, true, &chart, &chart_bucket_us, &file_running);
   profile::StackNames names(analysis.meta);
   profile::ProfileOutputOptions output;
   output.sites = static_cast<size_t>(config.profile_sites);
   output.program = program_of(analysis.meta);
+  output.running = running || file_running;
   return profile::profile_html_model(analysis, chart, chart_bucket_us, names, output,
                                      MEMTRACK_VERSION);
 }

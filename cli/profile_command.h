@@ -27,9 +27,11 @@ int profile_report_command(const Config& config);
 
 // The HTML page's model of the profile at `path` (profile/profile_html.h), for memtrack ui:
 // --from/--to of `config` unless the window is given here (microseconds since the process
-// started). Throws Error for an unreadable profile or an empty window.
+// started). `running`: `path` holds what a program still running has recorded so far (a
+// packed file memtrack run is still writing is read so too). Throws Error for an unreadable
+// profile or an empty window.
 nlohmann::ordered_json profile_page_model(const std::string& path, const Config& config,
                                           std::optional<uint64_t> from_us,
-                                          std::optional<uint64_t> to_us);
+                                          std::optional<uint64_t> to_us, bool running = false);
 
 }  // namespace memtrack::cli

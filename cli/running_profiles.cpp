@@ -84,9 +84,7 @@ nlohmann::ordered_json RunningProfiles::model(uint32_t pid, std::optional<uint64
     followed_.erase(raw);  // a corrupt file: the next request starts afresh
     throw;
   }
-  nlohmann::ordered_json model = profile_page_model(followed->path, config_, from_us, to_us);
-  model["profile"]["running"] = true;
-  return model;
+  return profile_page_model(followed->path, config_, from_us, to_us, true);
 }
 
 }  // namespace memtrack::cli

@@ -258,6 +258,22 @@ bool is_profile_file(const std::string& path) {
          std::memcmp(magic, format::kPackedMagic, 8) == 0;
 }
 
+std::optional<uint32_t> unfinished_profile_pid(const std::string& path) {
+  std::ifstream in = open_binary(path);
+  uint8_t header[kPackedHeaderSize] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof(header));
+  if (!in || std::memcmp(header, format::kPackedMagic, 8) != 0) return std::nullopt;
+  in.seekg(0, std::ios::end);
+  auto size = static_cast<uint64_t>(in.tellg());
+  if (size >= kPackedHeaderSize + kFooterSize) {
+    char magic[8] = {};
+    in.seekg(static_cast<std::streamoff>(size - 8));
+    in.read(magic, sizeof(magic));
+    if (std::memcmp(magic, kFooterMagic, 8) == 0) return std::nullopt;
+  }
+  return load<uint32_t>(header + 12);
+}
+
 namespace {
 
 // A raw file is read by packing it first, into a temporary file unlinked once open: the

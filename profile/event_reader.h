@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +42,11 @@ struct ProfileMeta {
 // Which kind of file `path` is: true for a heap profile (raw or packed). Throws Error if it
 // cannot be read.
 bool is_profile_file(const std::string& path);
+
+// The pid in the header of a packed profile that has no footer yet: memtrack run is still
+// writing it (its index comes when the program ends), or was killed. nullopt for any other
+// file. Throws Error if it cannot be read.
+std::optional<uint32_t> unfinished_profile_pid(const std::string& path);
 
 // Not thread safe; one per pass over a file.
 class EventReader {

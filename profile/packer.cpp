@@ -375,6 +375,7 @@ struct ProfilePacker::State {
     append<uint32_t>(head, 0);
     std::memcpy(head.data() + 12, header + 12, 4);  // pid
     writer.write_plain(head);
+    writer.flush();  // memtrack report knows the file for a profile while it is written
   }
 
   // Encodes every whole record read so far.

@@ -167,7 +167,9 @@ void render_profile_text(const ProfileAnalysis& a, StackNames& names,
                          const ProfileOutputOptions& options, std::ostream& out) {
   out << fmt::format("memtrack heap profile: {} (pid {}), {}{}\n", options.program, a.meta.pid,
                      seconds(a.end_time_us),
-                     a.meta.complete ? "" : " (incomplete: the process did not end normally)");
+                     options.running   ? " (still running: what it has recorded so far)"
+                     : a.meta.complete ? ""
+                                       : " (incomplete: the process did not end normally)");
   out << fmt::format("  {}, {} ({} by realloc), {} allocated\n",
                      count_of(a.allocations, "allocation", "allocations"),
                      count_of(a.frees, "free", "frees"), with_commas(a.reallocs),
@@ -215,6 +217,7 @@ nlohmann::ordered_json profile_to_json(const ProfileAnalysis& a, StackNames& nam
   j["pid"] = a.meta.pid;
   j["program"] = options.program;
   j["complete"] = a.meta.complete;
+  if (options.running) j["running"] = true;
   j["duration_us"] = a.end_time_us;
   j["summary"] = {{"allocations", a.allocations},   {"frees", a.frees},
                   {"reallocs", a.reallocs},         {"allocated_bytes", a.allocated_bytes},

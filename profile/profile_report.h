@@ -45,8 +45,9 @@ enum class Ranking { kAllocated, kAllocations, kTemporary, kLeaked, kPeak, kWind
 std::vector<uint32_t> top_sites(const ProfileAnalysis& a, Ranking ranking, size_t count);
 
 struct ProfileOutputOptions {
-  size_t sites = 10;    // per list
-  std::string program;  // for the collapsed stacks' root frame and the text header
+  size_t sites = 10;     // per list
+  std::string program;   // for the collapsed stacks' root frame and the text header
+  bool running = false;  // the program is still running: what it has recorded so far
 };
 
 void render_profile_text(const ProfileAnalysis& a, StackNames& names,

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 from cli_harness import Failure, cli_test
 
@@ -224,6 +225,47 @@ def test_profile_children(ctx):
     ctx.expect(parent["pid"] != child["pid"], "two processes", run)
 
 
+@cli_test
+def test_profile_report_while_running(ctx):
+    """memtrack report FILE while memtrack run is still writing FILE (heap_pattern --hold,
+    waiting with its 32-byte block not yet freed): it says so and reports what the program
+    has recorded so far, from the raw file; once the program has ended, the whole profile."""
+    path = ctx.path("running.prof")
+    process = subprocess.Popen(
+        [ctx.paths.memtrack, "run", f"--profile={path}", ctx.program("heap_pattern"), "--hold"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(),
+        cwd=ctx.tmp, text=True)
+    try:
+        line = process.stdout.readline()
+        ctx.require(line.startswith("ready "), f"heap_pattern --hold is ready ({line!r})")
+        pid = int(line.split()[1])
+        for _ in range(100):  # memtrack run looks for the raw file every 20 ms
+            if os.path.exists(path) and os.path.getsize(path) >= 16:
+                break
+            time.sleep(0.1)
+        report, run = {}, None
+        for _ in range(60):  # the runtime writes an idle thread's batch within 2 intervals
+            run = ctx.memtrack("report", path, "--json=-")
+            ctx.require_eq(run.exit, 0, "memtrack report of the running program's file", run)
+            report = json.loads(run.stdout)
+            if report["summary"]["allocations"] >= 1016:
+                break
+            time.sleep(0.5)
+        ctx.expect_eq(run.stderr, f"memtrack: {path} is still being written (pid {pid} runs): "
+                      "the report is of what it has recorded so far\n", "the note", run)
+        s = report["summary"]
+        ctx.expect_eq((report["running"], report["complete"], s["allocations"], s["frees"],
+                       s["leaked_bytes"], s["leaked_blocks"], report["peak"]["bytes"]),
+                      (True, False, 1016, 1005, 10_032, 11, PEAK_BYTES),
+                      "what it has recorded so far", run)
+    finally:
+        _, stderr = process.communicate(input="", timeout=60)
+    ctx.expect_eq(process.returncode, 0, f"memtrack run's exit status ({stderr})")
+    report, run = report_json(ctx, path)
+    ctx.expect_eq((report["complete"], "running" in report, report["summary"]["leaked_bytes"]),
+                  (True, False, 10_000), "the whole profile once it has ended", run)
+
+
 def analysis_max_rss_kib(ctx, path):
     """Runs memtrack report PATH and returns its peak RSS (KiB)."""
     with subprocess.Popen([ctx.paths.memtrack, "report", path, f"--json={ctx.path('x.json')}"],
@@ -263,7 +305,11 @@ def test_profile_bad_input(ctx):
     with open(cut, "wb") as f:
         f.write(data[: len(data) // 2])
     run = ctx.memtrack("report", cut)
-    ctx.expect_error(run, 125, f"{cut}: corrupt heap profile (no footer: truncated?)",
+    pid = int.from_bytes(data[12:16], "little")
+    ctx.expect_error(run, 125, f"{cut} has no index yet: memtrack run writes it when the "
+                     f"program ends, and process {pid} is not recording it now (no process "
+                     f"{pid}). If memtrack run was killed, its result directory still holds the "
+                     f"raw profile, profile.{pid}.raw: memtrack report reads that file",
                      "a packed profile cut short")
     leak = ctx.path("leak.json")
     run = ctx.memtrack("run", "--keep-results", ctx.path("results"), f"--json={leak}",
