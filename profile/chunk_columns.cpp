@@ -3,6 +3,7 @@
 #include "profile/chunk_columns.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -85,30 +86,68 @@ void write_varint(std::vector<uint8_t>& out, uint64_t value) {
   out.insert(out.end(), bytes, bytes + n);
 }
 
+// Two passes over the records: the first measures each stream, the second copies every
+// field's bytes to its stream's place in the one output buffer. Growing six vectors byte by
+// byte (each reserved at half a chunk, 12 MiB mapped and faulted in per chunk) was a tenth
+// of the packing's CPU on malloc churn.
 std::vector<uint8_t> to_columns(const std::vector<uint8_t>& records,
                                 const std::vector<uint8_t>& ages) {
-  std::array<std::vector<uint8_t>, kStreams> streams;
-  for (auto& s : streams) s.reserve(records.size() / 2);
+  std::array<size_t, kStreams> sizes{};
+  const uint8_t* data = records.data();
   size_t pos = 0;
   while (pos < records.size()) {
-    uint8_t tag = records[pos++];
-    streams[kTags].push_back(tag);
+    uint8_t tag = data[pos++];
+    ++sizes[kTags];
     bool bad = false;
     Fields fields = fields_of(tag, &bad);
     for (size_t i = 0; i < fields.count; ++i) {
-      size_t n = varint_length(records.data() + pos, records.size() - pos);
-      append_bytes(streams[fields.streams[i]], records.data() + pos, n);
+      size_t n = varint_length(data + pos, records.size() - pos);
+      sizes[fields.streams[i]] += n;
       pos += n;
     }
   }
-  streams[kAges] = ages;
-  std::vector<uint8_t> out(1 + kHeaderSize);
+  sizes[kAges] = ages.size();
+  std::vector<uint8_t> out(1 + kHeaderSize + pos + ages.size());
   out[0] = static_cast<uint8_t>(ChunkLayout::kColumns);
+  std::array<uint8_t*, kStreams> at{};
+  uint8_t* next = out.data() + 1 + kHeaderSize;
   for (size_t i = 0; i < kStreams; ++i) {
-    auto size = static_cast<uint32_t>(streams[i].size());
+    auto size = static_cast<uint32_t>(sizes[i]);
     std::memcpy(out.data() + 1 + 4 * i, &size, 4);
+    at[i] = next;
+    next += sizes[i];
   }
-  for (const auto& s : streams) out.insert(out.end(), s.begin(), s.end());
+  std::array<uint8_t*, kStreams> end{};
+  for (size_t i = 0; i < kStreams; ++i) end[i] = at[i] + sizes[i];
+  pos = 0;
+  while (pos < records.size()) {
+    uint8_t tag = data[pos++];
+    *at[kTags]++ = tag;
+    bool bad = false;
+    Fields fields = fields_of(tag, &bad);
+    for (size_t i = 0; i < fields.count; ++i) {
+      uint8_t*& to = at[fields.streams[i]];
+      // Eight bytes at a time where both sides have them: the varint's length from its
+      // continuation bits, and the word stored whole (the bytes after the varint are written
+      // over by the stream's next ones). A loop per byte mispredicted on every length change.
+      if (pos + 8 <= records.size() && to + 8 <= end[fields.streams[i]]) {
+        uint64_t word = 0;
+        std::memcpy(&word, data + pos, 8);
+        uint64_t stops = ~word & 0x8080808080808080ull;
+        if (stops != 0) {
+          size_t n = static_cast<size_t>(std::countr_zero(stops)) / 8 + 1;
+          std::memcpy(to, &word, 8);
+          to += n;
+          pos += n;
+          continue;
+        }
+      }
+      size_t n = varint_length(data + pos, records.size() - pos);  // as in the first pass
+      for (size_t k = 0; k < n; ++k) *to++ = data[pos + k];
+      pos += n;
+    }
+  }
+  if (!ages.empty()) std::memcpy(at[kAges], ages.data(), ages.size());
   return out;
 }
 

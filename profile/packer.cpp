@@ -57,8 +57,14 @@ void put_varint(std::vector<uint8_t>& out, uint64_t value) {
 
 // One packed record, built on the stack and appended to its chunk at once: a write into a
 // vector per byte makes the compiler reload the vector's end after every store.
+// The room a chunk keeps for the next event's records: a thread record and an event record
+// (a tag and at most 5 varints each).
+constexpr size_t kMaxRecords = 2 * (1 + 5 * 10);
+
+// One record written in place at the end of the chunk (which keeps room for the largest).
 struct Record {
-  uint8_t bytes[1 + 5 * 10];  // the tag and at most 5 varints
+  explicit Record(uint8_t* at) : bytes(at) {}
+  uint8_t* bytes;  // the tag and at most 5 varints
   size_t size = 0;
   void put_byte(uint8_t byte) { bytes[size++] = byte; }
   void put(uint64_t value) { size += format::put_varint(bytes + size, value); }
@@ -514,12 +520,15 @@ struct ProfilePacker::State {
   }
 
   void emit(const Event& event) {
-    if (chunk.empty()) chunk_start = state;
+    if (chunk_used == 0) {
+      chunk_start = state;
+      chunk.resize(kChunkBytes);  // a spare chunk's buffer comes back empty, its capacity kept
+    }
     if (event.tid != state.tid) {
-      Record thread;
+      Record thread(chunk.data() + chunk_used);
       thread.put_byte(static_cast<uint8_t>(Tag::kThread));
       thread.put(event.tid);
-      chunk.insert(chunk.end(), thread.bytes, thread.bytes + thread.size);
+      chunk_used += thread.size;
       state.tid = event.tid;
       thread_last = &last_alloc[state.tid];
     }
@@ -527,7 +536,7 @@ struct ProfilePacker::State {
     // clock tick below the one before it in the merged order.
     uint64_t dt = event.time_us > state.time_us ? event.time_us - state.time_us : 0;
     state.time_us += dt;
-    Record record;
+    Record record(chunk.data() + chunk_used);
     record.put_byte(static_cast<uint8_t>(event.tag));
     record.put(dt);
     if (event.tag == Tag::kSample) {
@@ -535,8 +544,8 @@ struct ProfilePacker::State {
     } else {
       add_block_event(record, event);
     }
-    chunk.insert(chunk.end(), record.bytes, record.bytes + record.size);
-    if (chunk.size() + ages.size() >= kChunkBytes - 64) flush();
+    chunk_used += record.size;
+    if (chunk_used + ages.size() >= kChunkBytes - kMaxRecords) flush();
   }
 
   void add_block_event(Record& record, const Event& event) {
@@ -569,9 +578,11 @@ struct ProfilePacker::State {
 
   // Hands the chunk to the compressing thread; the next one starts empty.
   void flush() {
-    if (chunk.empty()) return;
+    if (chunk_used == 0) return;
     reopen_tail();
+    chunk.resize(chunk_used);
     compressor.submit(chunk, ages, chunk_start);
+    chunk_used = 0;
     ++chunks;
   }
 
@@ -659,7 +670,8 @@ struct ProfilePacker::State {
   std::vector<uint8_t> modules;
   ChunkCompressor compressor{writer};  // after writer: stopped before it goes
   size_t chunks = 0;                   // handed to the compressor
-  std::vector<uint8_t> chunk;
+  std::vector<uint8_t> chunk;  // kChunkBytes while a chunk fills, its first chunk_used written
+  size_t chunk_used = 0;
   std::vector<uint8_t> ages;  // the frees' ages, stored after the chunk's records
   ChunkInfo state;            // decoder state after the last record
   ChunkInfo chunk_start;
