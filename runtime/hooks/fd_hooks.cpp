@@ -340,9 +340,11 @@ namespace {
 void fd_fork_prepare() {
   trace_log_fork_prepare();
   profile_fork_prepare();
+  profile_modules_fork_prepare();
 }
 
 void fd_fork_parent() {
+  profile_modules_fork_parent();
   profile_fork_parent();
   trace_log_fork_parent();
 }

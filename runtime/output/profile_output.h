@@ -13,7 +13,10 @@ void init_profile();
 // Called on every path that ends the process.
 void finish_profile();
 
-// fork()'s child handler: the child records into its own file.
+// fork()'s handlers: memtrack's thread is kept out of the loader's list across the fork
+// (profile_modules_if_changed); the child records into its own file.
+void profile_modules_fork_prepare();
+void profile_modules_fork_parent();
 void profile_fork_child();
 
 // memtrack's own thread, every sampling interval: writes the module map again when a library
