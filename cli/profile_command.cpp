@@ -80,6 +80,19 @@ profile::AnalyzeOptions analyze_options(const Config& config) {
   return options;
 }
 
+// Whether the packed file `packed` is of the image whose raw file is `raw`: memtrack run names
+// the Nth image's files with ".N" after the names of the first's (profile_follower.cpp).
+bool same_image(const std::string& packed, const std::string& raw) {
+  size_t dot = raw.rfind('.');
+  std::string image = raw.substr(dot);  // ".raw" for the first image, ".N" for the Nth
+  if (image == kRawSuffix) {
+    // The first image: the process has not exec'd since, or FILE would be an earlier image.
+    return true;
+  }
+  return packed.size() > image.size() &&
+         packed.compare(packed.size() - image.size(), image.size(), image) == 0;
+}
+
 // The file to analyse for `path`. A packed profile memtrack run is still writing has no
 // index yet: what the program has recorded so far is read from the raw file its runtime
 // appends to, as memtrack ui does (`*running` is then set). Throws Error naming the way out
@@ -88,19 +101,22 @@ std::string readable_profile(const std::string& path, bool* running) {
   *running = false;
   std::optional<uint32_t> pid = profile::unfinished_profile_pid(path);
   if (!pid) return path;
+  std::string why;
   try {
     std::string raw = memtrack_raw_profile(*pid);
-    *running = true;
-    return raw;
+    if (same_image(path, raw)) {
+      *running = true;
+      return raw;
+    }
+    why = "it runs another program now, which it exec'd";
   } catch (const Error& e) {
-    throw Error(path +
-                " has no index yet: memtrack run writes it when the program ends, and "
-                "process " +
-                std::to_string(*pid) + " is not recording it now (" + e.what() +
-                "). If memtrack run was killed, its result directory still holds the raw "
-                "profile, profile." +
-                std::to_string(*pid) + ".raw: memtrack report reads that file");
+    why = e.what();
   }
+  throw Error(path + " has no index yet: memtrack run writes it when the run ends, and process " +
+              std::to_string(*pid) + " is not recording it now (" + why +
+              "). If memtrack run is still running, wait for it to end; if it was killed, its "
+              "result directory still holds the raw profile, profile." +
+              std::to_string(*pid) + ".raw: memtrack report reads that file");
 }
 
 // The analysis of `path`. For a page (`page`), its chart's finer series goes to `chart`: the

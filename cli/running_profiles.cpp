@@ -63,8 +63,13 @@ RunningProfiles::RunningProfiles(const Config& config) : config_(config) {}
 
 RunningProfiles::~RunningProfiles() = default;
 
+void RunningProfiles::forget_ended() {
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (lock.owns_lock()) forget_ended_locked(0, "");
+}
+
 // Forgets the files of processes that ended, and `pid`'s images before `raw` (it exec'd).
-void RunningProfiles::forget_ended(uint32_t pid, const std::string& raw) {
+void RunningProfiles::forget_ended_locked(uint32_t pid, const std::string& raw) {
   for (auto it = followed_.begin(); it != followed_.end();) {
     bool ended = it->second->pid == pid ? it->first != raw : !process_exists(it->second->pid);
     it = ended ? followed_.erase(it) : std::next(it);
@@ -75,7 +80,7 @@ nlohmann::ordered_json RunningProfiles::model(uint32_t pid, std::optional<uint64
                                               std::optional<uint64_t> to_us) {
   std::string raw = memtrack_raw_profile(pid);
   std::lock_guard lock(mutex_);
-  forget_ended(pid, raw);
+  forget_ended_locked(pid, raw);
   std::unique_ptr<Followed>& followed = followed_[raw];
   try {
     if (!followed) followed = std::make_unique<Followed>(pid, raw);

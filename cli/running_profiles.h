@@ -35,9 +35,13 @@ class RunningProfiles {
   nlohmann::ordered_json model(uint32_t pid, std::optional<uint64_t> from_us,
                                std::optional<uint64_t> to_us);
 
+  // Closes the files of processes that ended (each holds the raw file, which memtrack run
+  // has removed, and the temporary one). Skipped while a request is being served.
+  void forget_ended();
+
  private:
   struct Followed;
-  void forget_ended(uint32_t pid, const std::string& raw);
+  void forget_ended_locked(uint32_t pid, const std::string& raw);
 
   const Config& config_;
   std::mutex mutex_;

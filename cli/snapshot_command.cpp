@@ -112,7 +112,8 @@ std::string memtrack_raw_profile(uint32_t pid) {
   std::string newest;
   for (int n = 1; n < 1000; ++n) {
     std::string path = n == 1 ? base : base + "." + std::to_string(n);
-    if (!std::filesystem::exists(path)) break;
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) break;
     newest = path;
   }
   if (newest.empty()) {

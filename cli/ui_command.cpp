@@ -104,6 +104,7 @@ int ui_command(const Config& config) {
                                        std::optional<uint64_t> to_us) {
     return running.model(pid, from_us, to_us);
   };
+  backend.after_sample = [&running] { running.forget_ended(); };
 
   backend.snapshot = [&config, live = backend.live](uint32_t pid) {
     std::string path = request_snapshot(pid, config.snapshot_timeout_s);

@@ -92,7 +92,7 @@ struct Mark {
 };
 
 // The window of a heap profile's analysis: from_us and to_us, either may be missing. False
-// (after the 400 answer) when one is not a number.
+// after the answer when one is not a number (400) or the window is empty (422).
 bool window_params(const httplib::Request& req, httplib::Response& res,
                    std::optional<uint64_t>* from_us, std::optional<uint64_t>* to_us) {
   for (const auto& [name, value] : {std::pair{"from_us", from_us}, {"to_us", to_us}}) {
@@ -103,6 +103,10 @@ bool window_params(const httplib::Request& req, httplib::Response& res,
       return false;
     }
     *value = us;
+  }
+  if (*from_us && *to_us && **from_us >= **to_us) {
+    send_error(res, 422, "the window's start must be before its end");
+    return false;
   }
   return true;
 }
@@ -261,17 +265,20 @@ void Server::sample_once() {
     p["memtrack"] = mark.memtrack;
     p["profile"] = mark.profile;
   }
-  std::lock_guard lock(mutex_);
-  s.marks = std::move(now);
-  s.processes = std::move(doc["processes"]);
-  s.seconds = snapshot.seconds;
-  ++s.samples;
-  for (const top::ProcessRow& row : snapshot.processes) {
-    if (row.info.rss_kb) {
-      s.history.add(row.info.pid, row.info.start_ticks, snapshot.seconds, *row.info.rss_kb);
+  {
+    std::lock_guard lock(mutex_);
+    s.marks = std::move(now);
+    s.processes = std::move(doc["processes"]);
+    s.seconds = snapshot.seconds;
+    ++s.samples;
+    for (const top::ProcessRow& row : snapshot.processes) {
+      if (row.info.rss_kb) {
+        s.history.add(row.info.pid, row.info.start_ticks, snapshot.seconds, *row.info.rss_kb);
+      }
     }
+    s.history.end_sample();
   }
-  s.history.end_sample();
+  if (backend_.after_sample) backend_.after_sample();
 }
 
 bool Server::own_process(uint32_t pid, httplib::Response& res) {

@@ -53,6 +53,9 @@ struct Backend {
   std::function<nlohmann::ordered_json(uint32_t pid, std::optional<uint64_t> from_us,
                                        std::optional<uint64_t> to_us)>
       running_profile;
+  // After each sample of the process table (on the sampling thread): lets the backend forget
+  // what it keeps for processes that ended.
+  std::function<void()> after_sample;
   // The files named on the command line (shown by name) and the model of the i-th one; for a
   // heap profile, analysed for the window [from_us, to_us) when one is given (either end may
   // be missing).

@@ -273,7 +273,7 @@ def test_ui_running_profile(ctx):
     --hold, waiting after its pattern with its 32-byte block not yet freed): marked in the
     table, analysed as it stands (every event so far, the peak, 10,032 bytes live in 11
     blocks, "running"), and for a window from the peak's step on; the run's own profile is
-    whole, and the ui leaves no temporary file."""
+    whole, and once the program has ended the ui closes the files it held for it."""
     profile = ctx.path("running.prof")
     process = subprocess.Popen(
         [ctx.paths.memtrack, "run", f"--profile={profile}", ctx.program("heap_pattern"), "--hold"],
@@ -314,16 +314,43 @@ def test_ui_running_profile(ctx):
         window = json.loads(body)["profile"]["window"]
         ctx.expect_eq((window["bytes"], window["blocks"]), (5000, 5),
                       "the window from the peak's step on")
-        status, _, body = ui.request(f"/api/profile?pid={pid}&from_us=x")
-        ctx.expect_eq((status, json.loads(body)), (400, {"error": "from_us expects microseconds"}),
-                      "a bad window")
+        for query, answer in (("from_us=x", (400, {"error": "from_us expects microseconds"})),
+                              ("from_us=5&to_us=5",
+                               (422, {"error": "the window's start must be before its end"}))):
+            status, _, body = ui.request(f"/api/profile?pid={pid}&{query}")
+            ctx.expect_eq((status, json.loads(body)), answer, f"/api/profile?pid=PID&{query}")
+        ctx.expect(len(set(followed_files(ui.process.pid))) == 2,
+                   f"the ui follows the raw file into a temporary one "
+                   f"({followed_files(ui.process.pid)})")
+        _, stderr = process.communicate(input="", timeout=60)
+        ctx.expect_eq(process.returncode, 0, f"memtrack run's exit status ({stderr})")
+        ctx.expect("(2,022 events," in stderr, f"the run's own profile is whole ({stderr})")
+        for _ in range(100):  # the ui forgets an ended program at its next sample (1 s)
+            if not followed_files(ui.process.pid):
+                break
+            time.sleep(0.1)
+        ctx.expect_eq(followed_files(ui.process.pid), [],
+                      "the ui closed both files once the program had ended")
     finally:
         ui.stop()
-        _, stderr = process.communicate(input="", timeout=60)
-    ctx.expect_eq(process.returncode, 0, f"memtrack run's exit status ({stderr})")
-    ctx.expect("(2,022 events," in stderr, f"the run's own profile is whole ({stderr})")
-    ctx.expect(not [f for f in os.listdir(ctx.tmpdir) if f.startswith("memtrack-ui-profile")],
-               "the ui left no temporary file")
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def followed_files(pid):
+    """The files the ui process `pid` holds for a running program's profile: its raw file
+    (memtrack run's result directory) and the temporary packed one (no name: "(deleted)"),
+    which the packer's writer has open a second time."""
+    found = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.endswith("(deleted)") or "/profile." in target:
+            found.append(target)
+    return sorted(found)
 
 
 def other_users_process():
