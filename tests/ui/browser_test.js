@@ -135,6 +135,10 @@ async function main() {
 
     // The kernel's RSS, read next to the table's.
     const rowOf = (pid) => `tr.process[data-pid="${pid}"]`;
+    // The table's rows are drawn anew at every refresh (each second): a row's element is found
+    // and clicked in one step in the page, since a refresh between puppeteer's steps of a
+    // click detaches it ("Node is detached from document" on a loaded machine).
+    const clickInTable = (selector) => page.$eval(selector, (e) => e.click());
     await page.waitForSelector(rowOf(sleeper.pid), {timeout: 10000});
     const kernel = vmRssKb(sleeper.pid);
     const shown = Number(await page.$eval(rowOf(sleeper.pid) + ' td[data-col=rss]', (td) => td.dataset.kb));
@@ -171,12 +175,12 @@ async function main() {
            'the daemon is marked as running under memtrack');
 
     // Threads on demand.
-    await page.click(rowOf(daemonPid) + ' button.expand');
+    await clickInTable(rowOf(daemonPid) + ' button.expand');
     await page.waitForSelector(`tr.thread[data-tid="${daemonPid}"]`, {timeout: 10000});
     expect(true, "the daemon's main thread is listed under it after a click on its arrow");
 
     // The chosen process: its RSS chart and a snapshot with the leak at daemon.c's @lost line.
-    await page.click(rowOf(daemonPid) + ' td[data-col=user]');
+    await clickInTable(rowOf(daemonPid) + ' td[data-col=user]');
     await page.waitForSelector('.rss-chart .uplot', {timeout: 10000});
     expect(true, "the daemon's RSS chart is drawn");
     // The first live report comes after a second or more: wait for it before the snapshot.
@@ -242,7 +246,7 @@ async function main() {
     await page.$eval('input[type=search]', (e) => { e.value = ''; });
     await page.type('input[type=search]', String(holdingPid));
     await page.waitForSelector(rowOf(holdingPid), {timeout: 10000});
-    await page.click(rowOf(holdingPid) + ' td[data-col=user]');
+    await clickInTable(rowOf(holdingPid) + ' td[data-col=user]');
     await page.waitForSelector('#heap-profile', {timeout: 10000});
     shownReports = await page.evaluate(() => Number(document.body.dataset.report));
     await page.click('#heap-profile');
