@@ -2,7 +2,6 @@
 #include "cli/profile_follower.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -118,20 +117,6 @@ void ProfileFollower::step_all() {
   }
 }
 
-// Whether the process of `key` went on in a later image (it exec'd): ".2" follows "", ".3"
-// follows ".2", and so on.
-bool ProfileFollower::has_later_image(const Key& key) const {
-  auto number = [](const std::string& image) {
-    unsigned long n = 1;
-    if (!image.empty()) std::from_chars(image.data() + 1, image.data() + image.size(), n);
-    return n;
-  };
-  for (const auto& [other, follow] : follows_) {
-    if (other.first == key.first && number(other.second) > number(key.second)) return true;
-  }
-  return false;
-}
-
 bool ProfileFollower::finish() {
   if (config_.profile_file.empty()) return true;
   if (thread_.joinable()) {
@@ -151,7 +136,6 @@ bool ProfileFollower::finish() {
   for (auto& [key, follow] : follows_) {
     if (follow.error.empty()) {
       try {
-        if (has_later_image(key)) follow.packer->set_replaced_by_exec();
         profile::PackStats stats = follow.packer->finish();
         std::cerr << "memtrack: heap profile of pid " << key.first << ": "
                   << follow.packer->out_path() << " ("

@@ -52,7 +52,6 @@ class ProfileFollower {
   void run();
   void discover();  // starts a packer for every raw file not followed yet
   void step_all();
-  bool has_later_image(const Key& key) const;
 
   const Config& config_;
   std::string result_dir_;

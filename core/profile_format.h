@@ -13,8 +13,9 @@ namespace memtrack::core::profile {
 inline constexpr char kRawMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'R', 'W'};
 // The packed file the CLI makes of it (header, compressed chunks, metadata, index, footer).
 inline constexpr char kPackedMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'Z', 'S'};
-// Version 2 puts the events in batches (kBatch); readers still accept version 1 files.
-inline constexpr uint32_t kVersion = 2;
+// Version 2 puts the events in batches (kBatch); version 3 adds kExec and kExecFailed.
+// Readers still accept versions 1 and 2.
+inline constexpr uint32_t kVersion = 3;
 inline constexpr size_t kRawHeaderSize = 32;  // magic, u32 version, u32 pid, u64 start_ns, u64 0
 
 // Every record starts with a tag byte. Times are microseconds since the process started,
@@ -35,6 +36,8 @@ enum class Tag : uint8_t {
   kEnd = 8,          // the process ended normally (records may still follow)
   kBatch = 9,        // u32 payload_size, u64 first_seq (little-endian), then payload_size
                      // bytes of records of tags 1-6, in one thread's order
+  kExec = 10,        // the process calls exec: its batches are written (records may follow)
+  kExecFailed = 11,  // that exec returned: the process goes on in this image
 };
 
 inline constexpr size_t kBatchHeaderSize = 1 + 4 + 8;

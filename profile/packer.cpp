@@ -211,6 +211,8 @@ class RawScanner {
         tid = static_cast<uint32_t>(a);
         return true;
       case Tag::kEnd:
+      case Tag::kExec:
+      case Tag::kExecFailed:
         if (in_batch_) break;
         return true;
       case Tag::kStack: {
@@ -404,6 +406,12 @@ struct ProfilePacker::State {
         return;
       case Tag::kEnd:
         stats.complete = true;
+        return;
+      case Tag::kExec:  // the image is replaced unless a kExecFailed follows
+        stats.replaced_by_exec = true;
+        return;
+      case Tag::kExecFailed:
+        stats.replaced_by_exec = false;
         return;
       case Tag::kBatch:
         add_batch();
@@ -606,6 +614,8 @@ struct ProfilePacker::State {
     step();
     if (!writer.is_open()) throw Error(raw_path + " is not a raw memtrack heap profile");
     while (pending > 0) skip_gap(next_seq);  // batches that never came (SIGKILL)
+    // The runtime wrote every batch before the exec that replaced this image.
+    if (stats.replaced_by_exec) stats.complete = true;
     flush();  // a record cut short (SIGKILL) stays in the scanner, unread
     std::vector<ChunkInfo> index = compressor.finish();
     reopen_tail();
@@ -698,11 +708,6 @@ bool ProfilePacker::step() {
 
 PackStats ProfilePacker::finish() {
   return state_->finish();
-}
-
-void ProfilePacker::set_replaced_by_exec() {
-  state_->stats.replaced_by_exec = true;
-  state_->stats.complete = true;
 }
 
 PackStats ProfilePacker::checkpoint() {

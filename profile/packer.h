@@ -17,8 +17,8 @@ struct PackStats {
   uint64_t events = 0;
   uint64_t raw_bytes = 0;
   uint64_t packed_bytes = 0;
-  bool complete = false;  // the process ended normally (or this image exec'd another)
-  bool replaced_by_exec = false;
+  bool complete = false;          // the process ended normally (or this image exec'd another)
+  bool replaced_by_exec = false;  // an exec replaced this image (the runtime's kExec record)
   // Events missing from the merged order (a thread's batch lost when the process was
   // killed), and events that came after their place had been given up.
   uint64_t missing_events = 0;
@@ -52,11 +52,6 @@ class ProfilePacker {
   // a chunk, the next checkpoint() and finish() write over that tail: the file is readable
   // only until then. Throws Error as step() does, and when there is no raw header yet.
   PackStats checkpoint();
-
-  // The process exec'd another program after this image (its next image's raw file is
-  // there): the runtime wrote every batch before the exec, so finish() marks the profile
-  // complete, as for a normal end.
-  void set_replaced_by_exec();
 
   // Removes the packed file (a run that failed before finish()).
   void abandon();

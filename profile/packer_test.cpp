@@ -62,6 +62,8 @@ class RawWriter {
     address(ptr);
   }
   void end() { tag(Tag::kEnd); }
+  void exec() { tag(Tag::kExec); }
+  void exec_failed() { tag(Tag::kExecFailed); }
   void thread(uint32_t tid) {
     tag(Tag::kThread);
     varint(tid);
@@ -326,9 +328,10 @@ TEST_F(PackerTest, ARawFileOfANewerVersionIsRefusedByName) {
     pack_profile(raw_, packed_);
     FAIL() << "packed a file of an unknown version";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("raw heap profile version 3 is not supported"),
-              std::string::npos)
-        << e.what();
+    std::string expected = "raw heap profile version " + std::to_string(version) +
+                           " is not supported (this memtrack reads versions 1 to " +
+                           std::to_string(format::kVersion) + ")";
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
 }
 
@@ -440,6 +443,28 @@ TEST_F(PackerTest, ACheckpointBeforeTheRawHeaderIsAnError) {
   write_raw({}, 0, 0, true);
   ProfilePacker packer(raw_, packed_);
   EXPECT_THROW(packer.checkpoint(), Error);
+}
+
+// The runtime marks an exec (kExec) after writing every batch: the image it replaces has a
+// whole profile; an exec that returned (kExecFailed) leaves the process going on.
+TEST_F(PackerTest, AnExecMarksTheImageCompleteUnlessItFailed) {
+  for (bool failed : {false, true}) {
+    RawWriter w = churn(100);
+    std::vector<uint8_t> bytes = w.bytes();
+    bytes.pop_back();  // churn's end record: the process did not end
+    RawWriter marks;
+    size_t header = marks.bytes().size();
+    marks.exec();
+    if (failed) marks.exec_failed();
+    bytes.insert(bytes.end(), marks.bytes().begin() + static_cast<std::ptrdiff_t>(header),
+                 marks.bytes().end());
+    std::memcpy(bytes.data() + 8, &format::kVersion, 4);
+    write_raw(bytes, 0, bytes.size(), true);
+    PackStats stats = pack_profile(raw_, packed_);
+    EXPECT_EQ(stats.replaced_by_exec, !failed) << "failed " << failed;
+    EXPECT_EQ(stats.complete, !failed) << "failed " << failed;
+    EXPECT_EQ(analyze_profile(packed_, AnalyzeOptions{}).meta.complete, !failed);
+  }
 }
 
 TEST_F(PackerTest, ARawFileCutInsideARecordIsPackedUpToIt) {

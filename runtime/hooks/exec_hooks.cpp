@@ -43,9 +43,11 @@ void take_arguments(const char* first, va_list args, char** argv, size_t n, char
 // (exec_env.h); the forms without an envp use `environ`, as glibc's do.
 MEMTRACK_EXPORT_C int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
-  rt::profile_flush();
+  rt::profile_before_exec();
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.execve.get()(path, argv, env.get());
+  int result = rt::g_fd_real.execve.get()(path, argv, env.get());
+  rt::profile_exec_failed();  // it returned: the process goes on in this image
+  return result;
 }
 
 MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
@@ -54,9 +56,11 @@ MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
 
 MEMTRACK_EXPORT_C int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
-  rt::profile_flush();
+  rt::profile_before_exec();
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.execvpe.get()(file, argv, env.get());
+  int result = rt::g_fd_real.execvpe.get()(file, argv, env.get());
+  rt::profile_exec_failed();  // it returned: the process goes on in this image
+  return result;
 }
 
 MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
@@ -65,9 +69,11 @@ MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
 
 MEMTRACK_EXPORT_C int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
   rt::trace_log_flush();
-  rt::profile_flush();
+  rt::profile_before_exec();
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.fexecve.get()(fd, argv, env.get());
+  int result = rt::g_fd_real.fexecve.get()(fd, argv, env.get());
+  rt::profile_exec_failed();  // it returned: the process goes on in this image
+  return result;
 }
 
 // posix_spawn runs glibc's internal execve, which no hook sees: the environment is handed

@@ -496,6 +496,25 @@ void profile_flush() {
   core::sys::set_errno(saved_errno);
 }
 
+void profile_before_exec() {
+  if (!profiling()) return;
+  profile_flush();
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
+  uint8_t exec = static_cast<uint8_t>(Tag::kExec);
+  write_file(&exec, 1);
+  core::sys::set_errno(saved_errno);
+}
+
+void profile_exec_failed() {
+  if (!profiling()) return;
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
+  uint8_t failed = static_cast<uint8_t>(Tag::kExecFailed);
+  write_file(&failed, 1);
+  core::sys::set_errno(saved_errno);
+}
+
 void profile_flush_final() {
   if (!profiling()) return;
   bool interrupted_runtime = in_runtime();

@@ -53,6 +53,11 @@ void profile_flush_idle();
 // and every later record is written at once. Both may be reached from a signal handler that
 // interrupted this thread inside the runtime: then the lock is only tried.
 void profile_flush();
+// Before an exec: writes every thread's batch and marks the file (kExec), so that the profile
+// of the image an exec replaces is known to be whole. After an exec that returned:
+// profile_exec_failed() marks that the process goes on (kExecFailed).
+void profile_before_exec();
+void profile_exec_failed();
 void profile_flush_final();
 
 // fork(): the caller's batch is written before the fork; the child resets every buffer and
