@@ -496,23 +496,27 @@ void profile_flush() {
   core::sys::set_errno(saved_errno);
 }
 
-void profile_before_exec() {
+namespace {
+
+// Writes a one-byte record at the top level of the file (an exec, its failure).
+void write_mark(Tag tag) {
   if (!profiling()) return;
-  profile_flush();
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
-  uint8_t exec = static_cast<uint8_t>(Tag::kExec);
-  write_file(&exec, 1);
+  uint8_t byte = static_cast<uint8_t>(tag);
+  write_file(&byte, 1);
   core::sys::set_errno(saved_errno);
 }
 
+}  // namespace
+
+void profile_before_exec() {
+  profile_flush();
+  write_mark(Tag::kExec);
+}
+
 void profile_exec_failed() {
-  if (!profiling()) return;
-  RuntimeScope scope;
-  int saved_errno = core::sys::get_errno();
-  uint8_t failed = static_cast<uint8_t>(Tag::kExecFailed);
-  write_file(&failed, 1);
-  core::sys::set_errno(saved_errno);
+  write_mark(Tag::kExecFailed);
 }
 
 void profile_flush_final() {
