@@ -29,6 +29,7 @@
 #include "runtime/hooks/fd_record.h"
 #include "runtime/hooks/init.h"
 #include "runtime/hooks/real_functions.h"
+#include "runtime/output/modules.h"
 #include "runtime/output/profile_output.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/profile.h"
@@ -340,16 +341,18 @@ namespace {
 void fd_fork_prepare() {
   trace_log_fork_prepare();
   profile_fork_prepare();
-  profile_modules_fork_prepare();
 }
 
 void fd_fork_parent() {
-  profile_modules_fork_parent();
   profile_fork_parent();
   trace_log_fork_parent();
 }
 
 void fd_fork_child() {
+  // The child handlers of init.cpp may run after this one (their order is the constructors'),
+  // and profile_fork_child walks the loader's list: the walk the prepare handler took belongs
+  // to a thread of the parent.
+  loader_walk_fork_child();
   g_fds.reset_after_fork();
   trace_log_fork_child();
   profile_fork_child();

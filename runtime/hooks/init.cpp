@@ -21,6 +21,7 @@
 #include "runtime/link_mode.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/elf_symbols.h"
+#include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/output/start_marker.h"
 #include "runtime/record/misuse.h"
@@ -142,9 +143,11 @@ void fork_prepare() {
   g_stacks.lock_all();
   g_allocs.lock_all();
   misuse_lock_all();
+  loader_walk_fork_prepare();  // last: a walk holds no runtime lock, a report may walk
 }
 
 void fork_parent() {
+  loader_walk_fork_parent();
   misuse_unlock_all();
   g_allocs.unlock_all();
   g_stacks.unlock_all();
@@ -153,6 +156,7 @@ void fork_parent() {
 }
 
 void fork_child() {
+  loader_walk_fork_child();
   misuse_reset_after_fork();
   root_regions_reset_after_fork();
   g_allocs.reset_after_fork();

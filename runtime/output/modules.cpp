@@ -6,8 +6,11 @@
 #include <elf.h>
 #include <link.h>
 
+#include <atomic>
+
 #include "core/result_format.h"
 #include "core/spin_lock.h"
+#include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/output/process_info.h"
 #include "runtime/runtime.h"
@@ -18,6 +21,20 @@ namespace {
 
 core::SpinLock g_unloaded_lock;
 core::MmapArray<ModuleRecord> g_unloaded;  // guarded by g_unloaded_lock
+std::atomic<int> g_walker{0};              // the thread walking the loader's list; 0: none
+
+// Takes the walk for the calling thread; false if it already has it (a signal handler
+// interrupted its walk).
+bool take_walk() {
+  int me = core::sys::current_tid();
+  if (g_walker.load(std::memory_order_acquire) == me) return false;
+  int none = 0;
+  while (!g_walker.compare_exchange_weak(none, me, std::memory_order_acquire)) {
+    none = 0;
+    core::sys::yield_cpu();
+  }
+  return true;
+}
 
 void copy_path(ModuleRecord& rec, const char* path) {
   size_t n = core::string_length(path);
@@ -109,12 +126,31 @@ bool same_module(const ModuleRecord& a, const ModuleRecord& b) {
 
 }  // namespace
 
+int walk_loaded_objects(int (*callback)(dl_phdr_info*, size_t, void*), void* arg) {
+  bool taken = take_walk();
+  int result = dl_iterate_phdr(callback, arg);
+  if (taken) g_walker.store(0, std::memory_order_release);
+  return result;
+}
+
+void loader_walk_fork_prepare() {
+  take_walk();
+}
+
+void loader_walk_fork_parent() {
+  g_walker.store(0, std::memory_order_release);
+}
+
+void loader_walk_fork_child() {
+  g_walker.store(0, std::memory_order_release);
+}
+
 void remember_before_dlclose(void* handle) {
   link_map* map = nullptr;
   if (handle == nullptr || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return;
   ModuleRecord rec;
   FindState state{map->l_addr, map->l_name == nullptr ? "" : map->l_name, &rec, false};
-  dl_iterate_phdr(find_one, &state);
+  walk_loaded_objects(find_one, &state);
   if (!state.found) return;
   rec.flags = core::result::kModuleUnloaded;
   core::SpinLockGuard guard(g_unloaded_lock);
@@ -126,7 +162,7 @@ void remember_before_dlclose(void* handle) {
 
 bool collect_modules(core::MmapArray<ModuleRecord>& out) {
   CollectState state{&out, true};
-  dl_iterate_phdr(collect_one, &state);
+  walk_loaded_objects(collect_one, &state);
   size_t loaded = out.size();
   core::SpinLockGuard guard(g_unloaded_lock);
   for (const ModuleRecord& rec : g_unloaded) {

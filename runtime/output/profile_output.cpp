@@ -8,7 +8,6 @@
 #include <atomic>
 
 #include "core/mmap_array.h"
-#include "core/spin_lock.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/output/log_file.h"
@@ -25,12 +24,6 @@ char g_pattern[kMaxPath + core::kMaxFlagStringLength];  // absolute; set once at
 // dl_iterate_phdr's counts of objects loaded and unloaded when the last module map was
 // collected (the first read of them is always taken for a change).
 std::atomic<uint64_t> g_modules_loaded{UINT64_MAX};
-// Held by memtrack's thread while it reads the loader's list, and by fork() from its prepare
-// handler to its end: dl_iterate_phdr holds the loader's list lock, which glibc does not
-// reset in a forked child, so a fork while memtrack's thread was inside it would leave the
-// child's lock held by a thread it does not have (its next dl_iterate_phdr, a C++ exception
-// thrown among them, would wait forever).
-core::SpinLock g_modules_lock;
 std::atomic<uint64_t> g_modules_unloaded{UINT64_MAX};
 
 struct LoadCounts {
@@ -49,7 +42,7 @@ int read_load_counts(dl_phdr_info* info, size_t size, void* arg) {
 
 LoadCounts load_counts() {
   LoadCounts counts;
-  dl_iterate_phdr(read_load_counts, &counts);
+  walk_loaded_objects(read_load_counts, &counts);  // fork-safe (modules.h)
   return counts;
 }
 
@@ -137,7 +130,6 @@ void finish_profile() {
 
 void profile_modules_if_changed() {
   if (!profiling()) return;
-  core::SpinLockGuard guard(g_modules_lock);
   LoadCounts counts = load_counts();
   if (counts.loaded == g_modules_loaded.load(std::memory_order_relaxed) &&
       counts.unloaded == g_modules_unloaded.load(std::memory_order_relaxed)) {
@@ -149,16 +141,7 @@ void profile_modules_if_changed() {
   core::sys::set_errno(saved_errno);
 }
 
-void profile_modules_fork_prepare() {
-  g_modules_lock.lock();
-}
-
-void profile_modules_fork_parent() {
-  g_modules_lock.unlock();
-}
-
 void profile_fork_child() {
-  g_modules_lock.unlock();
   if (g_flags.profile[0] == '\0') return;
   profile_fork_child_reset();
   RuntimeScope scope;

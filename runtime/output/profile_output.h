@@ -13,16 +13,13 @@ void init_profile();
 // Called on every path that ends the process.
 void finish_profile();
 
-// fork()'s handlers: memtrack's thread is kept out of the loader's list across the fork
-// (profile_modules_if_changed); the child records into its own file.
-void profile_modules_fork_prepare();
-void profile_modules_fork_parent();
+// fork()'s child handler: the child records into its own file.
 void profile_fork_child();
 
 // memtrack's own thread, every sampling interval: writes the module map again when a library
 // was loaded or unloaded since the last one (dl_iterate_phdr's counters), so that a profile
 // read while the program runs (memtrack ui) or cut short (SIGKILL) symbolizes the frames of
-// libraries loaded with dlopen. Must hold no runtime lock: it takes the loader's.
+// libraries loaded with dlopen. Must hold no runtime lock: it walks the loader's list.
 void profile_modules_if_changed();
 
 }  // namespace memtrack::rt
