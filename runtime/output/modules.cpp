@@ -133,15 +133,21 @@ int walk_loaded_objects(int (*callback)(dl_phdr_info*, size_t, void*), void* arg
   return result;
 }
 
+// The unloaded modules' lock too: a thread in the dlclose hook holds it while it copies a
+// record, and a child forked then would wait for it forever at its first report. Neither
+// holder takes the other lock inside it, so this order is free.
 void loader_walk_fork_prepare() {
   take_walk();
+  g_unloaded_lock.lock();
 }
 
 void loader_walk_fork_parent() {
+  g_unloaded_lock.unlock();
   g_walker.store(0, std::memory_order_release);
 }
 
 void loader_walk_fork_child() {
+  g_unloaded_lock.unlock();
   g_walker.store(0, std::memory_order_release);
 }
 

@@ -32,7 +32,7 @@ struct ModuleRecord {
 // memtrack's thread was walking would leave the child's lock held by a thread the child does
 // not have (its next walk, a C++ throw among them, would wait for ever). A signal handler
 // that interrupts its own thread's walk walks without waiting, as glibc's recursive lock
-// lets it.
+// lets it. The prepare handler also takes the lock of the modules the dlclose hook keeps.
 int walk_loaded_objects(int (*callback)(dl_phdr_info*, size_t, void*), void* arg);
 void loader_walk_fork_prepare();
 void loader_walk_fork_parent();
