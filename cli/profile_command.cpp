@@ -134,6 +134,27 @@ profile::ProfileAnalysis analyse(const std::string& path, profile::AnalyzeOption
   return analysis;
 }
 
+// The page's model of an analysis made with max_points = kPageSeriesPoints.
+nlohmann::ordered_json page_model(profile::ProfileAnalysis analysis, const Config& config,
+                                  bool running) {
+  std::vector<profile::SeriesPoint> chart = analysis.series;
+  uint64_t chart_bucket_us = analysis.bucket_us;
+  profile::coarsen_series(analysis, profile::AnalyzeOptions{}.max_points);
+  profile::StackNames names(analysis.meta);
+  profile::ProfileOutputOptions output;
+  output.sites = static_cast<size_t>(config.profile_sites);
+  output.program = program_of(analysis.meta);
+  output.running = running;
+  return profile::profile_html_model(analysis, chart, chart_bucket_us, names, output,
+                                     MEMTRACK_VERSION);
+}
+
+void check_window(std::optional<uint64_t> from_us, std::optional<uint64_t> to_us) {
+  if (from_us && to_us && *from_us >= *to_us) {
+    throw Error("the window's start must be before its end");
+  }
+}
+
 }  // namespace
 
 std::string profile_runtime_option(const Config& config, const std::string& result_dir) {
@@ -239,21 +260,27 @@ nlohmann::ordered_json profile_page_model(const std::string& path, const Config&
   profile::AnalyzeOptions options = analyze_options(config);
   if (from_us) options.from_us = from_us;
   if (to_us) options.to_us = to_us;
-  if (options.from_us && options.to_us && *options.from_us >= *options.to_us) {
-    throw Error("the window's start must be before its end");
-  }
-  std::vector<profile::SeriesPoint> chart;
-  uint64_t chart_bucket_us = 0;
+  check_window(options.from_us, options.to_us);
+  options.max_points = profile::kPageSeriesPoints;
   bool file_running = false;
   profile::ProfileAnalysis analysis =
-      analyse(path, options, true, &chart, &chart_bucket_us, &file_running);
-  profile::StackNames names(analysis.meta);
-  profile::ProfileOutputOptions output;
-  output.sites = static_cast<size_t>(config.profile_sites);
-  output.program = program_of(analysis.meta);
-  output.running = running || file_running;
-  return profile::profile_html_model(analysis, chart, chart_bucket_us, names, output,
-                                     MEMTRACK_VERSION);
+      profile::analyze_profile(readable_profile(path, &file_running), options);
+  return page_model(std::move(analysis), config, running || file_running);
+}
+
+profile::AnalyzeOptions running_profile_options() {
+  profile::AnalyzeOptions options;
+  options.max_points = profile::kPageSeriesPoints;
+  return options;
+}
+
+nlohmann::ordered_json running_profile_page_model(const std::string& packed,
+                                                  profile::GrowingProfileAnalysis& growing,
+                                                  const Config& config,
+                                                  std::optional<uint64_t> from_us,
+                                                  std::optional<uint64_t> to_us) {
+  check_window(from_us, to_us);
+  return page_model(growing.update(packed, from_us, to_us), config, true);
 }
 
 }  // namespace memtrack::cli

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
+#include "profile/analysis.h"
 
 namespace memtrack::cli {
 
@@ -33,5 +34,17 @@ int profile_report_command(const Config& config);
 nlohmann::ordered_json profile_page_model(const std::string& path, const Config& config,
                                           std::optional<uint64_t> from_us,
                                           std::optional<uint64_t> to_us, bool running = false);
+
+// What a running program's profile is analysed with (running_profile_page_model's `growing`).
+profile::AnalyzeOptions running_profile_options();
+
+// The same page model, "running", of a packed profile that `growing` follows as it grows
+// (memtrack ui checkpoints it for each request): only the chunks added since the last call are
+// read, and the window's. Throws Error as profile_page_model does.
+nlohmann::ordered_json running_profile_page_model(const std::string& packed,
+                                                  profile::GrowingProfileAnalysis& growing,
+                                                  const Config& config,
+                                                  std::optional<uint64_t> from_us,
+                                                  std::optional<uint64_t> to_us);
 
 }  // namespace memtrack::cli

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/profile_command.h"
 #include "common/error.h"
+#include "profile/analysis.h"
 #include "profile/packer.h"
 
 namespace memtrack::cli {
@@ -45,7 +46,8 @@ struct RunningProfiles::Followed {
       : pid(pid_),
         fd(anonymous_file()),
         path("/proc/self/fd/" + std::to_string(fd)),
-        packer(std::make_unique<profile::ProfilePacker>(raw, path)) {}
+        packer(std::make_unique<profile::ProfilePacker>(raw, path)),
+        analysis(running_profile_options()) {}
   ~Followed() {
     packer.reset();
     close(fd);
@@ -57,6 +59,7 @@ struct RunningProfiles::Followed {
   int fd;
   std::string path;
   std::unique_ptr<profile::ProfilePacker> packer;
+  profile::GrowingProfileAnalysis analysis;  // of `path`, read up to the last checkpoint
 };
 
 RunningProfiles::RunningProfiles(const Config& config) : config_(config) {}
@@ -85,11 +88,11 @@ nlohmann::ordered_json RunningProfiles::model(uint32_t pid, std::optional<uint64
   try {
     if (!followed) followed = std::make_unique<Followed>(pid, raw);
     followed->packer->checkpoint();
+    return running_profile_page_model(followed->path, followed->analysis, config_, from_us, to_us);
   } catch (const Error&) {
     followed_.erase(raw);  // a corrupt file: the next request starts afresh
     throw;
   }
-  return profile_page_model(followed->path, config_, from_us, to_us, true);
 }
 
 }  // namespace memtrack::cli

@@ -45,6 +45,14 @@ class Analyzer {
     if (a_.has_window && a_.window_to_us == UINT64_MAX) a_.window_to_us = a_.end_time_us;
   }
 
+  // What finish() would make of the analysis so far, leaving it to go on.
+  ProfileAnalysis finished_copy() const {
+    ProfileAnalysis copy = a_;
+    for (SiteStats& site : copy.sites) bring_to_peak(site);
+    if (copy.has_window && copy.window_to_us == UINT64_MAX) copy.window_to_us = copy.end_time_us;
+    return copy;
+  }
+
  private:
   SiteStats& site(uint32_t stack_id) {
     if (stack_id >= kMaxStackId) throw Error("corrupt heap profile (stack id out of range)");
@@ -243,6 +251,71 @@ ProfileAnalysis analyze_window(const std::string& path, const AnalyzeOptions& op
 }
 
 }  // namespace
+
+struct GrowingProfileAnalysis::State {
+  explicit State(const AnalyzeOptions& given) : options(given) {
+    options.from_us.reset();
+    options.to_us.reset();
+    options.window_only = false;
+  }
+  AnalyzeOptions options;
+  ProfileAnalysis analysis;
+  Analyzer analyzer{analysis, options};
+  size_t chunks_read = 0;
+};
+
+GrowingProfileAnalysis::GrowingProfileAnalysis(const AnalyzeOptions& options)
+    : state_(std::make_unique<State>(options)) {}
+
+GrowingProfileAnalysis::~GrowingProfileAnalysis() = default;
+
+namespace {
+
+// The window's figures of `window` (analyze_window's) in `a`, which has none.
+void add_window_of(ProfileAnalysis& a, const ProfileAnalysis& window) {
+  a.has_window = true;
+  a.window_from_us = window.window_from_us;
+  a.window_to_us = window.window_to_us;
+  a.window_bytes = window.window_bytes;
+  a.window_blocks = window.window_blocks;
+  if (window.sites.size() > a.sites.size()) a.sites.resize(window.sites.size());
+  for (size_t i = 0; i < window.sites.size(); ++i) {
+    a.sites[i].window_bytes = window.sites[i].window_bytes;
+    a.sites[i].window_blocks = window.sites[i].window_blocks;
+  }
+}
+
+}  // namespace
+
+ProfileAnalysis GrowingProfileAnalysis::update(const std::string& path,
+                                               std::optional<uint64_t> from_us,
+                                               std::optional<uint64_t> to_us) {
+  try {
+    EventReader reader(path);
+    // A raw file's chunks are cut anew by every pass over it.
+    if (reader.raw()) throw Error(path + " is a raw heap profile; only a packed one can grow");
+    if (!reader.start_at_chunk(state_->chunks_read)) {  // cannot go on: from the start
+      state_ = std::make_unique<State>(state_->options);
+    }
+    Event event;
+    with_path_in_errors(path, [&] {
+      while (reader.next(&event)) state_->analyzer.add(event);
+    });
+    state_->chunks_read = reader.chunk_count();
+    ProfileAnalysis result = state_->analyzer.finished_copy();
+    result.meta = reader.meta();
+    if (from_us || to_us) {
+      AnalyzeOptions window = state_->options;
+      window.from_us = from_us;
+      window.to_us = to_us;
+      add_window_of(result, analyze_window(path, window));
+    }
+    return result;
+  } catch (...) {
+    state_ = std::make_unique<State>(state_->options);  // half a chunk was added
+    throw;
+  }
+}
 
 ProfileAnalysis analyze_profile(const std::string& path, const AnalyzeOptions& options) {
   if (options.window_only && (options.from_us || options.to_us)) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,5 +78,29 @@ struct ProfileAnalysis {
 
 // Reads `path` (raw or packed) once. Throws Error for unreadable or corrupt input.
 ProfileAnalysis analyze_profile(const std::string& path, const AnalyzeOptions& options);
+
+// The analysis of a packed profile that grows while it is analysed: a running program's,
+// which memtrack ui packs and checkpoints for every request (ProfilePacker::checkpoint). Its
+// chunks never change once written, so each update() reads only the chunks added since the
+// one before: a request costs what the program recorded since the last, not all it recorded.
+// A window is analysed apart, from the chunks it spans (as with window_only): options.from_us,
+// to_us and window_only are ignored here, and update() takes the window.
+class GrowingProfileAnalysis {
+ public:
+  explicit GrowingProfileAnalysis(const AnalyzeOptions& options);
+  ~GrowingProfileAnalysis();
+  GrowingProfileAnalysis(const GrowingProfileAnalysis&) = delete;
+  GrowingProfileAnalysis& operator=(const GrowingProfileAnalysis&) = delete;
+
+  // Reads what `path` has beyond the chunks read so far, and returns the analysis of all of
+  // it, with the window [from_us, to_us) if either is given. Throws Error for unreadable or
+  // corrupt input (the next update() reads from the start).
+  ProfileAnalysis update(const std::string& path, std::optional<uint64_t> from_us = std::nullopt,
+                         std::optional<uint64_t> to_us = std::nullopt);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace memtrack::profile

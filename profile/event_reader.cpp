@@ -151,12 +151,18 @@ class PackedSource : public EventReader::Source {
     size_t found = 0;
     for (size_t i = 1; i < chunks_.size() && chunks_[i].time_us < time_us; ++i) found = i;
     if (found == 0) return false;
-    next_ = found;
-    ages_.clear();
-    age_pos_ = 0;
-    *start = chunks_[found];
+    seek_chunk(found, start);
     return true;
   }
+  // Packed files of version 2: the next chunk read is chunk `index` (at most chunk_count());
+  // its decoder state is returned in `*start` (unchanged for the end).
+  void seek_chunk(size_t index, ChunkInfo* start) {
+    next_ = index;
+    ages_.clear();
+    age_pos_ = 0;
+    if (index < chunks_.size()) *start = chunks_[index];
+  }
+  size_t chunk_count() const { return chunks_.size(); }
   uint64_t next_age() override {
     uint64_t value = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -310,6 +316,7 @@ EventReader::EventReader(const std::string& path) : path_(path) {
   bool raw = std::memcmp(header, format::kRawMagic, 8) == 0;
   bool packed = std::memcmp(header, format::kPackedMagic, 8) == 0;
   if (!raw && !packed) throw Error(path + " is not a memtrack heap profile");
+  raw_ = raw;
   if (raw) {
     in = pack_raw(path);
     in.read(reinterpret_cast<char*>(header), sizeof(header));
@@ -336,6 +343,25 @@ bool EventReader::skip_to(uint64_t time_us) {
   tid_ = start.tid;
   last_alloc_block_.clear();
   skipped_events_ = start.events_before;
+  return true;
+}
+
+size_t EventReader::chunk_count() const {
+  return static_cast<const PackedSource&>(*source_).chunk_count();
+}
+
+bool EventReader::start_at_chunk(size_t index) {
+  if (index == 0) return true;
+  if (packed_version_ < 2 || consumed_ + pos_ > 0 || index > chunk_count()) return false;
+  ChunkInfo start;
+  start.time_us = time_us_;
+  start.tid = tid_;
+  static_cast<PackedSource&>(*source_).seek_chunk(index, &start);
+  buffer_.clear();
+  pos_ = 0;
+  time_us_ = start.time_us;
+  tid_ = start.tid;
+  last_alloc_block_.clear();
   return true;
 }
 

@@ -69,6 +69,15 @@ class EventReader {
   // The allocations and frees in the chunks skip_to() passed over.
   uint64_t skipped_events() const { return skipped_events_; }
 
+  // Whether the file is raw (and so was packed by this reader first).
+  bool raw() const { return raw_; }
+  // The chunks of a packed file (a raw file's after packing).
+  size_t chunk_count() const;
+  // Before the first next(): starts at chunk `index` (at most chunk_count()), whose events
+  // follow those of the chunks before it (a growing file's chunks never change once written:
+  // ProfilePacker::checkpoint). False for packed files of version 1, which cannot.
+  bool start_at_chunk(size_t index);
+
   class Source;  // where the decoded bytes come from (the zstd chunks)
 
  private:
@@ -97,6 +106,7 @@ class EventReader {
   uint32_t tid_ = 0;
   uint32_t packed_version_ = 0;
   uint64_t skipped_events_ = 0;
+  bool raw_ = false;
 };
 
 }  // namespace memtrack::profile

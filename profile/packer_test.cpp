@@ -10,7 +10,10 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -18,6 +21,7 @@
 #include "profile/analysis.h"
 #include "profile/chunk_columns.h"
 #include "profile/event_reader.h"
+#include "profile/packed_format.h"
 
 namespace memtrack::profile {
 namespace {
@@ -437,6 +441,105 @@ TEST_F(PackerTest, ACheckpointIsReadableAndTheFileGoesOnAfterIt) {
   std::vector<uint8_t> file = read_packed();
   std::string text(file.begin(), file.end());
   EXPECT_EQ(text.find("MTPRFEND"), text.size() - 8);
+}
+
+void expect_same_analysis(const ProfileAnalysis& got, const ProfileAnalysis& want) {
+  EXPECT_EQ(got.events, want.events);
+  EXPECT_EQ(got.allocations, want.allocations);
+  EXPECT_EQ(got.frees, want.frees);
+  EXPECT_EQ(got.reallocs, want.reallocs);
+  EXPECT_EQ(got.allocated_bytes, want.allocated_bytes);
+  EXPECT_EQ(got.temporary, want.temporary);
+  EXPECT_EQ(got.unknown_frees, want.unknown_frees);
+  EXPECT_EQ(got.peak_bytes, want.peak_bytes);
+  EXPECT_EQ(got.peak_blocks, want.peak_blocks);
+  EXPECT_EQ(got.peak_time_us, want.peak_time_us);
+  EXPECT_EQ(got.end_time_us, want.end_time_us);
+  EXPECT_EQ(got.live_bytes, want.live_bytes);
+  EXPECT_EQ(got.live_blocks, want.live_blocks);
+  EXPECT_EQ(got.has_window, want.has_window);
+  EXPECT_EQ(got.window_from_us, want.window_from_us);
+  EXPECT_EQ(got.window_to_us, want.window_to_us);
+  EXPECT_EQ(got.window_bytes, want.window_bytes);
+  EXPECT_EQ(got.window_blocks, want.window_blocks);
+  EXPECT_EQ(got.bucket_us, want.bucket_us);
+  EXPECT_EQ(got.meta.complete, want.meta.complete);
+  EXPECT_EQ(got.meta.stacks.size(), want.meta.stacks.size());
+  ASSERT_EQ(got.series.size(), want.series.size());
+  for (size_t i = 0; i < got.series.size(); ++i) {
+    const SeriesPoint& g = got.series[i];
+    const SeriesPoint& w = want.series[i];
+    EXPECT_EQ(std::tie(g.time_us, g.heap_bytes, g.heap_max_bytes, g.allocated_bytes, g.allocations,
+                       g.rss_bytes),
+              std::tie(w.time_us, w.heap_bytes, w.heap_max_bytes, w.allocated_bytes, w.allocations,
+                       w.rss_bytes))
+        << "point " << i;
+  }
+  // A window analysed apart ends its sites where its last one is; the whole pass has them all.
+  ASSERT_LE(got.sites.size(), want.sites.size());
+  for (size_t id = 0; id < want.sites.size(); ++id) {
+    SiteStats g = id < got.sites.size() ? got.sites[id] : SiteStats{};
+    const SiteStats& w = want.sites[id];
+    EXPECT_EQ(std::tie(g.allocations, g.allocated_bytes, g.temporary, g.live_bytes, g.live_blocks,
+                       g.peak_bytes, g.peak_blocks, g.window_bytes, g.window_blocks),
+              std::tie(w.allocations, w.allocated_bytes, w.temporary, w.live_bytes, w.live_blocks,
+                       w.peak_bytes, w.peak_blocks, w.window_bytes, w.window_blocks))
+        << "stack " << id;
+  }
+}
+
+// memtrack ui's analysis of a running program's profile reads, at each checkpoint, only the
+// chunks added since the last one, and gives what a whole pass over the file gives, window
+// and all. That it reads no chunk twice shows when an early chunk is damaged after it was
+// read: the whole pass fails on it, the growing analysis does not read it again.
+TEST_F(PackerTest, AGrowingAnalysisReadsOnlyNewChunksAndAgreesWithAWholePass) {
+  RawWriter w = churn(1'500'000);  // several chunks
+  const std::vector<uint8_t>& bytes = w.bytes();
+  const std::vector<size_t> cuts = {bytes.size() / 5 + 3, bytes.size() / 2 + 1,
+                                    bytes.size() / 2 + 2, bytes.size()};
+  AnalyzeOptions options;
+  options.max_points = 1000;
+  GrowingProfileAnalysis growing(options);
+  write_raw(bytes, 0, cuts[0], true);
+  ProfilePacker packer(raw_, packed_);
+  size_t written = cuts[0];
+  for (size_t cut : cuts) {
+    write_raw(bytes, written, cut, false);
+    written = cut;
+    packer.checkpoint();
+    ProfileAnalysis whole = analyze_profile(packed_, options);
+    if (cut == cuts.back()) {
+      std::fstream file(packed_, std::ios::binary | std::ios::in | std::ios::out);
+      file.seekp(static_cast<std::streamoff>(kPackedHeaderSize + 16));
+      file.write("damaged!", 8);
+      file.close();
+      EXPECT_THROW(analyze_profile(packed_, options), Error);
+    }
+    SCOPED_TRACE("cut at byte " + std::to_string(cut));
+    expect_same_analysis(growing.update(packed_), whole);
+    expect_same_analysis(growing.update(packed_), whole);  // nothing new
+  }
+  EXPECT_TRUE(growing.update(packed_).meta.complete);
+  EXPECT_THROW(growing.update(raw_), Error);  // a raw file is cut into chunks anew each time
+}
+
+TEST_F(PackerTest, AGrowingAnalysisTakesItsWindowFromTheWindowsChunks) {
+  RawWriter w = churn(1'000'000);
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  pack_profile(raw_, packed_);
+  AnalyzeOptions options;
+  GrowingProfileAnalysis growing(options);
+  for (auto [from, to] :
+       {std::pair<std::optional<uint64_t>, std::optional<uint64_t>>{1'000'000, 1'400'000},
+        {std::nullopt, 200'000},
+        {1'700'000, std::nullopt}}) {
+    options.from_us = from;
+    options.to_us = to;
+    ProfileAnalysis whole = analyze_profile(packed_, options);
+    // churn frees the blocks it keeps at its end: a window up to the end keeps none.
+    EXPECT_EQ(whole.window_blocks > 0, to.has_value());
+    expect_same_analysis(growing.update(packed_, from, to), whole);
+  }
 }
 
 TEST_F(PackerTest, ACheckpointBeforeTheRawHeaderIsAnError) {
