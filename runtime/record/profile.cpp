@@ -117,13 +117,25 @@ void flush_locked(Buffer& b) {
   b.used = 0;
 }
 
-void put_tag(Buffer& b, Tag tag) {
-  b.data[b.used++] = static_cast<uint8_t>(tag);
-}
+// A record written at the end of b's open batch (b.lock held). The place it writes to is a
+// local, kept in a register: with b.used advanced by every field, each byte stored through
+// b.data (a uint8_t store may alias anything) made the compiler load b.used again, and each
+// field of an event waited for the store of the one before (a third of profile_alloc's time).
+class RecordWriter {
+ public:
+  explicit RecordWriter(Buffer& b) : b_(b), at_(b.data + b.used) {}
+  ~RecordWriter() { b_.used = static_cast<size_t>(at_ - b_.data); }
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
 
-void put(Buffer& b, uint64_t value) {
-  b.used += profile::put_varint(b.data + b.used, value);
-}
+  void tag(Tag tag) { *at_++ = static_cast<uint8_t>(tag); }
+  void byte(uint8_t value) { *at_++ = value; }
+  void varint(uint64_t value) { at_ += profile::put_varint(at_, value); }
+
+ private:
+  Buffer& b_;
+  uint8_t* at_;
+};
 
 bool in_use(const Buffer& b) {
   return &b == &shared_buffer() || b.claimed.load(std::memory_order_acquire);
@@ -188,8 +200,8 @@ uint64_t next_sequence() {
 
 // The sequence number's difference from the batch's previous event goes into the tag byte's
 // high half when it is 1 to 15 (always 1 with one thread), else into a varint after it.
-[[gnu::always_inline]] inline void put_event_locked(Buffer& b, Tag tag, uint64_t seq,
-                                                    uint64_t now) {
+[[gnu::always_inline]] inline void put_event_locked(Buffer& b, RecordWriter& out, Tag tag,
+                                                    uint64_t seq, uint64_t now) {
   if (!b.has_event) {
     b.has_event = true;
     b.first_seq = seq;
@@ -197,28 +209,29 @@ uint64_t next_sequence() {
   }
   uint64_t delta = seq - b.last_seq;
   if (delta - 1 < profile::kMaxTagSeqDelta) {
-    b.data[b.used++] = static_cast<uint8_t>(static_cast<uint8_t>(tag) | delta << 4);
+    out.byte(static_cast<uint8_t>(static_cast<uint8_t>(tag) | delta << 4));
   } else {
-    put_tag(b, tag);
-    put(b, delta);
+    out.tag(tag);
+    out.varint(delta);
   }
   b.last_seq = seq;
   uint64_t now_us = now > g_start_ns ? (now - g_start_ns) / 1000 : 0;
-  if (now_us < b.last_us) now_us = b.last_us;
-  put(b, now_us - b.last_us);
+  uint64_t last_us = b.last_us;
+  if (now_us < last_us) now_us = last_us;
+  out.varint(now_us - last_us);
   b.last_us = now_us;
 }
 
-void put_ptr_locked(Buffer& b, uintptr_t ptr) {
-  put(b, profile::zigzag(static_cast<int64_t>(ptr - b.last_ptr)));
+void put_ptr_locked(Buffer& b, RecordWriter& out, uintptr_t ptr) {
+  out.varint(profile::zigzag(static_cast<int64_t>(ptr - b.last_ptr)));
   b.last_ptr = ptr;
 }
 
-void put_thread_locked(Buffer& b, int tid) {
+void put_thread_locked(Buffer& b, RecordWriter& out, int tid) {
   if (tid == b.last_tid) return;
   b.last_tid = tid;
-  put_tag(b, Tag::kThread);
-  put(b, static_cast<uint64_t>(tid));
+  out.tag(Tag::kThread);
+  out.varint(static_cast<uint64_t>(tid));
 }
 
 int current_thread_id() {
@@ -234,24 +247,24 @@ bool claim_stack(uint32_t id) {
   return (__atomic_fetch_or(byte, bit, __ATOMIC_RELAXED) & bit) == 0;
 }
 
-void put_stack_locked(Buffer& b, uint32_t id, const uintptr_t* frames, uint32_t depth) {
+void put_stack_locked(RecordWriter& out, uint32_t id, const uintptr_t* frames, uint32_t depth) {
   if (id > core::StackDepot::kMaxStacks || frames == nullptr || !claim_stack(id)) return;
-  put_tag(b, Tag::kStack);
-  put(b, id);
-  put(b, depth);
+  out.tag(Tag::kStack);
+  out.varint(id);
+  out.varint(depth);
   uintptr_t previous = 0;
   for (uint32_t i = 0; i < depth; ++i) {
-    put(b, profile::zigzag(static_cast<int64_t>(frames[i] - previous)));
+    out.varint(profile::zigzag(static_cast<int64_t>(frames[i] - previous)));
     previous = frames[i];
   }
 }
 
-void put_pending_sample_locked(Buffer& b, uint64_t now) {
+void put_pending_sample_locked(Buffer& b, RecordWriter& out, uint64_t now) {
   if (g_pending_rss.load(std::memory_order_relaxed) == 0) return;
   uint64_t rss = g_pending_rss.exchange(0, std::memory_order_relaxed) & ~uint64_t{1};
   if (rss == 0) return;  // another thread took it meanwhile
-  put_event_locked(b, Tag::kSample, next_sequence(), now);
-  put(b, rss);
+  put_event_locked(b, out, Tag::kSample, next_sequence(), now);
+  out.varint(rss);
 }
 
 // Written after every record when the process is ending (later records would be lost).
@@ -424,13 +437,16 @@ void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id, const uintpt
   core::SpinLockGuard guard(b.lock);
   uint64_t seq = next_sequence();
   reserve_locked(b, now);
-  put_thread_locked(b, tid);
-  put_stack_locked(b, stack_id, frames, depth);
-  put_event_locked(b, Tag::kAlloc, seq, now);
-  put(b, size);
-  put(b, stack_id);
-  put_ptr_locked(b, ptr);
-  put_pending_sample_locked(b, now);
+  {
+    RecordWriter out(b);
+    put_thread_locked(b, out, tid);
+    put_stack_locked(out, stack_id, frames, depth);
+    put_event_locked(b, out, Tag::kAlloc, seq, now);
+    out.varint(size);
+    out.varint(stack_id);
+    put_ptr_locked(b, out, ptr);
+    put_pending_sample_locked(b, out, now);
+  }
   end_record_locked(b);
 }
 
@@ -442,10 +458,13 @@ void profile_free(uintptr_t ptr) {
   core::SpinLockGuard guard(b.lock);
   uint64_t seq = next_sequence();
   reserve_locked(b, now);
-  put_thread_locked(b, tid);
-  put_event_locked(b, tag, seq, now);
-  put_ptr_locked(b, ptr);
-  put_pending_sample_locked(b, now);
+  {
+    RecordWriter out(b);
+    put_thread_locked(b, out, tid);
+    put_event_locked(b, out, tag, seq, now);
+    put_ptr_locked(b, out, ptr);
+    put_pending_sample_locked(b, out, now);
+  }
   end_record_locked(b);
 }
 
@@ -529,8 +548,11 @@ void profile_flush_final() {
     Buffer& b = thread_buffer();
     if (lock_for_flush(b, interrupted_runtime)) {
       reserve_locked(b, now);
-      put_thread_locked(b, current_thread_id());
-      put_pending_sample_locked(b, now);
+      {
+        RecordWriter out(b);
+        put_thread_locked(b, out, current_thread_id());
+        put_pending_sample_locked(b, out, now);
+      }
       b.lock.unlock();
     }
   }
