@@ -1,6 +1,8 @@
 // Heap profiles from the CLI's side (see profile_command.h).
 #include "cli/profile_command.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include "profile/profile_pprof.h"
 #include "profile/profile_report.h"
 #include "report/text_format.h"
+#include "top/proc_parse.h"
 
 #ifndef MEMTRACK_VERSION
 #define MEMTRACK_VERSION "0.0.0"
@@ -93,6 +96,33 @@ bool same_image(const std::string& packed, const std::string& raw) {
          packed.compare(packed.size() - image.size(), image.size(), image) == 0;
 }
 
+// Whether a process above `pid` (memtrack run, which follows the whole tree it started) has
+// `path` open: then `path` is the packed profile it writes for `pid`. The pid in a file's
+// header alone could be a later process's, were the run that wrote the file killed.
+bool written_by_an_ancestor(uint32_t pid, const std::string& path) {
+  struct stat file {};
+  if (stat(path.c_str(), &file) != 0) return false;
+  for (int level = 0; level < 64 && pid > 1; ++level) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::optional<top::StatFields> stat_fields = top::try_parse_stat(text);
+    if (!stat_fields) return false;
+    pid = stat_fields->ppid;
+    if (pid <= 1) return false;
+    std::error_code error;
+    std::filesystem::directory_iterator fds("/proc/" + std::to_string(pid) + "/fd", error);
+    if (error) continue;  // another user's process: not a memtrack run of this user's
+    for (const std::filesystem::directory_entry& fd : fds) {
+      struct stat open_file {};
+      if (stat(fd.path().c_str(), &open_file) == 0 && open_file.st_dev == file.st_dev &&
+          open_file.st_ino == file.st_ino) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The file to analyse for `path`. A packed profile memtrack run is still writing has no
 // index yet: what the program has recorded so far is read from the raw file its runtime
 // appends to, as memtrack ui does (`*running` is then set). Throws Error naming the way out
@@ -104,11 +134,14 @@ std::string readable_profile(const std::string& path, bool* running) {
   std::string why;
   try {
     std::string raw = memtrack_raw_profile(*pid);
-    if (same_image(path, raw)) {
+    if (!written_by_an_ancestor(*pid, path)) {
+      why = "the memtrack run above it writes another file";
+    } else if (same_image(path, raw)) {
       *running = true;
       return raw;
+    } else {
+      why = "it runs another program now, which it exec'd";
     }
-    why = "it runs another program now, which it exec'd";
   } catch (const Error& e) {
     why = e.what();
   }

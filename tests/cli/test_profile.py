@@ -229,7 +229,8 @@ def test_profile_children(ctx):
 def test_profile_report_while_running(ctx):
     """memtrack report FILE while memtrack run is still writing FILE (heap_pattern --hold,
     waiting with its 32-byte block not yet freed): it says so and reports what the program
-    has recorded so far, from the raw file; once the program has ended, the whole profile."""
+    has recorded so far, from the raw file; once the program has ended, the whole profile. A
+    file with the same pid that memtrack run does not write is refused."""
     path = ctx.path("running.prof")
     process = subprocess.Popen(
         [ctx.paths.memtrack, "run", f"--profile={path}", ctx.program("heap_pattern"), "--hold"],
@@ -258,6 +259,15 @@ def test_profile_report_while_running(ctx):
                        s["leaked_bytes"], s["leaked_blocks"], report["peak"]["bytes"]),
                       (True, False, 1016, 1005, 10_032, 11, PEAK_BYTES),
                       "what it has recorded so far", run)
+        # The same header in a file memtrack run does not write: a killed run's file whose
+        # pid a later process under memtrack took. Its header alone would name that process.
+        other = ctx.path("other.prof")
+        with open(path, "rb") as src, open(other, "wb") as dst:
+            dst.write(src.read(16))
+        run = ctx.memtrack("report", other, "--json=-")
+        ctx.expect_eq((run.exit, run.stdout), (125, ""), "another run's pid is refused", run)
+        ctx.expect(f"process {pid} is not recording it now (the memtrack run above it writes "
+                   "another file)" in run.stderr, "the refusal says why", run)
     finally:
         _, stderr = process.communicate(input="", timeout=60)
     ctx.expect_eq(process.returncode, 0, f"memtrack run's exit status ({stderr})")
