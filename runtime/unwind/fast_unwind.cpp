@@ -472,19 +472,29 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
   }
   StackMemo& memo = *memo_or_null;
   uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
-  StackMemoEntry& entry = memo_entry(memo, regs.pc, regs.sp);
-  if (entry.generation == generation && entry.pc == regs.pc && entry.sp == regs.sp &&
-      entry.max == max && entry.is_return_address == is_return_address &&
-      (!entry.uses_start_bp || entry.start_bp == regs.bp) &&
-      (!entry.uses_wrapper_frame ||
-       entry.wrapper_frame == g_main_wrapper_frame.load(std::memory_order_relaxed))) {
+  size_t set = memo_set(regs.pc, regs.sp);
+  StackMemoEntry* free_way = nullptr;  // empty, or of an older rule generation
+  for (int way = 0; way < kMemoWays; ++way) {
+    StackMemoEntry& entry = memo.entries[set + static_cast<size_t>(way)];
+    if (entry.generation != generation) {
+      if (free_way == nullptr) free_way = &entry;
+      continue;
+    }
+    if (entry.pc != regs.pc || entry.sp != regs.sp || entry.max != max ||
+        entry.is_return_address != is_return_address ||
+        (entry.uses_start_bp && entry.start_bp != regs.bp) ||
+        (entry.uses_wrapper_frame &&
+         entry.wrapper_frame != g_main_wrapper_frame.load(std::memory_order_relaxed))) {
+      continue;
+    }
     // In the walk's order, stopping at the first difference (see stack_memo.h).
+    int words = entry.words;
     int same = 0;
-    while (same < entry.words &&
+    while (same < words &&
            *reinterpret_cast<const volatile uintptr_t*>(entry.address[same]) == entry.value[same]) {
       ++same;
     }
-    if (same == entry.words) {
+    if (same == words) {
       int depth = entry.depth;
       // A plain loop: a constant-size copy becomes rep movsq, whose start-up costs more
       // than the 10-30 words copied.
@@ -500,6 +510,12 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     }
     ++memo.rejected;
   }
+  if (free_way == nullptr) {  // every way holds a stack of this generation: round robin
+    size_t index = set / kMemoWays;
+    free_way = &memo.entries[set + memo.next_way[index]];
+    memo.next_way[index] = static_cast<uint8_t>((memo.next_way[index] + 1) % kMemoWays);
+  }
+  StackMemoEntry& entry = *free_way;
   entry.generation = 0;
   entry.words = 0;
   entry.uses_start_bp = false;

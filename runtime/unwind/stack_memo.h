@@ -20,15 +20,20 @@
 // Runtime-safe: one mapping per thread (fast_unwind.cpp); never shared between threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace memtrack::rt {
 
 constexpr int kMemoWords = 40;   // memory words one walk may load and still be kept
 constexpr int kMemoFrames = 32;  // deepest stack kept (the default max_frames)
-// 64 entries per thread, direct-mapped by (pc, sp): on the python3 workload 8 entries reused
-// 65-73% of stacks, 32 entries 55-80%, 64 entries 81-90%, 128 entries 90%.
-constexpr int kMemoBits = 6;
+// 64 entries per thread: 16 sets of 4, a set chosen by (pc, sp). Direct-mapped, 64 entries
+// reused 81-90% of the python3 workload's stacks (8 entries 65-73%, 128 entries 90%), but
+// only a third of cc1plus's and git's: there half the lookups found the entry of their pc and
+// sp holding another stack (another caller of the same function, at the same depth), which
+// evicted it however many entries there were. Ways keep a few such callers side by side.
+constexpr int kMemoSetBits = 4;
+constexpr int kMemoWays = 4;
 
 struct StackMemoEntry {
   uint32_t generation = 0;  // the rule generation it was walked in; 0: empty
@@ -51,15 +56,17 @@ struct StackMemoEntry {
 // One per thread, in zeroed memory (an empty memo).
 struct StackMemo {
   uint64_t hits = 0;
-  uint64_t rejected = 0;  // same registers, but a loaded word differed
+  uint64_t rejected = 0;  // entries with the same registers, but a loaded word differed
   uint64_t stored = 0;
-  StackMemoEntry entries[1 << kMemoBits];
+  uint8_t next_way[1 << kMemoSetBits] = {};  // the way each set replaces next (round robin)
+  StackMemoEntry entries[(1 << kMemoSetBits) * kMemoWays];
 };
 
-inline StackMemoEntry& memo_entry(StackMemo& memo, uintptr_t pc, uintptr_t sp) {
+// The set (pc, sp) belongs to: its first way's index in memo.entries.
+inline size_t memo_set(uintptr_t pc, uintptr_t sp) {
   uint64_t key =
       (static_cast<uint64_t>(pc) ^ (static_cast<uint64_t>(sp) << 9)) * 0x9E3779B97F4A7C15ull;
-  return memo.entries[key >> (64 - kMemoBits)];
+  return static_cast<size_t>(key >> (64 - kMemoSetBits)) * kMemoWays;
 }
 
 // Records what a walk reads into the entry it will fill. The frame pointer is tracked lazily:
