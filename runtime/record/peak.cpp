@@ -14,8 +14,6 @@
 namespace memtrack::rt {
 namespace {
 
-constexpr int64_t kPublishBytes = 256 * 1024;
-
 pthread_key_t g_exit_key;
 bool g_have_exit_key = false;
 
@@ -46,10 +44,7 @@ void init_peak_tracking() {
   g_have_exit_key = pthread_key_create(&g_exit_key, publish_at_thread_exit) == 0;
 }
 
-void note_live_bytes(int64_t delta) {
-  t_thread.live_delta += delta;
-  if (t_thread.live_delta > t_thread.live_high) t_thread.live_high = t_thread.live_delta;
-  if (t_thread.live_delta < kPublishBytes && t_thread.live_delta > -kPublishBytes) return;
+void publish_live_bytes() {
   if (!t_thread.exit_hook_set && g_have_exit_key) {
     // Any non-null value makes the key's destructor run when this thread exits.
     t_thread.exit_hook_set = pthread_setspecific(g_exit_key, &t_thread.exit_hook_set) == 0;

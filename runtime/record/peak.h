@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "runtime/thread_state.h"
+
 namespace memtrack::rt {
 
 // The counters as the reports show them, one field per counter of core/stats.inc (the peak's
@@ -15,9 +17,22 @@ struct StatsSnapshot {
 };
 StatsSnapshot snapshot_stats();
 
+// The change of live bytes a thread keeps to itself before it publishes it (peak.cpp).
+constexpr int64_t kPublishBytes = 256 * 1024;
+// Publishes the calling thread's change and its peak candidate (peak.cpp).
+void publish_live_bytes();
+
 // Adds `delta` bytes to the calling thread's net change of live bytes, publishing it (and a
-// peak candidate) once it passes a threshold. Called by the allocation and free paths.
-void note_live_bytes(int64_t delta);
+// peak candidate) once it passes kPublishBytes either way. Called by the allocation and free
+// paths, so inline: out of line, its call cost as much as its work.
+inline void note_live_bytes(int64_t delta) {
+  int64_t live = t_thread.live_delta + delta;
+  t_thread.live_delta = live;
+  if (live > t_thread.live_high) t_thread.live_high = live;
+  if (live < kPublishBytes && live > -kPublishBytes) [[likely]]
+    return;
+  publish_live_bytes();
+}
 // Creates the thread-exit hook that publishes a thread's last change. Called once at init.
 void init_peak_tracking();
 
