@@ -181,16 +181,20 @@ void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
     m = list.head;
     list.head = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed);
     --list.count;
+    Meta& meta = *reinterpret_cast<Meta*>(m);
+    uint64_t info = meta.info.load(std::memory_order_relaxed);
+    meta.info.store((info & kSequenceMask) | kAllocatedBit, std::memory_order_relaxed);
   } else if (list.fresh_next < list.fresh_end) {
+    // A chunk never used: its record is zero (refill), and is written without being read
+    // first, so its page faults in once (a read would map the zero page, then the write
+    // would fault again to copy it).
     m = list.fresh_next;
     list.fresh_next += sizeof(Meta);
+    reinterpret_cast<Meta*>(m)->info.store(kAllocatedBit, std::memory_order_relaxed);
   } else {
     if (!refill(c, t)) return nullptr;
     return try_allocate(size, alignment, t);
   }
-  Meta& meta = *reinterpret_cast<Meta*>(m);
-  uint64_t info = meta.info.load(std::memory_order_relaxed);
-  meta.info.store((info & kSequenceMask) | kAllocatedBit, std::memory_order_relaxed);
   uintptr_t chunk = chunk_of(c, m);
   t.located_chunk_inverted = ~chunk;  // for the set_record that follows
   t.located_meta = m;

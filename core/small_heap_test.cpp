@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include <cstring>
 #include <memory>
@@ -101,6 +102,22 @@ TEST(SmallHeapTest, ChunksAreDistinctAlignedWritableAndReused) {
   // Freed chunks come back (the thread's own list first).
   void* again = heap->try_allocate(100, 0, t);
   EXPECT_TRUE(seen.count(reinterpret_cast<uintptr_t>(again)));
+}
+
+// A record is written without being read first when its chunk is new: a read would map the
+// zero page, and the write would fault again to copy it (two faults per page of records).
+TEST(SmallHeapTest, NewChunksFaultTheirRecordsPagesInOnce) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  ASSERT_NE(heap->try_allocate(16, 0, t), nullptr);  // the segment and the thread's counters
+  constexpr long kBlocks = 60000;                    // 16-byte records: 234 pages of them
+  rusage before{};
+  ASSERT_EQ(getrusage(RUSAGE_THREAD, &before), 0);
+  for (long i = 0; i < kBlocks; ++i) ASSERT_NE(heap->try_allocate(16, 0, t), nullptr);
+  rusage after{};
+  ASSERT_EQ(getrusage(RUSAGE_THREAD, &after), 0);
+  long record_pages = kBlocks * 16 / 4096;
+  EXPECT_LE(after.ru_minflt - before.ru_minflt, record_pages + record_pages / 4);
 }
 
 TEST(SmallHeapTest, AlignedChunksAreAligned) {
