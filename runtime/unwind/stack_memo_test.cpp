@@ -4,11 +4,14 @@
 // with libgcc's frames.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <thread>
+#include <utility>
 
 #include "core/stack_depot.h"
 #include "runtime/unwind/fast_unwind.h"
+#include "runtime/unwind/stack_memo.h"
 
 namespace memtrack::rt {
 namespace {
@@ -55,6 +58,26 @@ __attribute__((noipa)) void run(Capture* out, bool through_b, int max, bool forg
   } else {
     via_a(out, max);
   }
+  __asm__ volatile("" ::: "memory");
+}
+
+// As many callers as the memo has ways, all calling capture() at the same sp: one set of the
+// memo must keep every one of their stacks.
+template <int kCaller>
+__attribute__((noipa)) void via(Capture* out, int max) {
+  capture(out, max);
+  __asm__ volatile("" ::: "memory");
+}
+
+template <int... kCallers>
+constexpr auto make_vias(std::integer_sequence<int, kCallers...> /*callers*/) {
+  return std::array<void (*)(Capture*, int), sizeof...(kCallers)>{via<kCallers>...};
+}
+constexpr auto kVias = make_vias(std::make_integer_sequence<int, kMemoWays>{});
+
+// One call site for every caller, so the captures differ only in the caller.
+__attribute__((noipa)) void run_via(Capture* out, int caller) {
+  kVias[static_cast<size_t>(caller)](out, kMaxFrames);
   __asm__ volatile("" ::: "memory");
 }
 
@@ -145,6 +168,38 @@ TEST(StackMemo, ForgottenRulesAreNotReused) {
   EXPECT_EQ(after.stored, before[2].stored + 1);
   expect_libgcc_stack(c[2]);
   expect_same_stack(c[0], c[2]);
+}
+
+TEST(StackMemo, AsManyCallersAsWaysAtOneSpAreAllKept) {
+  // In a thread of its own: a memo with no entry of the other tests in the set.
+  std::thread thread([] {
+    Capture c[2][kMemoWays];
+    StackMemoStats after_round[2];
+    // Two rounds of the callers in turn, from one call site. In the second, each stack must be
+    // found in its own way (a set with one way too few would evict each entry just before it
+    // is wanted). A count the compiler cannot see, so it does not peel the rounds into two
+    // call sites.
+    volatile int rounds = 2;
+    for (int round = 0; round < rounds; ++round) {
+      for (int i = 0; i < kMemoWays; ++i) run_via(&c[round][i], i);
+      after_round[round] = stack_memo_stats();
+    }
+    EXPECT_EQ(after_round[0].stored, static_cast<uint64_t>(kMemoWays));
+    EXPECT_EQ(after_round[0].hits, 0u);
+    EXPECT_EQ(after_round[1].hits, static_cast<uint64_t>(kMemoWays));
+    EXPECT_EQ(after_round[1].stored, after_round[0].stored);
+    const Capture* first = c[0];
+    const Capture* again = c[1];
+    for (int i = 0; i < kMemoWays; ++i) {
+      expect_libgcc_stack(again[i]);
+      expect_same_stack(first[i], again[i]);
+      EXPECT_EQ(first[i].frames[0], first[0].frames[0]);
+      if (i > 0) {
+        EXPECT_NE(first[i].id, first[i - 1].id);
+      }
+    }
+  });
+  thread.join();
 }
 
 TEST(StackMemo, EachThreadHasItsOwnAndItsCountsOutliveIt) {
