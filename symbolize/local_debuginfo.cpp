@@ -13,6 +13,8 @@
 #include <cstring>
 #include <string>
 
+#include "symbolize/debuginfo_cache.h"
+
 namespace memtrack::symbolize {
 namespace {
 
@@ -73,12 +75,27 @@ int find_by_debuglink(Dwfl_Module* mod, const char* file_name, const char* debug
 int find_local_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                          const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                          char** debuginfo_file_name) {
+  const unsigned char* build_id = nullptr;
+  GElf_Addr build_id_vaddr = 0;
+  int build_id_len = dwfl_module_build_id(mod, &build_id, &build_id_vaddr);
+  std::string cached;
+  int fd = open_cached_debuginfo(build_id, build_id_len, &cached);
+  if (fd >= 0) {
+    *debuginfo_file_name = strdup(cached.c_str());
+    return fd;
+  }
   // The build-id lookup is local only: it tries <path>/.build-id/xx/yyyy.debug for each
   // absolute entry of the debuginfo path and nothing else.
-  int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                        debuglink_crc, debuginfo_file_name);
-  if (fd >= 0) return fd;
-  return find_by_debuglink(mod, file_name, debuglink_file, debuginfo_file_name);
+  fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                    debuglink_crc, debuginfo_file_name);
+  if (fd < 0) fd = find_by_debuglink(mod, file_name, debuglink_file, debuginfo_file_name);
+  if (fd < 0) return fd;
+  int inflated = cache_inflated_debuginfo(fd, build_id, build_id_len, &cached);
+  if (inflated < 0) return fd;
+  close(fd);
+  std::free(*debuginfo_file_name);
+  *debuginfo_file_name = strdup(cached.c_str());
+  return inflated;
 }
 
 }  // namespace memtrack::symbolize

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "symbolize/debuginfo_cache.h"
 #include "symbolize/testdata/fixture.h"
 #include "symbolize/testing_modules.h"
 
@@ -198,6 +199,132 @@ TEST_F(SymbolizerTest, DebuginfodIsNeverAsked) {
   unsetenv("DEBUGINFOD_URLS");
   unsetenv("DEBUGINFOD_CACHE_PATH");
   EXPECT_FALSE(std::filesystem::exists(cache));
+}
+
+// The debug file cache (debuginfo_cache.h): copies of the library whose .gnu_debuglink file
+// has its sections compressed, each in a directory of its own (the process keeps every module
+// file it opened, by path, so each case needs a path not seen before), so that a test can
+// also take the debug file away.
+class DebuginfoCacheTest : public SymbolizerTest {
+ protected:
+  void SetUp() override {
+    SymbolizerTest::SetUp();
+    dir_ = ::testing::TempDir() + "memtrack_debuginfo_cache_" + std::to_string(getpid());
+    std::filesystem::remove_all(dir_);
+    cache_ = dir_ + "/cache/debuginfo";
+    set_debuginfo_cache({cache_, 1});
+  }
+  void TearDown() override {
+    set_debuginfo_cache(debuginfo_cache_from_environment());
+    std::filesystem::remove_all(dir_);
+  }
+
+  // A new copy of the library, with `debug_file` (or none: "") beside it under its debuglink
+  // name.
+  std::string library_with(const std::string& debug_file) {
+    static int copies = 0;  // over all tests: every path is new to the process
+    std::string lib_dir = dir_ + "/lib" + std::to_string(++copies);
+    std::filesystem::create_directories(lib_dir);
+    std::string library = lib_dir + "/libsymfix_debuglink.so";
+    std::filesystem::copy_file(SYMFIX_DEBUGLINK, library);
+    if (!debug_file.empty()) std::filesystem::copy_file(debug_file, library + ".debug");
+    return library;
+  }
+  std::string library_with_compressed_debug() {
+    return library_with(SYMFIX_DEBUGLINK ".debug.compressed");
+  }
+
+  // The cache's file names: one per debug file copied.
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    if (!std::filesystem::exists(cache_)) return names;
+    for (const auto& entry : std::filesystem::directory_iterator(cache_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    return names;
+  }
+
+  std::string entry_path() const {
+    std::string name;
+    for (uint8_t byte : lib_->build_id) {
+      name += "0123456789abcdef"[byte >> 4];
+      name += "0123456789abcdef"[byte & 15];
+    }
+    return cache_ + "/" + name + ".debug";
+  }
+  std::vector<std::string> just_the_entry() const {
+    return {std::filesystem::path(entry_path()).filename().string()};
+  }
+
+  static void expect_lines_of(const std::string& library) {
+    Symbolizer symbolizer({lib_as(library)});
+    expect_frames(symbolizer.symbolize(ret_outer_, true), kOuterChain);
+    EXPECT_TRUE(symbolizer.notes().empty());
+  }
+
+  static std::string contents(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  std::string dir_;
+  std::string cache_;
+};
+
+TEST_F(DebuginfoCacheTest, CompressedDebugInfoIsInflatedOnceAndReadFromTheCacheAfter) {
+  ASSERT_FALSE(lib_->build_id.empty());
+  expect_lines_of(library_with_compressed_debug());
+  ASSERT_EQ(entries(), just_the_entry());
+  // The copy: that build-id, every section inflated and inside the file.
+  std::string path;
+  int fd =
+      open_cached_debuginfo(lib_->build_id.data(), static_cast<int>(lib_->build_id.size()), &path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  EXPECT_EQ(path, entry_path());
+  EXPECT_GT(std::filesystem::file_size(path),
+            std::filesystem::file_size(SYMFIX_DEBUGLINK ".debug.compressed"));
+  // Without a debug file beside the library, the lines can only come from the cache.
+  expect_lines_of(library_with(""));
+  EXPECT_EQ(entries(), just_the_entry());
+}
+
+TEST_F(DebuginfoCacheTest, ABrokenEntryIsNotUsedAndIsReplaced) {
+  expect_lines_of(library_with_compressed_debug());
+  const std::string inflated = contents(entry_path());
+  ASSERT_FALSE(inflated.empty());
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {"garbage", "not an ELF file"},
+      {"another build-id", contents(SYMFIX_EXE)},
+      {"truncated", inflated.substr(0, inflated.size() / 2)},
+      {"still compressed", contents(SYMFIX_DEBUGLINK ".debug.compressed")},
+  };
+  for (const auto& [what, content] : broken) {
+    SCOPED_TRACE(what);
+    std::ofstream(entry_path(), std::ios::binary | std::ios::trunc) << content;
+    expect_lines_of(library_with_compressed_debug());
+    EXPECT_EQ(contents(entry_path()), inflated);  // written again
+    EXPECT_EQ(entries(), just_the_entry());
+  }
+}
+
+TEST_F(DebuginfoCacheTest, NothingIsCopiedWithoutCompressionOrBelowTheSize) {
+  expect_lines_of(library_with(SYMFIX_DEBUGLINK ".debug"));
+  EXPECT_TRUE(entries().empty());
+  set_debuginfo_cache({cache_, uint64_t{1} << 40});
+  expect_lines_of(library_with_compressed_debug());
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(DebuginfoCacheTest, WithoutAUsableDirectoryTheFileIsReadAsItIs) {
+  set_debuginfo_cache({"", 1});
+  expect_lines_of(library_with_compressed_debug());
+  EXPECT_TRUE(entries().empty());
+  // Under a regular file: no directory can be made there.
+  const std::string under_a_file = std::string(SYMFIX_NOT_ELF) + "/cache";
+  set_debuginfo_cache({under_a_file, 1});
+  expect_lines_of(library_with_compressed_debug());
+  EXPECT_FALSE(std::filesystem::exists(under_a_file));
 }
 
 TEST(SymbolizerSystemTest, DebianDetachedDebugInfoIsFoundByBuildId) {
