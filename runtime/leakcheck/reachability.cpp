@@ -22,8 +22,6 @@ bool ReachabilityScan::try_init(ScanBlocks& blocks,
                                 const core::MmapArray<core::sys::MemoryRange>& readonly) {
   blocks_ = &blocks;
   readonly_ = &readonly;
-  lowest_ = blocks.lowest();
-  highest_ = blocks.highest();
   // Address space only: pages are touched as the list grows.
   return work_.try_reserve(blocks.size() < 1024 ? 1024 : blocks.size());
 }
@@ -108,10 +106,9 @@ void ReachabilityScan::reach(uintptr_t value, bool from_definite) {
 }
 
 void ReachabilityScan::scan_root_range(uintptr_t begin, uintptr_t end) {
-  const uintptr_t lowest = lowest_;
-  const uintptr_t span = highest_ - lowest_;
+  const ScanBlocks::Filter filter = blocks_->filter();
   read_words(begin, end, [&](uintptr_t value) {
-    if (value - lowest < span) reach(value, true);
+    if (filter.may_hold(value)) reach(value, true);
   });
 }
 
@@ -142,11 +139,10 @@ bool ReachabilityScan::pop_work(uintptr_t* begin, uintptr_t* end) {
 // Blocks are read guarded too: a program may mprotect part of a block it owns (a guard page
 // at the end of a coroutine stack it allocated with posix_memalign).
 bool ReachabilityScan::propagate() {
-  const uintptr_t lowest = lowest_;
-  const uintptr_t span = highest_ - lowest_;
+  const ScanBlocks::Filter filter = blocks_->filter();
   read_ranges([&](uintptr_t* begin, uintptr_t* end) { return pop_work(begin, end); },
               [&](uintptr_t value) {
-                if (value - lowest < span) reach(value, from_definite_);
+                if (filter.may_hold(value)) reach(value, from_definite_);
               });
   return !overflow_;
 }
@@ -230,8 +226,7 @@ bool ReachabilityScan::classify_unreached(uint64_t (*sequence)(uintptr_t start))
   leaders_.clear();
   ranks_.clear();
   if (sequence != nullptr && !try_order_leaders(sequence)) return false;
-  const uintptr_t lowest = lowest_;
-  const uintptr_t span = highest_ - lowest_;
+  const ScanBlocks::Filter filter = blocks_->filter();
   const bool by_address = leaders_.size() == 0;
   const size_t count = by_address ? blocks_->size() : leaders_.size();
   size_t next = 0;
@@ -249,7 +244,7 @@ bool ReachabilityScan::classify_unreached(uint64_t (*sequence)(uintptr_t start))
     return true;
   };
   read_ranges(next_range, [&](uintptr_t value) {
-    if (value - lowest < span) claim(leader_, value);
+    if (filter.may_hold(value)) claim(leader_, value);
   });
   return !overflow_;
 }

@@ -84,8 +84,6 @@ class ReachabilityScan {
   size_t work_peak_ = 0;
   size_t leader_ = 0;           // the clique being formed
   bool from_definite_ = false;  // the block being read is reachable
-  uintptr_t lowest_ = 0;
-  uintptr_t highest_ = 0;  // one past the end of the highest block
   bool overflow_ = false;
 };
 

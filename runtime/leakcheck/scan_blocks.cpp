@@ -167,7 +167,35 @@ bool ScanBlocks::try_sort() {
     uintptr_t block_end = start(i) + static_cast<uintptr_t>(extent(i));
     if (block_end > end) end = block_end;
   }
-  return n == 0 || try_add_cluster(first, n - 1, end);
+  return (n == 0 || try_add_cluster(first, n - 1, end)) && try_build_granule_filter();
+}
+
+bool ScanBlocks::try_build_granule_filter() {
+  uint64_t granules = 0;
+  for (const Cluster& c : clusters_) {
+    granules += ((c.end - 1) >> kGranuleShift) - (c.begin >> kGranuleShift) + 1;
+  }
+  unsigned bits_log2 = kMinGranuleBitsLog2;
+  while (bits_log2 < kMaxGranuleBitsLog2 &&
+         (uint64_t{1} << bits_log2) < granules * kGranuleBitsPerGranule) {
+    ++bits_log2;
+  }
+  hash_shift_ = 64 - bits_log2;
+  const size_t words = (size_t{1} << bits_log2) / 64;
+  if (!granule_bits_.try_resize(words)) return false;
+  for (uint64_t& word : granule_bits_) word = 0;
+  for (const Cluster& c : clusters_) {
+    const uint64_t last = (c.end - 1) >> kGranuleShift;
+    if (last - (c.begin >> kGranuleShift) >= words * 64) {  // a huge block: every bit
+      for (uint64_t& word : granule_bits_) word = ~uint64_t{0};
+      break;
+    }
+    for (uint64_t granule = c.begin >> kGranuleShift; granule <= last; ++granule) {
+      const uint64_t bit = granule_bit(granule, hash_shift_);
+      granule_bits_[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
+  }
+  return true;
 }
 
 bool ScanBlocks::try_add_cluster(size_t first, size_t last, uintptr_t end) {
@@ -234,7 +262,8 @@ long ScanBlocks::find(uintptr_t address) const {
 
 size_t ScanBlocks::bytes_used() const {
   return blocks_.size() * sizeof(Packed) + huge_.size() * sizeof(HugeBlock) +
-         clusters_.size() * sizeof(Cluster) + bucket_first_.size() * sizeof(uint32_t);
+         clusters_.size() * sizeof(Cluster) + bucket_first_.size() * sizeof(uint32_t) +
+         granule_bits_.size() * sizeof(uint64_t);
 }
 
 }  // namespace memtrack::rt

@@ -61,6 +61,31 @@ class ScanBlocks {
   uintptr_t lowest() const { return lowest_; }
   uintptr_t highest() const { return highest_; }
 
+  // The test a scan makes of every word it reads before it looks the word up: false when no
+  // block can hold `address`. A word below the lowest block or above the highest fails at
+  // once; one between them fails unless its 1 MiB granule is marked in a bitmap of the
+  // granules the clusters cover (hashed, so that a heap spread over the address space needs
+  // no larger bitmap; a collision only sends a word on to find). Most words a large program
+  // keeps in memory that point into its own mappings lie between the heap's chunks without
+  // being in any block (cc1plus's garbage-collected heap: 5.2 million of its 5.4 million
+  // words between memtrack's lowest and highest block), and those would otherwise cost the
+  // binary search of the clusters each. A copy, valid until the blocks change.
+  struct Filter {
+    uintptr_t lowest;
+    uintptr_t span;  // highest - lowest
+    const uint64_t* granule_bits;
+    unsigned hash_shift;
+    bool may_hold(uintptr_t address) const {
+      if (address - lowest >= span) return false;
+      const uint64_t bit = granule_bit(address >> kGranuleShift, hash_shift);
+      return (granule_bits[bit / 64] >> (bit % 64) & 1) != 0;
+    }
+  };
+  // Valid after try_sort.
+  Filter filter() const {
+    return Filter{lowest_, highest_ - lowest_, granule_bits_.data(), hash_shift_};
+  }
+
   // Index of the first block starting at or after `address` (size() if none).
   size_t first_at(uintptr_t address) const;
   // Index of the block containing `address`, or -1. Constant time on a heap of any shape:
@@ -93,6 +118,18 @@ class ScanBlocks {
   static constexpr uint64_t kHugeSize = kSizeMask;
   static constexpr uintptr_t kClusterGap = uintptr_t{1} << 20;
   static constexpr size_t kBlocksPerBucket = 4;
+  // The filter's granules are kClusterGap large, so that a cluster covers few of them.
+  static constexpr unsigned kGranuleShift = 20;
+  static_assert(uintptr_t{1} << kGranuleShift == kClusterGap);
+  // At least this many bits per granule covered (a word outside the clusters passes the
+  // filter with a chance of at most 1 in 8), and between 512 bytes and 1 MiB of bitmap.
+  static constexpr uint64_t kGranuleBitsPerGranule = 8;
+  static constexpr unsigned kMinGranuleBitsLog2 = 12;
+  static constexpr unsigned kMaxGranuleBitsLog2 = 23;
+
+  static uint64_t granule_bit(uint64_t granule, unsigned hash_shift) {
+    return (granule * 0x9e3779b97f4a7c15ULL) >> hash_shift;  // Fibonacci hashing: the top bits
+  }
 
   struct Cluster {
     uintptr_t begin;        // its first block's start
@@ -103,11 +140,14 @@ class ScanBlocks {
 
   uint64_t huge_size(uintptr_t start) const;
   [[nodiscard]] bool try_add_cluster(size_t first, size_t last, uintptr_t end);
+  [[nodiscard]] bool try_build_granule_filter();
 
   core::MmapArray<Packed> blocks_;
   core::MmapArray<HugeBlock> huge_;  // sizes of 1 TiB or more: never more than a few
   core::MmapArray<Cluster> clusters_;
   core::MmapArray<uint32_t> bucket_first_;  // per bucket: the first block starting in it or later
+  core::MmapArray<uint64_t> granule_bits_;  // the filter's bitmap
+  unsigned hash_shift_ = 64 - kMinGranuleBitsLog2;
   uintptr_t lowest_ = 0;
   uintptr_t highest_ = 0;
 };

@@ -84,8 +84,12 @@ void check_lookups(const ScanBlocks& scan, uint32_t seed) {
   for (int i = 0; i < 300; ++i) {
     probes.push_back(scan.lowest() + rng() % (scan.highest() - scan.lowest() + 64));
   }
+  const ScanBlocks::Filter filter = scan.filter();
   for (uintptr_t p : probes) {
     ASSERT_EQ(scan.find(p), naive_find(p)) << std::hex << p;
+    if (!filter.may_hold(p)) {
+      ASSERT_EQ(naive_find(p), -1) << std::hex << p;
+    }
     ASSERT_EQ(scan.first_at(p), naive_first_at(p)) << std::hex << p;
   }
 }
@@ -121,6 +125,32 @@ TEST(ScanBlocksTest, SortsAHeapAndMmappedBlocksFarAbove) {
   check_lookups(scan, 8);
 }
 
+// What a large program's roots hold most: pointers into its own mappings between the heap's
+// chunks. The filter turns nearly all of them away without a lookup, and never a word in a block.
+TEST(ScanBlocksTest, FilterTurnsAwayWordsBetweenFarApartClusters) {
+  std::vector<Block> blocks;
+  for (uintptr_t base : {uintptr_t{0x7f0000000000}, uintptr_t{0x7f0040000000}}) {
+    std::vector<Block> cluster = random_blocks(500, base, 500 * 64, 12);
+    blocks.insert(blocks.end(), cluster.begin(), cluster.end());
+  }
+  ScanBlocks scan;
+  check_sorted(scan, blocks);
+  check_lookups(scan, 13);
+  const ScanBlocks::Filter filter = scan.filter();
+  for (size_t i = 0; i < scan.size(); ++i) {
+    ASSERT_TRUE(filter.may_hold(scan.start(i) + scan.extent(i) - 1)) << i;
+  }
+  size_t passed = 0;
+  const size_t probes = 1000;  // one word in each MiB of the GiB between the two clusters
+  for (size_t mib = 1; mib <= probes; ++mib) {
+    const uintptr_t word = 0x7f0000000000 + (uintptr_t{mib} << 20) + 0x1234;
+    if (filter.may_hold(word)) ++passed;
+  }
+  EXPECT_LE(passed, probes / 100);
+  EXPECT_FALSE(filter.may_hold(0x7f0000000000 - 8));
+  EXPECT_FALSE(filter.may_hold(scan.highest()));
+}
+
 TEST(ScanBlocksTest, KeepsAnAlreadySortedArrayAndAFewBlocks) {
   std::vector<Block> blocks = random_blocks(1000, 0x1000000, 1000 * 32, 9);
   std::sort(blocks.begin(), blocks.end(),
@@ -150,6 +180,8 @@ TEST(ScanBlocksTest, KeepsSizesOfATebibyteAndMore) {
   EXPECT_EQ(scan.stack_id(2), 7u);
   EXPECT_EQ(scan.highest(), 0x7f0000000000 + huge);
   EXPECT_EQ(scan.find(0x7f0000000000 + huge - 1), 2);
+  EXPECT_TRUE(scan.filter().may_hold(0x7f0000000000 + huge - 1));
+  EXPECT_TRUE(scan.filter().may_hold(0x7f0000000000 + (huge >> 1)));
 }
 
 TEST(ScanBlocksTest, StatesChangeWithoutTouchingTheRest) {
