@@ -47,6 +47,7 @@ struct ModuleSymbols {
   size_t file_size = 0;
   const char* strings = nullptr;
   size_t strings_size = 0;
+  bool functions_tried = false;  // load_functions ran: only the report needs them sorted
   core::MmapArray<FunctionSymbol>* functions = nullptr;
 };
 
@@ -84,36 +85,63 @@ const ElfW(Shdr) * find_symbol_table(const char* file, size_t file_size, const E
   return dynsym;
 }
 
-void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
-  if (mod.file_size < sizeof(ElfW(Ehdr))) return;
+struct SymbolTable {
+  const ElfW(Sym) * symbols;
+  size_t count;
+  const char* strings;
+  size_t strings_size;
+};
+
+// The module file's symbol table (.symtab, else .dynsym) and its strings, read in place.
+bool find_symbols(const ModuleSymbols& mod, SymbolTable* out) {
+  if (mod.file_size < sizeof(ElfW(Ehdr))) return false;
   const auto* ehdr = reinterpret_cast<const ElfW(Ehdr)*>(mod.file);
   if (ehdr->e_ident[EI_MAG0] != ELFMAG0 || ehdr->e_ident[EI_MAG1] != ELFMAG1 ||
       ehdr->e_ident[EI_MAG2] != ELFMAG2 || ehdr->e_ident[EI_MAG3] != ELFMAG3 ||
       ehdr->e_ident[EI_CLASS] != kElfClass || ehdr->e_shentsize != sizeof(ElfW(Shdr)) ||
       ehdr->e_shoff % alignof(ElfW(Shdr)) != 0) {
-    return;  // not an ELF file this reader can read in place (the tables must be aligned)
+    return false;  // not an ELF file this reader can read in place (the tables must be aligned)
   }
   const ElfW(Shdr)* symtab = find_symbol_table(mod.file, mod.file_size, ehdr);
   if (symtab == nullptr || !in_bounds(symtab->sh_offset, symtab->sh_size, mod.file_size) ||
       symtab->sh_offset % alignof(ElfW(Sym)) != 0) {
-    return;
+    return false;
   }
   const ElfW(Shdr)* strtab = section(mod.file, mod.file_size, ehdr, symtab->sh_link);
-  if (strtab == nullptr || !in_bounds(strtab->sh_offset, strtab->sh_size, mod.file_size)) return;
-  mod.strings = mod.file + strtab->sh_offset;
-  mod.strings_size = strtab->sh_size;
-  const auto* syms = reinterpret_cast<const ElfW(Sym)*>(mod.file + symtab->sh_offset);
-  size_t count = symtab->sh_size / sizeof(ElfW(Sym));
-  for (size_t i = 0; i < count; ++i) {
-    const ElfW(Sym)& sym = syms[i];
-    unsigned type = ELF64_ST_TYPE(sym.st_info);  // the same bits in ELF32_ST_TYPE
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-        sym.st_size == 0 || sym.st_name >= mod.strings_size) {
+  if (strtab == nullptr || !in_bounds(strtab->sh_offset, strtab->sh_size, mod.file_size)) {
+    return false;
+  }
+  out->symbols = reinterpret_cast<const ElfW(Sym)*>(mod.file + symtab->sh_offset);
+  out->count = symtab->sh_size / sizeof(ElfW(Sym));
+  out->strings = mod.file + strtab->sh_offset;
+  out->strings_size = strtab->sh_size;
+  return true;
+}
+
+// A defined function with a name inside the string table.
+bool is_function(const ElfW(Sym) & sym, const SymbolTable& table) {
+  unsigned type = ELF64_ST_TYPE(sym.st_info);  // the same bits in ELF32_ST_TYPE
+  return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym.st_shndx != SHN_UNDEF &&
+         sym.st_size != 0 && sym.st_name < table.strings_size;
+}
+
+// A Thumb function's address has bit 0 set (32-bit ARM); its code starts one lower.
+bool is_thumb(const ElfW(Sym) & sym) {
+  return kIsArm32 && (sym.st_value & 1) != 0;
+}
+
+void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
+  SymbolTable table;
+  if (!find_symbols(mod, &table)) return;
+  mod.strings = table.strings;
+  mod.strings_size = table.strings_size;
+  for (size_t i = 0; i < table.count; ++i) {
+    const ElfW(Sym)& sym = table.symbols[i];
+    if (!is_function(sym, table)) continue;
+    if (!terminated_within(table.strings + sym.st_name, table.strings_size - sym.st_name)) {
       continue;
     }
-    if (!terminated_within(mod.strings + sym.st_name, mod.strings_size - sym.st_name)) continue;
-    // A Thumb function's address has bit 0 set (32-bit ARM); its code starts one lower.
-    bool thumb = kIsArm32 && (sym.st_value & 1) != 0;
+    bool thumb = is_thumb(sym);
     uintptr_t start = thumb ? sym.st_value - 1 : sym.st_value;
     if (!out.try_push_back(FunctionSymbol{start, sym.st_size, sym.st_name, thumb})) return;
   }
@@ -121,6 +149,35 @@ void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
     return a.start < b.start;
   });
   mod.functions = &out;
+}
+
+// Whether the string at `s` (at most `limit` bytes to the table's end) is `name`; reads no
+// further than the first difference.
+bool names_equal(const char* s, size_t limit, const char* name) {
+  size_t i = 0;
+  for (; i < limit && name[i] != '\0'; ++i) {
+    if (s[i] != name[i]) return false;
+  }
+  return i < limit && s[i] == '\0';
+}
+
+// The value (file address) of each function in `names` in the module's symbol table, 0 when
+// absent: one pass over the table, neither copied nor sorted.
+void find_functions_named(const ModuleSymbols& mod, const char* const* names, uintptr_t* values,
+                          size_t count) {
+  for (size_t n = 0; n < count; ++n) values[n] = 0;
+  SymbolTable table;
+  if (!find_symbols(mod, &table)) return;
+  for (size_t i = 0; i < table.count; ++i) {
+    const ElfW(Sym)& sym = table.symbols[i];
+    if (!is_function(sym, table)) continue;
+    const char* candidate = table.strings + sym.st_name;
+    for (size_t n = 0; n < count; ++n) {
+      if (values[n] == 0 && names_equal(candidate, table.strings_size - sym.st_name, names[n])) {
+        values[n] = sym.st_value;
+      }
+    }
+  }
 }
 
 // The main program's link_map has an empty name; /proc/self/exe gives its absolute path.
@@ -150,19 +207,28 @@ void map_module_file(ModuleSymbols& mod) {
   close(fd);
 }
 
+// The module's file, mapped on first use.
 ModuleSymbols* module_for(const link_map* map) {
   for (int i = 0; i < g_module_count; ++i) {
     if (g_modules[i].map == map) return &g_modules[i];
   }
   if (g_module_count == kMaxModules) return nullptr;
-  int index = g_module_count++;
-  ModuleSymbols& mod = g_modules[index];
+  ModuleSymbols& mod = g_modules[g_module_count++];
   mod.map = map;
   map_module_file(mod);
-  if (mod.file != nullptr) load_functions(mod, g_function_arrays[index]);
   return &mod;
 }
 
+// The module's functions sorted by address, loaded on first use (nullptr if it has none).
+const core::MmapArray<FunctionSymbol>* functions_of(ModuleSymbols& mod) {
+  if (!mod.functions_tried && mod.file != nullptr) {
+    mod.functions_tried = true;
+    load_functions(mod, g_function_arrays[&mod - g_modules]);
+  }
+  return mod.functions;
+}
+
+// Needs the module's functions loaded (functions_of).
 const FunctionSymbol* find_function(const ModuleSymbols& mod, uint64_t vaddr) {
   if (mod.functions == nullptr || mod.functions->size() == 0) return nullptr;
   const core::MmapArray<FunctionSymbol>& fns = *mod.functions;
@@ -192,7 +258,7 @@ SymbolInfo describe_address(uintptr_t pc, bool is_return_address) {
       map->l_name == nullptr || map->l_name[0] == '\0' ? main_program_path() : map->l_name;
   info.module_offset = pc - map->l_addr;
   ModuleSymbols* mod = module_for(map);
-  if (mod == nullptr) return info;
+  if (mod == nullptr || functions_of(*mod) == nullptr) return info;
   const FunctionSymbol* fn = find_function(*mod, lookup - map->l_addr);
   if (fn != nullptr) {
     info.function = mod->strings + fn->name;
@@ -201,24 +267,51 @@ SymbolInfo describe_address(uintptr_t pc, bool is_return_address) {
   return info;
 }
 
-uintptr_t find_main_program_function(const char* name) {
+namespace {
+
+// The functions of the program the runtime asks for (at start and again at exit), found in
+// one pass and kept: a program with a large table (cc1plus exports 31,000 symbols) pays for
+// reading it once.
+constexpr const char* kProgramHooks[] = {"__lsan_default_options", "__lsan_default_suppressions",
+                                         "memtrack_default_options"};
+constexpr size_t kHookCount = sizeof(kProgramHooks) / sizeof(kProgramHooks[0]);
+uintptr_t g_hook_addresses[kHookCount];
+bool g_hooks_found = false;
+
+// Scans the main program's symbol table for `names`, storing each one's run-time address (0
+// when absent) in `addresses`. A Thumb function's bit 0 stays: callers call it.
+void find_in_main_program(const char* const* names, uintptr_t* addresses, size_t count) {
+  for (size_t n = 0; n < count; ++n) addresses[n] = 0;
   // The main program heads the list of link maps; walk back to it from our own entry.
   dl_find_object self{};
-  if (_dl_find_object(reinterpret_cast<void*>(&find_main_program_function), &self) != 0 ||
+  if (_dl_find_object(reinterpret_cast<void*>(&find_in_main_program), &self) != 0 ||
       self.dlfo_link_map == nullptr) {
-    return 0;
+    return;
   }
   const link_map* map = self.dlfo_link_map;
   while (map->l_prev != nullptr) map = map->l_prev;
   ModuleSymbols* mod = module_for(map);
-  if (mod == nullptr || mod->functions == nullptr) return 0;
-  for (const FunctionSymbol& fn : *mod->functions) {
-    const char* candidate = mod->strings + fn.name;
-    if (core::strings_equal(candidate, core::string_length(candidate), name)) {
-      return map->l_addr + fn.start + (fn.thumb ? 1 : 0);
-    }
+  if (mod == nullptr) return;
+  find_functions_named(*mod, names, addresses, count);
+  for (size_t n = 0; n < count; ++n) {
+    if (addresses[n] != 0) addresses[n] += map->l_addr;
   }
-  return 0;
+}
+
+}  // namespace
+
+uintptr_t find_main_program_function(const char* name) {
+  for (size_t n = 0; n < kHookCount; ++n) {
+    if (!core::strings_equal(name, core::string_length(name), kProgramHooks[n])) continue;
+    if (!g_hooks_found) {
+      find_in_main_program(kProgramHooks, g_hook_addresses, kHookCount);
+      g_hooks_found = true;
+    }
+    return g_hook_addresses[n];
+  }
+  uintptr_t address = 0;
+  find_in_main_program(&name, &address, 1);
+  return address;
 }
 
 bool try_demangle(const char* name, char* out, uint64_t size) {

@@ -20,7 +20,9 @@ struct SymbolInfo {
 SymbolInfo describe_address(uintptr_t pc, bool is_return_address);
 
 // The run-time address of the function `name` in the main program's symbol table (.symtab,
-// else .dynsym), or 0. Used to find memtrack_default_options() without -rdynamic.
+// else .dynsym), or 0. Used to find memtrack_default_options() without -rdynamic. The names
+// of LeakSanitizer's and memtrack's option functions are looked up together on the first
+// call and kept.
 uintptr_t find_main_program_function(const char* name);
 
 // Writes the demangled form of `name` into `out` (capacity `size`, cut to fit) when `name` is

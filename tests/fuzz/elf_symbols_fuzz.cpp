@@ -37,6 +37,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (found == nullptr) abort();  // a listed function must be found at its start
     }
   }
+  // The lookup by name (the program's option functions) reads the same table in place: a
+  // listed function must be found by its name too, and a name absent from any table never.
+  const char* names[2] = {"__lsan_default_options", "no such function\x01"};
+  if (functions.size() > 0) names[0] = mod.strings + functions[0].name;
+  uintptr_t values[2] = {1, 1};
+  memtrack::rt::find_functions_named(mod, names, values, 2);
+  if (functions.size() > 0 && values[0] == 0 && functions[0].start != 0) abort();
+  if (values[1] != 0) abort();
   free(file);
   return 0;
 }
