@@ -2,6 +2,7 @@
 // failure means "not cached", never an error the user sees.
 #include "symbolize/debuginfo_cache.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <utility>
 #include <vector>
 
@@ -141,6 +143,59 @@ bool inflate_in_place(int fd) {
   return ok;
 }
 
+// An entry read within the last day keeps its time: a report need not write to the
+// directory each time it reads an entry.
+constexpr time_t kRefreshAfterSeconds = 24 * 3600;
+
+bool ends_with(const std::string& name, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+}
+
+// BUILD-ID.debug.XXXXXX, as cache_inflated_debuginfo names its temporaries.
+bool is_temporary(const std::string& name) {
+  const size_t at = name.rfind(".debug.");
+  return at != std::string::npos && name.size() - at == 7 + 6;
+}
+
+// Removes the temporaries of killed writers, then the least recently used entries until the
+// rest fit in max_bytes; `keep` (the entry just written) stays whatever its size. Files that
+// vanish meanwhile (another report sweeping) are passed over.
+void sweep(const DebuginfoCacheConfig& config, const std::string& keep) {
+  DIR* dir = opendir(config.dir.c_str());
+  if (dir == nullptr) return;
+  struct Entry {
+    std::string path;
+    uint64_t bytes;
+    time_t used;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  const time_t now = time(nullptr);
+  while (const dirent* d = readdir(dir)) {
+    const std::string name = d->d_name;
+    const bool entry = ends_with(name, ".debug");
+    if (!entry && !is_temporary(name)) continue;
+    const std::string path = config.dir + "/" + name;
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (!entry) {
+      if (now - st.st_mtime > config.stale_temporary_seconds) unlink(path.c_str());
+      continue;
+    }
+    const uint64_t bytes = static_cast<uint64_t>(st.st_size);
+    total += bytes;
+    if (path != keep) entries.push_back({path, bytes, st.st_mtime});
+  }
+  closedir(dir);
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& e : entries) {
+    if (total <= config.max_bytes) break;
+    if (unlink(e.path.c_str()) == 0 || errno == ENOENT) total -= e.bytes;
+  }
+}
+
 }  // namespace
 
 DebuginfoCacheConfig debuginfo_cache_from_environment() {
@@ -182,6 +237,9 @@ int open_cached_debuginfo(const unsigned char* build_id, int build_id_len, std::
     close(fd);
     return -1;
   }
+  // Used now: the sweep removes the entries used least recently. Without the right to
+  // change the time, it stays as it was.
+  if (time(nullptr) - st.st_mtime > kRefreshAfterSeconds) futimens(fd, nullptr);
   *path = entry;
   return fd;
 }
@@ -203,6 +261,7 @@ int cache_inflated_debuginfo(int fd, const unsigned char* build_id, int build_id
     unlink(temporary.c_str());
     return -1;
   }
+  sweep(config, entry);
   return open_cached_debuginfo(build_id, build_id_len, path);
 }
 

@@ -6,7 +6,10 @@
 // report whose stacks go through libc. The first report that needs such a file writes an
 // inflated copy; later ones open the copy, which libdw reads in place. A build-id names one
 // build exactly, so an entry never goes stale; entries are written to a temporary name and
-// renamed, so concurrent reports never see half a file. Tools-only (files, allocation).
+// renamed, so concurrent reports never see half a file. The cache keeps itself within
+// max_bytes: each time it writes an entry it removes the entries used least recently (an
+// entry's modification time is refreshed, at most daily, when a report uses it) and the
+// temporaries of writers that were killed. Tools-only (files, allocation).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,11 @@ struct DebuginfoCacheConfig {
   std::string dir;  // "": no cache
   // Smaller debug files are not copied: inflating them costs less than the disk they take.
   uint64_t min_compressed_bytes = 256 * 1024;
+  // The entries' total size, beyond which the least recently used are removed (never the
+  // one just written): about a hundred libc-sized files.
+  uint64_t max_bytes = uint64_t{2} << 30;
+  // A temporary this old is a writer's that was killed: a copy takes a second or two.
+  int64_t stale_temporary_seconds = 3600;
 };
 
 // $MEMTRACK_CACHE_DIR (set but empty: no cache), else $XDG_CACHE_HOME/memtrack, else

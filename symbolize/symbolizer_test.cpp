@@ -9,12 +9,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "symbolize/debuginfo_cache.h"
@@ -325,6 +329,76 @@ TEST_F(DebuginfoCacheTest, WithoutAUsableDirectoryTheFileIsReadAsItIs) {
   set_debuginfo_cache({under_a_file, 1});
   expect_lines_of(library_with_compressed_debug());
   EXPECT_FALSE(std::filesystem::exists(under_a_file));
+}
+
+// Sets the file's modification time `age_seconds` into the past.
+void plant_age(const std::string& path, int64_t age_seconds) {
+  std::filesystem::last_write_time(
+      path, std::filesystem::file_time_type::clock::now() - std::chrono::seconds(age_seconds));
+}
+
+// A file of `bytes` bytes, last modified `age_seconds` ago.
+void plant(const std::string& path, size_t bytes, int64_t age_seconds) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << std::string(bytes, 'x');
+  plant_age(path, age_seconds);
+}
+
+int64_t age_of(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(time(nullptr) - st.st_mtime);
+}
+
+std::vector<std::string> sorted(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(DebuginfoCacheTest, WritingAnEntrySweepsKilledWritersAndTheLeastRecentlyUsed) {
+  expect_lines_of(library_with_compressed_debug());
+  const uint64_t entry_bytes = std::filesystem::file_size(entry_path());
+  std::filesystem::remove(entry_path());
+  constexpr int64_t kDay = 24 * 3600;
+  plant(cache_ + "/aaaa.debug", 1000, 10 * kDay);    // used longest ago: goes
+  plant(cache_ + "/bbbb.debug", 1000, kDay);         // stays within the limit
+  plant(cache_ + "/cccc.debug.Ab3xYz", 5000, 7200);  // a killed writer's: goes
+  plant(cache_ + "/dddd.debug.Qr7sTu", 5000, 10);    // a writer still at work: stays
+  plant(cache_ + "/notes.txt", 100000, 10 * kDay);   // not the cache's: stays
+  DebuginfoCacheConfig config{cache_, 1};
+  config.max_bytes = entry_bytes + 1500;
+  set_debuginfo_cache(config);
+  expect_lines_of(library_with_compressed_debug());
+  EXPECT_EQ(sorted(entries()),
+            sorted({just_the_entry()[0], "bbbb.debug", "dddd.debug.Qr7sTu", "notes.txt"}));
+}
+
+TEST_F(DebuginfoCacheTest, TheEntryJustWrittenStaysThoughAloneItIsOverTheLimit) {
+  std::filesystem::create_directories(cache_);
+  plant(cache_ + "/aaaa.debug", 1000, 60);
+  DebuginfoCacheConfig config{cache_, 1};
+  config.max_bytes = 1;
+  set_debuginfo_cache(config);
+  expect_lines_of(library_with_compressed_debug());
+  EXPECT_EQ(entries(), just_the_entry());
+  expect_lines_of(library_with(""));  // and it is used
+}
+
+TEST_F(DebuginfoCacheTest, UsingAnEntryMarksItRecentlyUsedAtMostDaily) {
+  expect_lines_of(library_with_compressed_debug());
+  const int build_id_len = static_cast<int>(lib_->build_id.size());
+  std::string path;
+  for (const auto& [age, refreshed] :
+       {std::pair<int64_t, bool>{3 * 24 * 3600, true}, std::pair<int64_t, bool>{3600, false}}) {
+    plant_age(entry_path(), age);
+    int fd = open_cached_debuginfo(lib_->build_id.data(), build_id_len, &path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    if (refreshed) {
+      EXPECT_LT(age_of(entry_path()), 60);
+    } else {
+      EXPECT_GE(age_of(entry_path()), age - 60);
+    }
+  }
 }
 
 TEST(SymbolizerSystemTest, DebianDetachedDebugInfoIsFoundByBuildId) {
