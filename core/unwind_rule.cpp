@@ -30,7 +30,10 @@ constexpr int kMaxRememberDepth = 16;
 // the reader failed, so a broken module gives kUnsupported, never a fault.
 class ByteReader {
  public:
-  ByteReader(uintptr_t pos, const ReadableRange& range) : pos_(pos), range_(range) {}
+  // A reader that starts outside the range fails at its first read. Reads only move forward
+  // and stop at the range's end, so from here on pos_ stays inside while ok_ holds.
+  ByteReader(uintptr_t pos, const ReadableRange& range)
+      : pos_(pos), range_(range), ok_(pos >= range.begin && pos <= range.end) {}
 
   uintptr_t pos() const { return pos_; }
   bool ok() const { return ok_; }
@@ -58,7 +61,14 @@ class ByteReader {
     int shift = 64 - 8 * count;
     return shift == 0 ? static_cast<int64_t>(value) : static_cast<int64_t>(value << shift) >> shift;
   }
-  uint64_t uleb() {
+  // Most operands are below 128: one byte, read inline.
+  __attribute__((always_inline)) uint64_t uleb() {
+    if (ok_ && pos_ < range_.end && (*reinterpret_cast<const uint8_t*>(pos_) & 0x80) == 0) {
+      return *reinterpret_cast<const uint8_t*>(pos_++);
+    }
+    return uleb_slow();
+  }
+  __attribute__((noinline)) uint64_t uleb_slow() {
     uint64_t value = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       uint8_t byte = u8();
@@ -153,7 +163,7 @@ class ByteReader {
 
  private:
   bool readable(uint64_t bytes) {
-    if (!ok_ || pos_ < range_.begin || pos_ > range_.end || bytes > range_.end - pos_) {
+    if (!ok_ || bytes > range_.end - pos_) {  // range_.begin <= pos_ <= range_.end while ok_
       ok_ = false;
       return false;
     }
@@ -161,8 +171,8 @@ class ByteReader {
   }
 
   uintptr_t pos_;
-  const ReadableRange& range_;
-  bool ok_ = true;
+  const ReadableRange range_;  // a copy: its bounds stay in registers through a program
+  bool ok_;
 };
 
 // Reads a CIE/FDE length and sets *end to the end of the entry. False for the terminator
