@@ -337,7 +337,7 @@ __attribute__((always_inline)) inline int walk(Registers regs, bool is_return_ad
 std::atomic<uint32_t> g_rule_generation{1};
 
 // Each thread's memo is a mapping of its own, made at its first capture and unmapped by a
-// thread key's destructor when the thread exits: in thread-local storage its 238 KiB would
+// thread key's destructor when the thread exits: in thread-local storage its 476 KiB would
 // come out of every thread's stack, which programs that size their threads' stacks tightly
 // would feel. A thread whose memo is gone or could not be mapped goes without.
 StackMemo* const kNoMemo = reinterpret_cast<StackMemo*>(uintptr_t{1});

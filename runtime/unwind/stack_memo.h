@@ -27,16 +27,19 @@ namespace memtrack::rt {
 
 constexpr int kMemoWords = 40;   // memory words one walk may load and still be kept
 constexpr int kMemoFrames = 32;  // deepest stack kept (the default max_frames)
-// 256 entries per thread: 32 sets of 8, a set chosen by (pc, sp). Direct-mapped, 64 entries
+// 512 entries per thread: 64 sets of 8, a set chosen by (pc, sp). Direct-mapped, 64 entries
 // reused 81-90% of the python3 workload's stacks (8 entries 65-73%, 128 entries 90%), but
 // only a third of cc1plus's and git's: there half the lookups found the entry of their pc and
 // sp holding another stack (another caller of the same function, at the same depth), which
 // evicted it however many entries there were. Ways keep such callers side by side. Stacks
 // reused (cc1plus / git log -p): 16 sets of 4: 47% / 55%; 64 sets of 4: 58% / 81%; 32 sets of
 // 8: 61% / 99.6%; 16 sets of 16: 61% / 99.7%; 64 sets of 8: 69% / 99.7%. 256 entries are
-// where git stops gaining; 512 would give cc1plus 69% for twice the memory (a lookup that
-// misses reads the first line of each way of its set, so ways are not free either).
-constexpr int kMemoSetBits = 5;
+// where git stops gaining; cc1plus gains up to 512: its runtime does 10% fewer instructions
+// with 64 sets of 8 than with 32 (each walk saved is a chain of rule cache misses too), for
+// 476 KiB of address space a thread instead of 238 (on x86-64; its pages are touched only as
+// entries are used). A lookup that misses reads the first line of each way of its set, so
+// ways are not free either.
+constexpr int kMemoSetBits = 6;
 constexpr int kMemoWays = 8;
 
 struct StackMemoEntry {
