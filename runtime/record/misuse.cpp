@@ -112,32 +112,48 @@ core::SpinLock g_errors_lock;
 core::MmapArray<ErrorEntry> g_errors;  // guarded by g_errors_lock
 constexpr size_t kMaxErrorContexts = 10000;
 
+// An entry's words as write_entry stores them, packed straight from the record (the layout
+// is FreedSlot's; unpack_freed reverses it).
+struct PackedFreed {
+  uint64_t key;
+  uint64_t stamp;
+  uint64_t size_and_stack;
+  uint64_t free_site;
+};
+
+PackedFreed pack_freed(const core::AllocRecord& rec, uint64_t stamp, result::FreeCall call,
+                       uintptr_t free_caller, uint32_t free_stack) {
+  uint64_t size = rec.size;
+  return PackedFreed{
+      .key = rec.ptr >> 3 | static_cast<uint64_t>(call) << 45 |
+             static_cast<uint64_t>(rec.family) << 47 |
+             static_cast<uint64_t>(rec.aligned & 1) << 49 | (size >> kFreedLowSizeBits) << 50,
+      .stamp = stamp,
+      .size_and_stack = (size & kFreedLowSizeMask) | static_cast<uint64_t>(rec.stack_id) << 39,
+      .free_site = free_stack != 0 ? (kFreeSiteIsStack | free_stack) : free_caller,
+  };
+}
+
 // Called by the ring's only writer (its owner, or a holder of a shared ring's lock). The
 // slot is taken before it is written, so a signal handler's free on the same thread takes
 // the next one (a handler that runs between the load and the store of `written` overwrites
 // this entry, or this one the handler's: one entry lost, never a torn one). The stamp
 // (never 0: erase numbers start at 1) is the slot's sequence lock: 0 first, then the words,
 // then the stamp (release), so a reader that sees the same non-zero stamp before and after
-// the words read a whole entry.
-void write_entry(QuarantineRing& ring, FreedSlot* slots, const Freed& f) {
+// the words read a whole entry. Inline in every free: the entry goes from the record to the
+// slot's words without a Freed in between (about 30 instructions a free fewer).
+__attribute__((always_inline)) inline void write_entry(QuarantineRing& ring, FreedSlot* slots,
+                                                       const PackedFreed& f) {
   uint64_t index = ring.written.load(std::memory_order_relaxed);
   ring.written.store(index + 1, std::memory_order_release);
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  uint64_t stamp = f.stamp;
   FreedSlot& slot = slots[index % kRingEntries];
   slot.stamp.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
-  slot.key.store(f.ptr >> 3 | static_cast<uint64_t>(f.free_call) << 45 |
-                     static_cast<uint64_t>(f.family) << 47 |
-                     static_cast<uint64_t>(f.aligned & 1) << 49 |
-                     (f.size >> kFreedLowSizeBits) << 50,
-                 std::memory_order_relaxed);
-  slot.size_and_stack.store((f.size & kFreedLowSizeMask) | static_cast<uint64_t>(f.alloc_stack)
-                                                               << 39,
-                            std::memory_order_relaxed);
-  slot.free_site.store(f.free_stack != 0 ? (kFreeSiteIsStack | f.free_stack) : f.free_caller,
-                       std::memory_order_relaxed);
-  slot.stamp.store(stamp, std::memory_order_release);
+  slot.key.store(f.key, std::memory_order_relaxed);
+  slot.size_and_stack.store(f.size_and_stack, std::memory_order_relaxed);
+  slot.free_site.store(f.free_site, std::memory_order_relaxed);
+  slot.stamp.store(f.stamp, std::memory_order_release);
 }
 
 // Reads `slot` if it holds a whole entry for the pointer whose key is `key`.
@@ -212,8 +228,7 @@ void quarantine(const core::AllocRecord& rec, uint64_t erase_sequence, result::F
   } else {
     free_caller = caller;
   }
-  Freed entry{rec.ptr,    erase_sequence, rec.size,   free_caller, rec.stack_id,
-              free_stack, call,           rec.family, rec.aligned};
+  PackedFreed entry = pack_freed(rec, erase_sequence, call, free_caller, free_stack);
   unsigned index = my_ring();
   QuarantineRing& ring = g_rings[index];
   if (index < kOwnedRings) {
@@ -363,7 +378,9 @@ bool find_containing(uintptr_t ptr, core::AllocRecord* out) {
   return found;
 }
 
-Release judge_unknown(uintptr_t ptr, result::FreeCall call, bool aligned) {
+// Out of line, as report_mismatched_free: the free path's own frame stays small.
+__attribute__((noinline, cold)) Release judge_unknown(uintptr_t ptr, result::FreeCall call,
+                                                      bool aligned) {
   // If anything went untracked, an unknown pointer may be a real block: do not judge.
   if (g_stats.untracked_allocations.load(std::memory_order_relaxed) > 0) return Release::kUnknown;
   ErrorEntry e{};
@@ -432,6 +449,29 @@ bool matches(const core::AllocRecord& rec, result::FreeCall call, bool aligned) 
 
 }  // namespace
 
+namespace {
+
+// A free whose call does not match the allocation's (free of new, delete of new[]...).
+__attribute__((noinline, cold)) void report_mismatched_free(const core::AllocRecord& rec,
+                                                            result::FreeCall call, bool aligned) {
+  ErrorEntry e{};
+  e.kind = result::ErrorKind::kMismatchedFree;
+  e.where = result::ErrorWhere::kHeap;
+  e.alloc_call = alloc_call_of(rec.family);
+  e.free_call = call;
+  e.alloc_aligned = rec.aligned;
+  e.free_aligned = aligned ? 1 : 0;
+  e.occurrences = 1;
+  e.bad_stack = capture_here(g_flags.max_frames);
+  e.alloc_stack = rec.stack_id;
+  e.address = rec.ptr;
+  e.block_start = rec.ptr;
+  e.block_size = rec.size;
+  record_error(e);  // new and malloc share one heap (memtrack's or glibc's): still freed
+}
+
+}  // namespace
+
 Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t caller,
                       core::AllocRecord* out) {
   uint64_t erase_sequence = 0;
@@ -443,22 +483,7 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t 
   }
   if (!g_flags.detect_misuse) return Release::kTracked;
   RuntimeScope scope;
-  if (!matches(*out, call, aligned)) {
-    ErrorEntry e{};
-    e.kind = result::ErrorKind::kMismatchedFree;
-    e.where = result::ErrorWhere::kHeap;
-    e.alloc_call = alloc_call_of(out->family);
-    e.free_call = call;
-    e.alloc_aligned = out->aligned;
-    e.free_aligned = aligned ? 1 : 0;
-    e.occurrences = 1;
-    e.bad_stack = capture_here(g_flags.max_frames);
-    e.alloc_stack = out->stack_id;
-    e.address = out->ptr;
-    e.block_start = out->ptr;
-    e.block_size = out->size;
-    record_error(e);  // new and malloc share one heap (memtrack's or glibc's): still freed
-  }
+  if (!matches(*out, call, aligned)) report_mismatched_free(*out, call, aligned);
   quarantine(*out, erase_sequence, call, caller);
   return Release::kTracked;
 }
