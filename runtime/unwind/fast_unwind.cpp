@@ -399,18 +399,15 @@ inline bool memo_word_unchanged(const StackMemoEntry& entry, int i) {
 // Whether every word the entry's walk loaded still holds its value: re-read in the walk's
 // order, stopping at the first difference (see stack_memo.h). Four words a round, each with
 // its own exit, so that the loop's own count and branch are paid once for four (a memo hit
-// on churn at depth 10 compares 13 words: 8 instructions a word in a one-word loop).
+// on churn at depth 10 compares 13 words: 8 instructions a word in a one-word loop); the
+// words are padded to whole rounds (WalkTrace::pad), so no loop is needed for the rest.
 inline bool memo_words_unchanged(const StackMemoEntry& entry) {
   const int words = entry.words;
-  int i = 0;
-  for (; i + 4 <= words; i += 4) {
+  for (int i = 0; i < words; i += kMemoWordsPerRound) {
     if (!memo_word_unchanged(entry, i) || !memo_word_unchanged(entry, i + 1) ||
         !memo_word_unchanged(entry, i + 2) || !memo_word_unchanged(entry, i + 3)) {
       return false;
     }
-  }
-  for (; i < words; ++i) {
-    if (!memo_word_unchanged(entry, i)) return false;
   }
   return true;
 }
@@ -459,12 +456,60 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
   return walk(regs, is_return_address, frames, max, hash, trace);
 }
 
+namespace {
+
+// The walk of a stack the memo did not have (or of any stack, when this thread has no memo:
+// `memo` null), and its entry in `free_way`'s place. Out of line, so that a memo hit, the
+// common case, pays neither the walk's registers nor its frame (the start registers stay
+// valid: they describe the caller's frames, which outlive this call).
+__attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_return_address,
+                                                uintptr_t* frames, int max, core::StackDepot* depot,
+                                                uint32_t* /*out*/ id, StackMemo* memo, size_t set,
+                                                StackMemoEntry* free_way, uint32_t generation) {
+  uintptr_t own[core::kMaxFramesLimit];
+  if (frames == nullptr) frames = own;
+  uint64_t hash = 0;
+  if (memo == nullptr) {
+    NoTrace none;
+    int depth = walk(regs, is_return_address, frames, max, &hash, none);
+    if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+    return depth;
+  }
+  if (free_way == nullptr) {  // every way holds a stack of this generation: round robin
+    size_t index = set / kMemoWays;
+    free_way = &memo->entries[set + memo->next_way[index]];
+    memo->next_way[index] = static_cast<uint8_t>((memo->next_way[index] + 1) % kMemoWays);
+  }
+  StackMemoEntry& entry = *free_way;
+  entry.generation = 0;
+  entry.words = 0;
+  entry.uses_start_bp = false;
+  entry.uses_wrapper_frame = false;
+  WalkTrace trace{&entry};
+  int depth = walk(regs, is_return_address, frames, max, &hash, trace);
+  if (depth >= 0) {
+    *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
+    if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
+      trace.pad();
+      entry.pc = regs.pc;
+      entry.sp = regs.sp;
+      entry.max = static_cast<int16_t>(max);
+      entry.is_return_address = is_return_address;
+      entry.depth = static_cast<uint16_t>(depth);
+      entry.stack_id = *id;
+      for (int i = 0; i < depth; ++i) entry.frames[i] = frames[i];
+      entry.generation = generation;
+      ++memo->stored;
+    }
+  }
+  return depth;
+}
+
+}  // namespace
+
 __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
                                                    core::StackDepot* depot, uint32_t* /*out*/ id,
                                                    uintptr_t hook_frame) {
-  uintptr_t own[core::kMaxFramesLimit];
-  const bool copy_frames = frames != nullptr;
-  if (!copy_frames) frames = own;
   Registers regs{0, 0, 0};
   MEMTRACK_READ_START_REGISTERS(regs);
 #if defined(__x86_64__)
@@ -478,7 +523,6 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
   (void)hook_frame;
 #endif
   bool is_return_address = start_of_walk(&regs);
-  uint64_t hash = 0;
   StackMemo* memo_or_null = nullptr;
   // Not in a signal handler that interrupted this thread inside the memo.
   if (!t_stack_memo_busy) {
@@ -488,10 +532,8 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     if (memo_or_null == nullptr) t_stack_memo_busy = false;
   }
   if (memo_or_null == nullptr) {
-    NoTrace none;
-    int depth = walk(regs, is_return_address, frames, max, &hash, none);
-    if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
-    return depth;
+    return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, 0, nullptr,
+                             0);
   }
   StackMemo& memo = *memo_or_null;
   uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
@@ -514,7 +556,7 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
       int depth = entry.depth;
       // A plain loop: a constant-size copy becomes rep movsq, whose start-up costs more
       // than the 10-30 words copied.
-      if (copy_frames) {
+      if (frames != nullptr) {
 #pragma GCC unroll 4
         for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
       }
@@ -526,32 +568,8 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     }
     ++memo.rejected;
   }
-  if (free_way == nullptr) {  // every way holds a stack of this generation: round robin
-    size_t index = set / kMemoWays;
-    free_way = &memo.entries[set + memo.next_way[index]];
-    memo.next_way[index] = static_cast<uint8_t>((memo.next_way[index] + 1) % kMemoWays);
-  }
-  StackMemoEntry& entry = *free_way;
-  entry.generation = 0;
-  entry.words = 0;
-  entry.uses_start_bp = false;
-  entry.uses_wrapper_frame = false;
-  WalkTrace trace{&entry};
-  int depth = walk(regs, is_return_address, frames, max, &hash, trace);
-  if (depth >= 0) {
-    *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
-    if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
-      entry.pc = regs.pc;
-      entry.sp = regs.sp;
-      entry.max = static_cast<int16_t>(max);
-      entry.is_return_address = is_return_address;
-      entry.depth = static_cast<uint16_t>(depth);
-      entry.stack_id = *id;
-      for (int i = 0; i < depth; ++i) entry.frames[i] = frames[i];
-      entry.generation = generation;
-      ++memo.stored;
-    }
-  }
+  int depth = walk_and_remember(regs, is_return_address, frames, max, depot, id, &memo, set,
+                                free_way, generation);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_stack_memo_busy = false;
   return depth;

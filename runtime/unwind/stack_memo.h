@@ -25,7 +25,13 @@
 
 namespace memtrack::rt {
 
-constexpr int kMemoWords = 40;   // memory words one walk may load and still be kept
+constexpr int kMemoWords = 40;  // memory words one walk may load and still be kept
+// The check compares words four at a time: an entry's words are padded to a multiple of four
+// with reads of kMemoPadWord (static, always mapped, always 0), so it needs no loop for the
+// last one to three.
+constexpr int kMemoWordsPerRound = 4;
+static_assert(kMemoWords % kMemoWordsPerRound == 0);
+inline constexpr uintptr_t kMemoPadWord = 0;
 constexpr int kMemoFrames = 32;  // deepest stack kept (the default max_frames)
 // 512 entries per thread: 64 sets of 8, a set chosen by (pc, sp). Direct-mapped, 64 entries
 // reused 81-90% of the python3 workload's stacks (8 entries 65-73%, 128 entries 90%), but
@@ -112,6 +118,14 @@ struct WalkTrace {
     entry->wrapper_frame = frame;
   }
   void drop() { keep = false; }
+  // After the walk: pads the words to a whole number of rounds (see kMemoWordsPerRound).
+  void pad() {
+    while (entry->words % kMemoWordsPerRound != 0) {
+      entry->address[entry->words] = reinterpret_cast<uintptr_t>(&kMemoPadWord);
+      entry->value[entry->words] = kMemoPadWord;
+      ++entry->words;
+    }
+  }
 };
 
 // The walk without a memo.
