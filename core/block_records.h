@@ -37,6 +37,17 @@ class BlockRecords {
     return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_erase(ptr, out, sequence, t)
                                                           : table_.try_erase(ptr, out, sequence);
   }
+  // try_erase, and for a chunk of the heap its free in the same step
+  // (SmallHeap::try_erase_and_deallocate): *deallocated says whether the block was freed;
+  // if not, the caller frees it.
+  bool try_erase_and_deallocate(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
+                                HeapThread& t, bool* /*out*/ deallocated) {
+    if (heap_.owns(reinterpret_cast<const void*>(ptr))) {
+      return heap_.try_erase_and_deallocate(ptr, out, sequence, t, deallocated);
+    }
+    *deallocated = false;
+    return table_.try_erase(ptr, out, sequence);
+  }
   bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out) {
     return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_lookup(ptr, out)
                                                           : table_.try_lookup(ptr, out);

@@ -79,11 +79,6 @@ uintptr_t segment_base(uintptr_t address) {
   return address & ~(uintptr_t{kSegment} - 1);
 }
 
-void add_relaxed(std::atomic<uint64_t>& counter, int64_t delta) {
-  counter.store(counter.load(std::memory_order_relaxed) + static_cast<uint64_t>(delta),
-                std::memory_order_relaxed);
-}
-
 }  // namespace
 
 size_t SmallHeap::class_size(size_t c) {
@@ -157,14 +152,6 @@ __attribute__((always_inline)) inline bool SmallHeap::locate_for(uintptr_t p, He
   return true;
 }
 
-__attribute__((always_inline)) inline uint64_t SmallHeap::pack_info(const AllocRecord& rec,
-                                                                    uint64_t kept) {
-  return (kept & kSequenceMask) | kAllocatedBit | kRecordedBit |
-         static_cast<uint64_t>(rec.family) << kFamilyShift | (rec.aligned != 0 ? kAlignedBit : 0) |
-         (rec.ignored != 0 ? kIgnoredBit : 0) | (rec.reported != 0 ? kReportedBit : 0) |
-         static_cast<uint64_t>(rec.epoch % kEpochModulus) << kEpochShift;
-}
-
 void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
   if (segment_class_ == nullptr || t.retired) return nullptr;
   size_t c = 0;
@@ -192,14 +179,24 @@ void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
     list.fresh_next += sizeof(Meta);
     reinterpret_cast<Meta*>(m)->info.store(kAllocatedBit, std::memory_order_relaxed);
   } else {
-    if (!refill(c, t)) return nullptr;
-    return try_allocate(size, alignment, t);
+    return refill_and_allocate(size, alignment, c, t);
   }
   uintptr_t chunk = chunk_of(c, m);
   t.located_chunk_inverted = ~chunk;  // for the set_record that follows
   t.located_meta = m;
   t.located_class = c;
   return reinterpret_cast<void*>(chunk);
+}
+
+// Out of line, so the path of a chunk from the lists saves no registers for it.
+__attribute__((noinline)) void* SmallHeap::refill_and_allocate(size_t size, size_t alignment,
+                                                               size_t c, HeapThread& t) {
+  // refill may map memory (a segment, the thread's counters), and a failed mmap is not the
+  // program's error: errno is kept here, off the path of a chunk from the lists.
+  int saved_errno = sys::get_errno();
+  bool refilled = refill(c, t);
+  sys::set_errno(saved_errno);
+  return refilled ? try_allocate(size, alignment, t) : nullptr;
 }
 
 // Takes a batch from the central list, or carves fresh chunks from the class's newest
@@ -416,18 +413,6 @@ HeapCounters* SmallHeap::counters_of(HeapThread& t) {
   return t.counters;
 }
 
-// Numbers start at 1 (0 is never one: the quarantine's "being written"). 40 bits: 10^12
-// records before they wrap.
-__attribute__((always_inline)) inline uint64_t SmallHeap::next_sequence(HeapThread& t,
-                                                                        uint64_t chunk_last) {
-  uint64_t next = (t.sequence > chunk_last ? t.sequence : chunk_last) + 1;
-  if (++t.unsynced >= kSequenceSync) [[unlikely]] {
-    next = synchronise_sequence(t, next);
-  }
-  t.sequence = next;
-  return next;
-}
-
 uint64_t SmallHeap::synchronise_sequence(HeapThread& t, uint64_t next) {
   t.unsynced = 0;
   uint64_t shared = sequence_.load(std::memory_order_relaxed);
@@ -435,18 +420,6 @@ uint64_t SmallHeap::synchronise_sequence(HeapThread& t, uint64_t next) {
          !sequence_.compare_exchange_weak(shared, next, std::memory_order_relaxed)) {
   }
   return shared > next ? shared + 1 : next;
-}
-
-__attribute__((always_inline)) inline void SmallHeap::count_insert(HeapThread& t, int64_t count,
-                                                                   int64_t bytes) {
-  HeapCounters* counters = t.counters != nullptr ? t.counters : counters_of(t);
-  if (counters == nullptr) [[unlikely]] {  // retired, or no slot: shared atomics
-    retired_inserted_.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
-    retired_inserted_bytes_.fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
-    return;
-  }
-  add_relaxed(counters->inserted, count);
-  add_relaxed(counters->inserted_bytes, bytes);
 }
 
 __attribute__((always_inline)) inline void SmallHeap::count_erase(HeapThread& t, int64_t count,
@@ -459,6 +432,14 @@ __attribute__((always_inline)) inline void SmallHeap::count_erase(HeapThread& t,
   }
   add_relaxed(counters->erased, count);
   add_relaxed(counters->erased_bytes, bytes);
+}
+
+__attribute__((always_inline)) inline void SmallHeap::push_free(size_t c, Meta* meta,
+                                                                HeapThread& t) {
+  HeapThread::List& list = t.lists[c];
+  meta->data.store(list.head, std::memory_order_release);
+  list.head = reinterpret_cast<uintptr_t>(meta);
+  if (++list.count > 2 * kBatches[c]) spill(c, t, kBatches[c]);
 }
 
 bool SmallHeap::try_deallocate(void* p, HeapThread& t) {
@@ -476,10 +457,7 @@ bool SmallHeap::try_deallocate(void* p, HeapThread& t) {
   // The link is written after the state (see try_read): a reader that sees the link also
   // sees the chunk free.
   meta->info.store(info & kSequenceMask, std::memory_order_relaxed);
-  HeapThread::List& list = t.lists[c];
-  meta->data.store(list.head, std::memory_order_release);
-  list.head = reinterpret_cast<uintptr_t>(meta);
-  if (++list.count > 2 * kBatches[c]) spill(c, t, kBatches[c]);
+  push_free(c, meta, t);
   return true;
 }
 
@@ -515,18 +493,11 @@ size_t SmallHeap::usable_size(const void* p) const {
   return (info & kAllocatedBit) != 0 ? class_size(c) : 0;
 }
 
-bool SmallHeap::set_record(const AllocRecord& rec, HeapThread& t) {
+bool SmallHeap::set_record_located(const AllocRecord& rec, HeapThread& t) {
   size_t c;
   Meta* meta;
   if (!locate_for(rec.ptr, t, &c, &meta)) return false;
-  uint64_t info = meta->info.load(std::memory_order_relaxed);
-  if ((info & kAllocatedBit) == 0 || rec.size >= (uint64_t{1} << kSizeBits)) return false;
-  meta->data.store(rec.size | static_cast<uint64_t>(rec.stack_id) << kSizeBits,
-                   std::memory_order_relaxed);
-  uint64_t sequence = next_sequence(t, info >> kSequenceShift);
-  meta->info.store(pack_info(rec, sequence << kSequenceShift), std::memory_order_release);
-  count_insert(t, 1, static_cast<int64_t>(rec.size));
-  return true;
+  return write_record(meta, rec, t);
 }
 
 bool SmallHeap::try_erase(uintptr_t ptr, AllocRecord* out, uint64_t* sequence, HeapThread& t) {
@@ -539,6 +510,28 @@ bool SmallHeap::try_erase(uintptr_t ptr, AllocRecord* out, uint64_t* sequence, H
   meta->info.store(info & (kSequenceMask | kAllocatedBit), std::memory_order_relaxed);
   if (sequence != nullptr) *sequence = out->sequence;
   count_erase(t, 1, static_cast<int64_t>(out->size));
+  return true;
+}
+
+bool SmallHeap::try_erase_and_deallocate(uintptr_t ptr, AllocRecord* out, uint64_t* sequence,
+                                         HeapThread& t, bool* deallocated) {
+  *deallocated = false;
+  size_t c;
+  Meta* meta;
+  if (!locate_for(ptr, t, &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  if ((info & kRecordedBit) == 0) return false;  // recorded implies allocated (pack_info)
+  unpack(ptr, meta->data.load(std::memory_order_relaxed), info, out);
+  if (sequence != nullptr) *sequence = out->sequence;
+  count_erase(t, 1, static_cast<int64_t>(out->size));
+  if (t.retired) {
+    meta->info.store(info & (kSequenceMask | kAllocatedBit), std::memory_order_relaxed);
+    return true;
+  }
+  // The state before the link, as in try_deallocate.
+  meta->info.store(info & kSequenceMask, std::memory_order_relaxed);
+  push_free(c, meta, t);
+  *deallocated = true;
   return true;
 }
 

@@ -97,7 +97,7 @@ class SmallHeap {
   // kMaxAlignment), or nullptr if the heap cannot serve it (off, too large, or memory for a
   // new segment cannot be had): the caller uses the system allocator then. The chunk's
   // record is empty until set_record. `t` is the calling thread's. Fresh chunks are zero;
-  // reused ones hold stale data.
+  // reused ones hold stale data. errno is left as it was.
   void* try_allocate(size_t size, size_t alignment, HeapThread& t);
 
   // Frees a chunk try_allocate returned. Returns false, and does nothing, if `p` is not the
@@ -121,12 +121,24 @@ class SmallHeap {
   // numbers follow the order of allocation within a thread and roughly across threads. The
   // leak scan takes definitely lost leaders in this order (memcheck's address order follows
   // allocation order in its own allocator, which this heap's size classes do not).
-  bool set_record(const AllocRecord& rec, HeapThread& t);
+  __attribute__((always_inline)) bool set_record(const AllocRecord& rec, HeapThread& t) {
+    // Usually the chunk try_allocate just returned: inline, without locating it again.
+    if (~rec.ptr == t.located_chunk_inverted) [[likely]] {
+      return write_record(reinterpret_cast<Meta*>(t.located_meta), rec, t);
+    }
+    return set_record_located(rec, t);
+  }
   // Removes the record of the chunk at `ptr`, copying it to *out; the chunk stays allocated.
   // *sequence: the record's sequence number (never 0; see set_record), so a later free of
   // the same address has the larger number.
   bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
                  HeapThread& t);
+  // try_erase and try_deallocate in one step, for a free with nothing to do between the two
+  // (no copy of the bytes): one lookup of the chunk, one write of its state. *deallocated
+  // says whether the chunk went back too; not on a retired thread, whose frees must go
+  // through try_deallocate (to the central list) after this erase.
+  bool try_erase_and_deallocate(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
+                                HeapThread& t, bool* /*out*/ deallocated);
   // Puts back a record try_erase just removed, undoing that erase in the totals.
   bool try_restore(const AllocRecord& rec, HeapThread& t);
   bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out) const;
@@ -294,7 +306,31 @@ class SmallHeap {
     rec->epoch = static_cast<uint16_t>((info >> kEpochShift) % kEpochModulus);
     rec->sequence = info >> kSequenceShift;
   }
-  static uint64_t pack_info(const AllocRecord& rec, uint64_t kept);
+  static uint64_t pack_info(const AllocRecord& rec, uint64_t kept) {
+    return (kept & kSequenceMask) | kAllocatedBit | kRecordedBit |
+           static_cast<uint64_t>(rec.family) << kFamilyShift |
+           (rec.aligned != 0 ? kAlignedBit : 0) | (rec.ignored != 0 ? kIgnoredBit : 0) |
+           (rec.reported != 0 ? kReportedBit : 0) |
+           static_cast<uint64_t>(rec.epoch % kEpochModulus) << kEpochShift;
+  }
+  // set_record's work on the chunk whose record is `meta`.
+  __attribute__((always_inline)) bool write_record(Meta* meta, const AllocRecord& rec,
+                                                   HeapThread& t) {
+    // Every field is read before the first store, which the compiler must assume may change
+    // `rec`: inlined into a caller that has just filled `rec`, the fields stay in registers.
+    uint64_t size = rec.size;
+    uint64_t data = size | static_cast<uint64_t>(rec.stack_id) << kSizeBits;
+    uint64_t fields = pack_info(rec, 0);
+    uint64_t info = meta->info.load(std::memory_order_relaxed);
+    if ((info & kAllocatedBit) == 0 || size >= (uint64_t{1} << kSizeBits)) return false;
+    meta->data.store(data, std::memory_order_relaxed);
+    uint64_t sequence = next_sequence(t, info >> kSequenceShift);
+    meta->info.store(fields | sequence << kSequenceShift, std::memory_order_release);
+    count_insert(t, 1, static_cast<int64_t>(size));
+    return true;
+  }
+  // set_record of any chunk (out of line: the arithmetic of locate).
+  bool set_record_located(const AllocRecord& rec, HeapThread& t);
   // The record of chunk `i` if it has one, read whole while other threads may change it:
   // its state, its data, then its state again (the writers store the state before a free
   // chunk's link, and a record's data before its state). *info_out: the state read.
@@ -310,6 +346,11 @@ class SmallHeap {
     return true;
   }
 
+  // Puts the chunk whose record is `meta` (of class c, its state already written free) at
+  // the head of the thread's list.
+  void push_free(size_t c, Meta* meta, HeapThread& t);
+  // try_allocate when the thread's list of class c is empty.
+  void* refill_and_allocate(size_t size, size_t alignment, size_t c, HeapThread& t);
   bool refill(size_t c, HeapThread& t);
   Segment* new_segment_locked(size_t c);
   void spill(size_t c, HeapThread& t, uint32_t keep);
@@ -325,9 +366,32 @@ class SmallHeap {
   // The calling thread's counters, taken from the registry at its first change to the heap;
   // nullptr if no slot can be mapped (the counts then go to the retired totals).
   HeapCounters* counters_of(HeapThread& t);
-  void count_insert(HeapThread& t, int64_t count, int64_t bytes);
+  // Only the counters' own thread writes them: a load and a store, no read-modify-write.
+  static void add_relaxed(std::atomic<uint64_t>& counter, int64_t delta) {
+    counter.store(counter.load(std::memory_order_relaxed) + static_cast<uint64_t>(delta),
+                  std::memory_order_relaxed);
+  }
+  void count_insert(HeapThread& t, int64_t count, int64_t bytes) {
+    HeapCounters* counters = t.counters != nullptr ? t.counters : counters_of(t);
+    if (counters == nullptr) [[unlikely]] {  // retired, or no slot: shared atomics
+      retired_inserted_.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
+      retired_inserted_bytes_.fetch_add(static_cast<uint64_t>(bytes), std::memory_order_relaxed);
+      return;
+    }
+    add_relaxed(counters->inserted, count);
+    add_relaxed(counters->inserted_bytes, bytes);
+  }
   void count_erase(HeapThread& t, int64_t count, int64_t bytes);
-  uint64_t next_sequence(HeapThread& t, uint64_t chunk_last);
+  // Numbers start at 1 (0 is never one: the quarantine's "being written"). 40 bits: 10^12
+  // records before they wrap.
+  uint64_t next_sequence(HeapThread& t, uint64_t chunk_last) {
+    uint64_t next = (t.sequence > chunk_last ? t.sequence : chunk_last) + 1;
+    if (++t.unsynced >= kSequenceSync) [[unlikely]] {
+      next = synchronise_sequence(t, next);
+    }
+    t.sequence = next;
+    return next;
+  }
   uint64_t synchronise_sequence(HeapThread& t, uint64_t next);
 
   // One byte per 2 MiB of address space below kAddressLimit: 1 + the class of the heap's

@@ -189,6 +189,55 @@ TEST(SmallHeapTest, RecordsAreSetReadMarkedAndErased) {
   EXPECT_FALSE(heap->set_record(record_of(static_cast<char*>(q) + 16, 8, 1), t));
 }
 
+TEST(SmallHeapTest, EraseAndDeallocateInOneStepFreesOnlyRecordedChunks) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  void* p = heap->try_allocate(100, 0, t);
+  AllocRecord rec = record_of(p, 100, 9);
+  rec.family = AllocFamily::kNew;
+  ASSERT_TRUE(heap->set_record(rec, t));
+  void* unrecorded = heap->try_allocate(100, 0, t);  // a FILE inside fopen: no record
+  AllocRecord out;
+  uint64_t sequence = 0;
+  bool deallocated = true;
+  auto address = reinterpret_cast<uintptr_t>(unrecorded);
+  EXPECT_FALSE(heap->try_erase_and_deallocate(address, &out, &sequence, t, &deallocated));
+  EXPECT_FALSE(deallocated);
+  EXPECT_EQ(heap->usable_size(unrecorded), 112u);  // left allocated: the caller frees it
+  ASSERT_TRUE(heap->try_erase_and_deallocate(rec.ptr, &out, &sequence, t, &deallocated));
+  EXPECT_TRUE(deallocated);
+  EXPECT_EQ(out.size, 100u);
+  EXPECT_EQ(out.stack_id, 9u);
+  EXPECT_EQ(out.family, AllocFamily::kNew);
+  EXPECT_GE(sequence, 1u);
+  EXPECT_EQ(heap->usable_size(p), 0u);  // free
+  EXPECT_FALSE(heap->try_deallocate(p, t));
+  EXPECT_FALSE(heap->try_erase_and_deallocate(rec.ptr, &out, &sequence, t, &deallocated));
+  EXPECT_FALSE(deallocated);
+  AllocTotals totals = heap->totals();
+  EXPECT_EQ(totals.erased, 1u);
+  EXPECT_EQ(totals.live, 0u);
+  EXPECT_EQ(heap->try_allocate(100, 0, t), p);  // at the head of the thread's list
+}
+
+TEST(SmallHeapTest, ARetiredThreadErasesInOneStepAndFreesThroughTheCentralList) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  void* p = heap->try_allocate(100, 0, t);
+  ASSERT_TRUE(heap->set_record(record_of(p, 100, 9), t));
+  heap->retire_thread(t);
+  AllocRecord out;
+  uint64_t sequence = 0;
+  bool deallocated = true;
+  ASSERT_TRUE(heap->try_erase_and_deallocate(reinterpret_cast<uintptr_t>(p), &out, &sequence, t,
+                                             &deallocated));
+  EXPECT_FALSE(deallocated);
+  EXPECT_FALSE(heap->try_lookup(reinterpret_cast<uintptr_t>(p), &out));
+  EXPECT_EQ(heap->usable_size(p), 112u);
+  EXPECT_TRUE(heap->try_deallocate(p, t));
+  EXPECT_EQ(heap->usable_size(p), 0u);
+}
+
 TEST(SmallHeapTest, ForEachVisitsRecordedChunksOnlyAndMarksReported) {
   HeapPtr heap = new_heap();
   HeapThread t{};

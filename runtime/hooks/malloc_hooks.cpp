@@ -120,12 +120,12 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
   if (rt::g_real.free == nullptr && rt::must_bootstrap()) return;  // cannot happen after start-up
   if (!rt::in_runtime()) {
     AllocRecord rec;
-    rt::Release release = rt::release_block(ptr, FreeCall::kFree, false, MEMTRACK_CALLER, &rec);
+    rt::Release release =
+        rt::release_block(ptr, FreeCall::kFree, false, MEMTRACK_CALLER, &rec, true);
+    bool tracked = release == rt::Release::kTracked || release == rt::Release::kFreed;
     // Inside fclose only the blocks the program's calls made (the stdio buffer) are events.
-    if (rt::tracing() && (!rt::in_stdio_scope() || release == rt::Release::kTracked)) {
-      rt::trace_free("free", ptr);
-    }
-    if (release == rt::Release::kRejected) return;
+    if (rt::tracing() && (!rt::in_stdio_scope() || tracked)) rt::trace_free("free", ptr);
+    if (release == rt::Release::kRejected || release == rt::Release::kFreed) return;
   }
   rt::free_block(ptr);
 }

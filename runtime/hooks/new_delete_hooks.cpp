@@ -148,7 +148,8 @@ void delete_impl(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
   if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
   if (!rt::in_runtime()) {
     AllocRecord rec;
-    if (rt::release_block(ptr, call, aligned, caller, &rec) == rt::Release::kRejected) return;
+    rt::Release release = rt::release_block(ptr, call, aligned, caller, &rec, true);
+    if (release == rt::Release::kRejected || release == rt::Release::kFreed) return;
   }
   rt::free_block(ptr);  // libstdc++'s operator delete is free() for every form
 }

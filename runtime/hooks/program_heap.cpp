@@ -54,12 +54,9 @@ void* try_heap_allocate(size_t size, size_t alignment) {
   // the middle of this thread's heap lists): the real allocator.
   if (in_runtime() || !heap().enabled()) return nullptr;
   RuntimeScope scope;
-  int saved_errno = errno;
-  void* p = heap().try_allocate(size, alignment, t_thread.heap);
-  // A failed mmap for a new segment is not the program's error: glibc serves the call now,
-  // and sets errno only if it fails too.
-  if (p == nullptr) errno = saved_errno;
-  return p;
+  // errno stays as it was (try_allocate): if the heap cannot serve, glibc serves the call
+  // now, and sets errno only if it fails too.
+  return heap().try_allocate(size, alignment, t_thread.heap);
 }
 
 bool heap_owns(const void* ptr) {

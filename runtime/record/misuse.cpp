@@ -473,19 +473,21 @@ __attribute__((noinline, cold)) void report_mismatched_free(const core::AllocRec
 }  // namespace
 
 Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t caller,
-                      core::AllocRecord* out) {
+                      core::AllocRecord* out, bool free_tracked) {
   uint64_t erase_sequence = 0;
-  if (!record_free(ptr, out, &erase_sequence)) {
+  bool freed = false;
+  if (!record_free(ptr, out, &erase_sequence, free_tracked ? &freed : nullptr)) {
     // Inside fclose: the FILE object glibc frees was never recorded (fd_tracking.h).
     if (!g_flags.detect_misuse || in_stdio_scope()) return Release::kUnknown;
     RuntimeScope scope;
     return judge_unknown(reinterpret_cast<uintptr_t>(ptr), call, aligned);
   }
-  if (!g_flags.detect_misuse) return Release::kTracked;
+  Release tracked = freed ? Release::kFreed : Release::kTracked;
+  if (!g_flags.detect_misuse) return tracked;
   RuntimeScope scope;
   if (!matches(*out, call, aligned)) report_mismatched_free(*out, call, aligned);
   quarantine(*out, erase_sequence, call, caller);
-  return Release::kTracked;
+  return tracked;
 }
 
 void set_halt_report(void (*report)(const char* how)) {

@@ -13,6 +13,7 @@ namespace memtrack::rt {
 
 enum class Release {
   kTracked,  // a tracked block: its record is in *out; the caller frees it
+  kFreed,    // a tracked block, already freed (only with `free_tracked`): its record is in *out
   kUnknown,  // not ours to judge (e.g. allocated while memtrack could not track): pass it on
   kRejected  // a misuse that must not reach the allocator (double or invalid free)
 };
@@ -21,9 +22,11 @@ enum class Release {
 // checks the allocation family against `call`/`aligned`, quarantines the block, and for an
 // unknown pointer decides whether it is a misuse. `caller`: the hook's return address, the
 // free's site kept in the quarantine (free_stacks=1 captures the whole stack instead).
+// `free_tracked` (free and delete, not realloc, which still copies the bytes): a tracked
+// block of memtrack's heap is freed here, with its record, in one step (kFreed).
 // Thread safe.
 Release release_block(void* ptr, core::result::FreeCall call, bool aligned, uintptr_t caller,
-                      core::AllocRecord* /*out*/ out);
+                      core::AllocRecord* /*out*/ out, bool free_tracked = false);
 
 struct ErrorEntry {
   core::result::ErrorKind kind;

@@ -56,11 +56,14 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
 
 // The runtime scope also covers signal handlers that interrupt us while a shard lock is held:
 // their allocation calls go straight to the real allocator instead of waiting on that lock.
-bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence) {
+bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence, bool* deallocated) {
   RuntimeScope scope;
-  if (!g_allocs.try_erase(reinterpret_cast<uintptr_t>(ptr), out, erase_sequence, t_thread.heap)) {
-    return false;
-  }
+  auto address = reinterpret_cast<uintptr_t>(ptr);
+  bool erased = deallocated != nullptr
+                    ? g_allocs.try_erase_and_deallocate(address, out, erase_sequence, t_thread.heap,
+                                                        deallocated)
+                    : g_allocs.try_erase(address, out, erase_sequence, t_thread.heap);
+  if (!erased) return false;
   note_live_bytes(-static_cast<int64_t>(out->size));
   if (profiling()) profile_free(out->ptr);
   if (out->reported) note_freed_after_report(out->stack_id);

@@ -16,8 +16,11 @@ namespace memtrack::rt {
 void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned,
                        uintptr_t hook_frame = 0);
 // Returns true and fills *out if `ptr` was a tracked block, and *erase_sequence with the
-// number the allocation table gave this erase (AllocTable::try_erase).
-bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence);
+// number the allocation table gave this erase (AllocTable::try_erase). With `deallocated`,
+// a block of memtrack's heap is freed in the same step, and *deallocated says whether it was
+// (BlockRecords::try_erase_and_deallocate); the caller frees the others.
+bool record_free(void* ptr, core::AllocRecord* /*out*/ out, uint64_t* /*out*/ erase_sequence,
+                 bool* /*out*/ deallocated = nullptr);
 // Puts a record back (used when realloc fails after its old record was removed).
 void restore_record(const core::AllocRecord& rec);
 
