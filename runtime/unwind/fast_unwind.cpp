@@ -459,13 +459,13 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
 namespace {
 
 // The walk of a stack the memo did not have (or of any stack, when this thread has no memo:
-// `memo` null), and its entry in `free_way`'s place. Out of line, so that a memo hit, the
-// common case, pays neither the walk's registers nor its frame (the start registers stay
-// valid: they describe the caller's frames, which outlive this call).
+// `memo` null), and its entry in set `set`. Out of line, so that a memo hit, the common case,
+// pays neither the walk's registers nor its frame (the start registers stay valid: they
+// describe the caller's frames, which outlive this call).
 __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_return_address,
                                                 uintptr_t* frames, int max, core::StackDepot* depot,
                                                 uint32_t* /*out*/ id, StackMemo* memo, size_t set,
-                                                StackMemoEntry* free_way, uint32_t generation) {
+                                                uint32_t generation) {
   uintptr_t own[core::kMaxFramesLimit];
   if (frames == nullptr) frames = own;
   uint64_t hash = 0;
@@ -475,7 +475,14 @@ __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_r
     if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
     return depth;
   }
-  if (free_way == nullptr) {  // every way holds a stack of this generation: round robin
+  // The first way that is empty or of an older rule generation; if every way holds a stack
+  // of this generation, round robin.
+  StackMemoEntry* free_way = nullptr;
+  for (int way = 0; way < kMemoWays && free_way == nullptr; ++way) {
+    StackMemoEntry& candidate = memo->entries[set + static_cast<size_t>(way)];
+    if (candidate.generation != generation) free_way = &candidate;
+  }
+  if (free_way == nullptr) {
     size_t index = set / kMemoWays;
     free_way = &memo->entries[set + memo->next_way[index]];
     memo->next_way[index] = static_cast<uint8_t>((memo->next_way[index] + 1) % kMemoWays);
@@ -532,21 +539,17 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     if (memo_or_null == nullptr) t_stack_memo_busy = false;
   }
   if (memo_or_null == nullptr) {
-    return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, 0, nullptr,
-                             0);
+    return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, 0, 0);
   }
   StackMemo& memo = *memo_or_null;
   uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
   size_t set = memo_set(regs.pc, regs.sp);
-  StackMemoEntry* free_way = nullptr;  // empty, or of an older rule generation
+  // The pc first: it tells most of a set's entries apart, so a way that holds another
+  // caller's stack costs one compare (an empty way's pc is 0).
   for (int way = 0; way < kMemoWays; ++way) {
     StackMemoEntry& entry = memo.entries[set + static_cast<size_t>(way)];
-    if (entry.generation != generation) {
-      if (free_way == nullptr) free_way = &entry;
-      continue;
-    }
-    if (entry.pc != regs.pc || entry.sp != regs.sp || entry.max != max ||
-        entry.is_return_address != is_return_address ||
+    if (entry.pc != regs.pc || entry.sp != regs.sp || entry.generation != generation ||
+        entry.max != max || entry.is_return_address != is_return_address ||
         (entry.uses_start_bp && entry.start_bp != regs.bp) ||
         (entry.uses_wrapper_frame &&
          entry.wrapper_frame != g_main_wrapper_frame.load(std::memory_order_relaxed))) {
@@ -568,8 +571,8 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     }
     ++memo.rejected;
   }
-  int depth = walk_and_remember(regs, is_return_address, frames, max, depot, id, &memo, set,
-                                free_way, generation);
+  int depth =
+      walk_and_remember(regs, is_return_address, frames, max, depot, id, &memo, set, generation);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_stack_memo_busy = false;
   return depth;
