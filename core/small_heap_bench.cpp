@@ -40,11 +40,29 @@ AllocRecord record_of(void* p, size_t size) {
 constexpr size_t kWorkingSet = 4096;
 constexpr size_t kBlockSize = 48;
 
+// Frees a recorded block: in one step, as free and delete do (try_erase_and_deallocate), or
+// with the record erased first and the chunk freed after, as realloc does.
+void free_recorded(SmallHeap* heap, HeapThread& t, void* p, bool one_step) {
+  AllocRecord old;
+  uint64_t sequence = 0;
+  if (one_step) {
+    bool deallocated = false;
+    heap->try_erase_and_deallocate(reinterpret_cast<uintptr_t>(p), &old, &sequence, t,
+                                   &deallocated);
+    benchmark::DoNotOptimize(deallocated);
+    return;
+  }
+  heap->try_erase(reinterpret_cast<uintptr_t>(p), &old, &sequence, t);
+  heap->try_deallocate(p, t);
+}
+
 // Each thread keeps 4096 live blocks and replaces a pseudo-random one per iteration (the
 // churn workload's non-LIFO pattern): free with its record, allocate and record anew.
+// Argument: 1 frees in one step, 0 in two (free_recorded).
 void BM_HeapReplaceBlock(benchmark::State& state) {
   SmallHeap* heap = shared_heap();
   HeapThread& t = t_heap_thread;
+  bool one_step = state.range(0) != 0;
   std::vector<void*> blocks(kWorkingSet);
   for (void*& p : blocks) {
     p = heap->try_allocate(kBlockSize, 0, t);
@@ -53,23 +71,16 @@ void BM_HeapReplaceBlock(benchmark::State& state) {
   uint64_t i = 0;
   for (auto _ : state) {
     size_t slot = (i++ * 2654435761u) % kWorkingSet;
-    AllocRecord old;
-    uint64_t sequence = 0;
-    heap->try_erase(reinterpret_cast<uintptr_t>(blocks[slot]), &old, &sequence, t);
-    heap->try_deallocate(blocks[slot], t);
+    free_recorded(heap, t, blocks[slot], one_step);
     void* p = heap->try_allocate(kBlockSize, 0, t);
     benchmark::DoNotOptimize(heap->set_record(record_of(p, kBlockSize), t));
     blocks[slot] = p;
   }
-  for (void* p : blocks) {
-    AllocRecord old;
-    uint64_t sequence = 0;
-    heap->try_erase(reinterpret_cast<uintptr_t>(p), &old, &sequence, t);
-    heap->try_deallocate(p, t);
-  }
+  for (void* p : blocks) free_recorded(heap, t, p, one_step);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  state.SetLabel(one_step ? "free in one step" : "erase, then free");
 }
-BENCHMARK(BM_HeapReplaceBlock)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+BENCHMARK(BM_HeapReplaceBlock)->Arg(1)->Arg(0)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 
 // The same with glibc's malloc and free and a record in the allocation table.
 void BM_GlibcAndTableReplaceBlock(benchmark::State& state) {
@@ -129,10 +140,7 @@ void BM_HeapReplaceAmongMillion(benchmark::State& state) {
     return v;
   }();
   replace_among_million(state, *blocks, [&](void* old_block) {
-    AllocRecord old;
-    uint64_t sequence = 0;
-    heap->try_erase(reinterpret_cast<uintptr_t>(old_block), &old, &sequence, t);
-    heap->try_deallocate(old_block, t);
+    free_recorded(heap, t, old_block, true);
     void* p = heap->try_allocate(kLargeBlockSize, 0, t);
     benchmark::DoNotOptimize(heap->set_record(record_of(p, kLargeBlockSize), t));
     return p;
