@@ -44,7 +44,8 @@ DEFAULT_CAP = 30.0
 
 # Variables from the caller's environment that would change what a run measures.
 SCRUBBED_ENV = ("LD_PRELOAD", "MEMTRACK_OPTIONS", "MEMTRACK_RUNTIME", "LSAN_OPTIONS",
-                "ASAN_OPTIONS", "VALGRIND_OPTS", "PYTHONMALLOC", "GIT_DIR", "GIT_WORK_TREE")
+                "ASAN_OPTIONS", "VALGRIND_OPTS", "PYTHONMALLOC", "PYTHONHASHSEED", "GIT_DIR",
+                "GIT_WORK_TREE")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +217,9 @@ WORKLOADS = [
                           "1024", "4096", "64"]),
     Workload("live_blocks", "1M live blocks",
              lambda ctx: [workload_binary(ctx, "live_blocks"), str(LIVE_BLOCKS), "32"]),
-    Workload("python", "python3 snippet", python_argv, env={"PYTHONMALLOC": "malloc"}),
+    # A fixed hash seed: the same dict layouts, so the same allocations, in every run.
+    Workload("python", "python3 snippet", python_argv,
+             env={"PYTHONMALLOC": "malloc", "PYTHONHASHSEED": "0"}),
     Workload("git_log", "git log -p", git_log_argv),
     Workload("sort", "sort 50 MB", sort_argv),
     Workload("gxx", "g++ -O2 -c", gxx_argv),
