@@ -477,17 +477,20 @@ __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_r
   }
   // The first way that is empty or of an older rule generation; if every way holds a stack
   // of this generation, round robin.
-  StackMemoEntry* free_way = nullptr;
-  for (int way = 0; way < kMemoWays && free_way == nullptr; ++way) {
-    StackMemoEntry& candidate = memo->entries[set + static_cast<size_t>(way)];
-    if (candidate.generation != generation) free_way = &candidate;
+  size_t free_way = set + kMemoWays;
+  for (int way = 0; way < kMemoWays && free_way == set + kMemoWays; ++way) {
+    size_t candidate = set + static_cast<size_t>(way);
+    if (memo->way_pc[candidate] == 0 || memo->entries[candidate].generation != generation) {
+      free_way = candidate;
+    }
   }
-  if (free_way == nullptr) {
+  if (free_way == set + kMemoWays) {
     size_t index = set / kMemoWays;
-    free_way = &memo->entries[set + memo->next_way[index]];
+    free_way = set + memo->next_way[index];
     memo->next_way[index] = static_cast<uint8_t>((memo->next_way[index] + 1) % kMemoWays);
   }
-  StackMemoEntry& entry = *free_way;
+  StackMemoEntry& entry = memo->entries[free_way];
+  memo->way_pc[free_way] = 0;
   entry.generation = 0;
   entry.words = 0;
   entry.uses_start_bp = false;
@@ -498,7 +501,6 @@ __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_r
     *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
     if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
       trace.pad();
-      entry.pc = regs.pc;
       entry.sp = regs.sp;
       entry.max = static_cast<int16_t>(max);
       entry.is_return_address = is_return_address;
@@ -506,6 +508,7 @@ __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_r
       entry.stack_id = *id;
       for (int i = 0; i < depth; ++i) entry.frames[i] = frames[i];
       entry.generation = generation;
+      memo->way_pc[free_way] = regs.pc;
       ++memo->stored;
     }
   }
@@ -544,12 +547,15 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
   StackMemo& memo = *memo_or_null;
   uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
   size_t set = memo_set(regs.pc, regs.sp);
-  // The pc first: it tells most of a set's entries apart, so a way that holds another
-  // caller's stack costs one compare (an empty way's pc is 0).
-  for (int way = 0; way < kMemoWays; ++way) {
+  // The pc first, from the set's line of pcs: it tells most of a set's entries apart, so a
+  // way that holds another caller's stack costs one compare and no read of its entry.
+  const uintptr_t* way_pc = &memo.way_pc[set];
+  for (int way = 0;; ++way) {
+    while (way < kMemoWays && way_pc[way] != regs.pc) ++way;
+    if (way == kMemoWays) break;
     StackMemoEntry& entry = memo.entries[set + static_cast<size_t>(way)];
-    if (entry.pc != regs.pc || entry.sp != regs.sp || entry.generation != generation ||
-        entry.max != max || entry.is_return_address != is_return_address ||
+    if (entry.sp != regs.sp || entry.generation != generation || entry.max != max ||
+        entry.is_return_address != is_return_address ||
         (entry.uses_start_bp && entry.start_bp != regs.bp) ||
         (entry.uses_wrapper_frame &&
          entry.wrapper_frame != g_main_wrapper_frame.load(std::memory_order_relaxed))) {
