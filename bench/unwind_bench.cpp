@@ -2,10 +2,14 @@
 // DWARF rules), libgcc's _Unwind_Backtrace (the reference) and glibc's backtrace(), then a
 // capture plus the stack-depot lookup of the (known) stack, at 1, 2 and 4 threads, and the
 // same through the per-thread memo of unchanged stacks (fast_unwind_interned: the words the
-// walk loaded are compared instead of walking, no depot lookup).
+// walk loaded are compared instead of walking, no depot lookup), also with eight stacks in one
+// set of the memo.
 // This file is built -O2 without frame pointers, like the programs memtrack runs.
 #include <benchmark/benchmark.h>
 #include <execinfo.h>
+
+#include <array>
+#include <utility>
 
 #include "core/stack_depot.h"
 #include "runtime/unwind/fast_unwind.h"
@@ -107,6 +111,44 @@ BENCHMARK(BM_CaptureMemoized)
     ->Threads(1)
     ->Threads(4)
     ->UseRealTime();
+
+// A memo set holding several stacks: eight callers of one capturing function, in turn. The
+// memo's key is the first frame's pc and stack pointer, the same under every caller, so
+// their eight stacks share one set and fill its ways; each lookup passes over the others'
+// ways to its own (their pcs, in the set's line of pcs) and checks its own entry's words.
+__attribute__((noipa)) void capture_once(uint32_t* id) {
+  benchmark::DoNotOptimize(fast_unwind_interned(nullptr, kHookMaxFrames, shared_depot(), id));
+  __asm__ volatile("" ::: "memory");
+}
+
+template <int kCaller>
+__attribute__((noipa)) void capture_via(uint32_t* id) {
+  capture_once(id);
+  __asm__ volatile("" ::: "memory");
+}
+
+template <int... kCallers>
+constexpr auto make_callers(std::integer_sequence<int, kCallers...> /*callers*/) {
+  return std::array<void (*)(uint32_t*), sizeof...(kCallers)>{capture_via<kCallers>...};
+}
+constexpr int kCallersInOneSet = 8;  // the memo's ways (stack_memo.h)
+constexpr auto kCallers = make_callers(std::make_integer_sequence<int, kCallersInOneSet>{});
+
+void BM_CaptureMemoizedCallers(benchmark::State& state) {
+  uint32_t id = 0;
+  StackMemoStats before = stack_memo_stats();
+  for (auto _ : state) {
+    for (auto* caller : kCallers) caller(&id);  // one call site: the callers differ only in frame 1
+  }
+  benchmark::DoNotOptimize(id);
+  StackMemoStats after = stack_memo_stats();
+  uint64_t captures = state.iterations() * kCallersInOneSet;
+  state.SetItemsProcessed(static_cast<int64_t>(captures));
+  // The share of captures the memo answered: 1 unless the set failed to keep the stacks.
+  state.counters["reused"] =
+      static_cast<double>(after.hits - before.hits) / static_cast<double>(captures);
+}
+BENCHMARK(BM_CaptureMemoizedCallers);
 
 }  // namespace
 }  // namespace memtrack::rt
