@@ -35,6 +35,10 @@ struct ThreadState {
   bool in_realloc = false;  // record/profile.cpp: a free is the first half of a realloc
   // record/profile.cpp: 1 + the index of this thread's heap profile buffer; 0 = none yet.
   int profile_buffer = 0;
+  // record/stack_scrub.h: the thread's own stack, learnt at its first recorded block
+  // (stack_size 0 until then; ~0 when it cannot be known).
+  uintptr_t stack_low = 0;
+  uintptr_t stack_size = 0;
   // hooks/program_heap.cpp: this thread's lists of memtrack's own heap and its counters.
   core::HeapThread heap{};
 };

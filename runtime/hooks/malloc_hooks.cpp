@@ -21,6 +21,7 @@
 #include "runtime/record/misuse.h"
 #include "runtime/record/profile.h"
 #include "runtime/record/record.h"
+#include "runtime/record/stack_scrub.h"
 #include "runtime/runtime.h"
 
 using memtrack::core::AllocFamily;
@@ -30,16 +31,37 @@ namespace rt = memtrack::rt;
 
 namespace {
 
-// Inside the real fopen/fclose (StdioScope) glibc's own FILE objects are not the program's
-// memory (fd_tracking.h).
-// `frame`: the hook's frame address (MEMTRACK_HOOK_FRAME), where the stack capture starts.
-void track(void* p, size_t size, uintptr_t frame) {
-  if (p == nullptr) return;
+// The stack of a block about to be allocated, captured before it exists (record.h,
+// capture_allocation_stack); 0 when the block will not be recorded: inside the runtime, and
+// inside the real fopen/fclose (StdioScope), where glibc's own FILE objects are not the
+// program's memory (fd_tracking.h). `frame`: the hook's frame address (MEMTRACK_HOOK_FRAME).
+uint32_t stack_before(uintptr_t frame) {
+  if (rt::in_runtime() || rt::in_stdio_scope()) return 0;
+  return rt::capture_allocation_stack(frame);
+}
+
+// Records the block allocated after stack_before.
+void track(void* p, size_t size, uint32_t stack) {
+  if (p == nullptr || rt::in_runtime()) return;
   if (rt::in_stdio_scope()) {
     rt::note_stdio_block(p, size);
     return;
   }
-  rt::record_allocation(p, size, AllocFamily::kMalloc, false, frame);
+  rt::record_allocation(p, size, AllocFamily::kMalloc, false, stack);
+  rt::scrub_if_foreign_stack();
+}
+
+// Hides a pointer the hook still needs across the stack capture, so no frame of the
+// unwinder saves it (the value it keeps is no address); reveal() undoes it.
+constexpr uintptr_t kHiddenMask = uintptr_t{0xa5a5} << (sizeof(uintptr_t) * 8 - 16);
+uintptr_t hide(void* p) {
+  uintptr_t hidden = reinterpret_cast<uintptr_t>(p) ^ kHiddenMask;
+  __asm__ volatile("" : "+r"(hidden));
+  return hidden;
+}
+void* reveal(uintptr_t hidden) {
+  __asm__ volatile("" : "+r"(hidden));
+  return reinterpret_cast<void*>(hidden ^ kHiddenMask);
 }
 
 // An allocation call of the program for the event log (not one glibc makes inside fopen).
@@ -50,9 +72,10 @@ bool logged() {
 void* malloc_impl(size_t size, uintptr_t frame) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
   rt::check_allocation("malloc");
+  uint32_t stack = stack_before(frame);
   void* p = rt::try_heap_allocate(size, 0);
   if (p == nullptr) p = rt::g_real.malloc(size);
-  if (!rt::in_runtime()) track(p, size, frame);
+  track(p, size, stack);
   return p;
 }
 
@@ -96,6 +119,7 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
     return rt::bootstrap_alloc(total, 16);  // arena memory is zeroed
   }
   rt::check_allocation("calloc");
+  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
   size_t total = 0;
   void* p = nullptr;
   if (!__builtin_mul_overflow(count, size, &total)) p = rt::try_heap_allocate(total, 0);
@@ -104,7 +128,7 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
   } else {
     p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
   }
-  if (!rt::in_runtime()) track(p, count * size, MEMTRACK_HOOK_FRAME);
+  track(p, count * size, stack);
   if (logged()) rt::trace_alloc2("calloc", count, size, p);
   return p;
 }
@@ -150,6 +174,10 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
     rt::check_allocation("realloc");
     return rt::reallocate_block(ptr, size);
   }
+  // A block that stays where it is keeps its address: hidden during the capture.
+  uintptr_t hidden = hide(ptr);
+  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
+  ptr = reveal(hidden);
   AllocRecord old;
   rt::ProfileReallocScope realloc_scope;  // the heap profile records the free as a realloc's
   rt::Release release = rt::release_block(ptr, FreeCall::kRealloc, false, MEMTRACK_CALLER, &old);
@@ -161,7 +189,7 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   bool known = release == rt::Release::kTracked;
   void* p = rt::reallocate_block(ptr, size);
   if (p != nullptr) {
-    track(p, size, MEMTRACK_HOOK_FRAME);
+    track(p, size, stack);
   } else if (size != 0 && known) {
     int saved_errno = errno;
     rt::restore_record(old);  // failed: the old block is untouched and still live
@@ -188,6 +216,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
     return 0;
   }
   rt::check_allocation("posix_memalign");
+  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
   int rc = 0;
   void* p = nullptr;
   // A power of two and a multiple of sizeof(void*), or the real one's EINVAL.
@@ -199,7 +228,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
   } else {
     rc = rt::g_real.posix_memalign(out, alignment, size);
   }
-  if (rc == 0 && !rt::in_runtime()) track(*out, size, MEMTRACK_HOOK_FRAME);
+  if (rc == 0) track(*out, size, stack);
   if (logged()) rt::trace_posix_memalign(alignment, size, rc == 0 ? *out : nullptr, rc);
   return rc;
 }
@@ -207,9 +236,10 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
 MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("aligned_alloc");
+  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
   void* p =
       aligned_impl(alignment, size, [&] { return rt::g_real.aligned_alloc(alignment, size); });
-  if (!rt::in_runtime()) track(p, size, MEMTRACK_HOOK_FRAME);
+  track(p, size, stack);
   if (logged()) rt::trace_alloc2("aligned_alloc", alignment, size, p);
   return p;
 }
@@ -217,8 +247,9 @@ MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("memalign");
+  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(alignment, size, [&] { return rt::g_real.memalign(alignment, size); });
-  if (!rt::in_runtime()) track(p, size, MEMTRACK_HOOK_FRAME);
+  track(p, size, stack);
   if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
   return p;
 }
@@ -226,9 +257,10 @@ MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* valloc(size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
   rt::check_allocation("valloc");
+  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(static_cast<size_t>(getpagesize()), size,
                          [&] { return rt::g_real.valloc(size); });
-  if (!rt::in_runtime()) track(p, size, MEMTRACK_HOOK_FRAME);
+  track(p, size, stack);
   if (logged()) rt::trace_alloc("valloc", size, p);
   return p;
 }
@@ -240,8 +272,9 @@ MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
   rt::check_allocation("pvalloc");
+  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(page, rounded, [&] { return rt::g_real.pvalloc(size); });
-  if (!rt::in_runtime()) track(p, rounded, MEMTRACK_HOOK_FRAME);
+  track(p, rounded, stack);
   if (logged()) rt::trace_alloc("pvalloc", size, p);
   return p;
 }

@@ -17,6 +17,7 @@
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/record.h"
+#include "runtime/record/stack_scrub.h"
 #include "runtime/runtime.h"
 
 using memtrack::core::AllocFamily;
@@ -104,10 +105,15 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
   if (alignment != 0 && alignment < sizeof(void*)) alignment = sizeof(void*);
   size_t request = size == 0 ? 1 : size;
   rt::check_allocation(new_name(family));
+  // Captured before the block exists (record.h, capture_allocation_stack).
+  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack(frame);
   for (;;) {
     void* p = allocate(request, alignment);
     if (p != nullptr) {
-      if (!rt::in_runtime()) rt::record_allocation(p, size, family, alignment != 0, frame);
+      if (!rt::in_runtime()) {
+        rt::record_allocation(p, size, family, alignment != 0, stack);
+        rt::scrub_if_foreign_stack();
+      }
       if (rt::tracing()) rt::trace_new(new_name(family), size, alignment, false, p);
       return p;
     }
@@ -127,13 +133,17 @@ void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, Al
   rt::check_allocation(new_name(family));
   Fn real = lookup(cache, true, name);
   if (real == nullptr) return nullptr;
+  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack();
   void* p = nullptr;
   {
     rt::RuntimeScope scope;
     rt::AllowAllocation allowed("the real nothrow operator new");
     p = real(size, args...);
   }
-  if (p != nullptr && !rt::in_runtime()) rt::record_allocation(p, size, family, aligned);
+  if (p != nullptr && !rt::in_runtime()) {
+    rt::record_allocation(p, size, family, aligned, stack);
+    rt::scrub_if_foreign_stack();
+  }
   if (rt::tracing())
     rt::trace_new(new_name(family), size, aligned ? alignment_of(args...) : 0, true, p);
   return p;

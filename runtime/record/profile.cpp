@@ -247,15 +247,17 @@ bool claim_stack(uint32_t id) {
   return (__atomic_fetch_or(byte, bit, __ATOMIC_RELAXED) & bit) == 0;
 }
 
-void put_stack_locked(RecordWriter& out, uint32_t id, const uintptr_t* frames, uint32_t depth) {
-  if (id > core::StackDepot::kMaxStacks || frames == nullptr || !claim_stack(id)) return;
+void put_stack_locked(RecordWriter& out, uint32_t id) {
+  if (id == core::StackDepot::kInvalidId || id > core::StackDepot::kMaxStacks) return;
+  const core::StackView stack = g_stacks.get(id);
+  if (stack.frames == nullptr || !claim_stack(id)) return;
   out.tag(Tag::kStack);
   out.varint(id);
-  out.varint(depth);
+  out.varint(stack.size);
   uintptr_t previous = 0;
-  for (uint32_t i = 0; i < depth; ++i) {
-    out.varint(profile::zigzag(static_cast<int64_t>(frames[i] - previous)));
-    previous = frames[i];
+  for (uint32_t i = 0; i < stack.size; ++i) {
+    out.varint(profile::zigzag(static_cast<int64_t>(stack.frames[i] - previous)));
+    previous = stack.frames[i];
   }
 }
 
@@ -429,8 +431,7 @@ ProfileReallocScope::~ProfileReallocScope() {
   t_thread.in_realloc = false;
 }
 
-void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id, const uintptr_t* frames,
-                   uint32_t depth) {
+void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id) {
   int tid = current_thread_id();
   uint64_t now = coarse_ns();
   Buffer& b = thread_buffer();
@@ -440,7 +441,7 @@ void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id, const uintpt
   {
     RecordWriter out(b);
     put_thread_locked(b, out, tid);
-    put_stack_locked(out, stack_id, frames, depth);
+    put_stack_locked(out, stack_id);
     put_event_locked(b, out, Tag::kAlloc, seq, now);
     out.varint(size);
     out.varint(stack_id);

@@ -35,12 +35,11 @@ class ProfileReallocScope {
   ProfileReallocScope& operator=(const ProfileReallocScope&) = delete;
 };
 
-// The events. Call inside the runtime scope, only when profiling(). `frames` may be null
-// when the stack was recorded before (a failed realloc putting its old block back). Never
-// inlined: the hot allocation and free paths of a run without a profile would otherwise
-// carry their code, its registers and its stack frame.
-__attribute__((noinline)) void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id,
-                                             const uintptr_t* frames, uint32_t depth);
+// The events. Call inside the runtime scope, only when profiling(). A stack's frames are
+// written, from the stack depot, with the first event that names it. Never inlined: the hot
+// allocation and free paths of a run without a profile would otherwise carry their code, its
+// registers and its stack frame.
+__attribute__((noinline)) void profile_alloc(uintptr_t ptr, uint64_t size, uint32_t stack_id);
 __attribute__((noinline)) void profile_free(uintptr_t ptr);
 // An RSS sample, taken by memtrack's thread every profile_interval_ms.
 void profile_sample();

@@ -21,17 +21,19 @@ std::atomic<bool> g_warned_table_full{false};
 
 }  // namespace
 
-void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned,
-                       uintptr_t hook_frame) {
+uint32_t capture_allocation_stack(uintptr_t hook_frame) {
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
-  uintptr_t frames[core::kMaxFramesLimit];
   int depth = 0;
-  // Only the heap profile reads the frames themselves.
-  const bool profile = profiling();
-  uint32_t stack_id =
-      capture_stack_id(profile ? frames : nullptr, g_flags.max_frames, &depth, hook_frame);
+  uint32_t stack_id = capture_stack_id(nullptr, g_flags.max_frames, &depth, hook_frame);
+  core::sys::set_errno(saved_errno);
+  return stack_id;
+}
 
+void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned,
+                       uint32_t stack_id) {
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
   core::AllocRecord rec;
   rec.ptr = reinterpret_cast<uintptr_t>(ptr);
   rec.size = size;
@@ -43,7 +45,7 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
   if (g_allocs.try_insert(rec, t_thread.heap)) {
     note_live_bytes(static_cast<int64_t>(size));
-    if (profile) profile_alloc(rec.ptr, size, stack_id, frames, static_cast<uint32_t>(depth));
+    if (profiling()) profile_alloc(rec.ptr, size, stack_id);
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(size, std::memory_order_relaxed);
@@ -76,7 +78,7 @@ void restore_record(const core::AllocRecord& rec) {
   // shrank its free space meanwhile and mmap fails, count the block as untracked.
   if (g_allocs.try_restore(rec, t_thread.heap)) {
     note_live_bytes(static_cast<int64_t>(rec.size));
-    if (profiling()) profile_alloc(rec.ptr, rec.size, rec.stack_id, nullptr, 0);
+    if (profiling()) profile_alloc(rec.ptr, rec.size, rec.stack_id);
   } else {
     g_stats.untracked_allocations.fetch_add(1, std::memory_order_relaxed);
     g_stats.untracked_bytes.fetch_add(rec.size, std::memory_order_relaxed);

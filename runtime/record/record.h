@@ -9,12 +9,19 @@
 
 namespace memtrack::rt {
 
+// The stack of an allocation the calling hook is about to make, captured before the block
+// exists: no frame of the unwinder (which goes kilobytes below the hook) then holds the new
+// block's address. On a stack the program allocated itself (a coroutine's, which the leak
+// scan reads whole, dead part included) such a copy would keep a block the program dropped
+// alive. Must be called with the thread outside the runtime (in_runtime() false); keeps
+// errno. `hook_frame`: the frame address of the hook the program called (0 if unknown),
+// where the capture starts leaving the runtime's frames.
+uint32_t capture_allocation_stack(uintptr_t hook_frame = 0);
 // Records a new block / forgets a freed one. Must be called with the calling thread outside
 // the runtime (in_runtime() false); they enter it themselves. Keep errno unchanged.
-// `hook_frame`: the frame address of the hook the program called (0 if unknown), where the
-// stack capture starts leaving the runtime's frames.
+// `stack_id`: capture_allocation_stack's, taken before the block was allocated.
 void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned,
-                       uintptr_t hook_frame = 0);
+                       uint32_t stack_id);
 // Returns true and fills *out if `ptr` was a tracked block, and *erase_sequence with the
 // number the allocation table gave this erase (AllocTable::try_erase). With `deallocated`,
 // a block of memtrack's heap is freed in the same step, and *deallocated says whether it was
