@@ -11,8 +11,10 @@
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
+#include "runtime/alloc_guard.h"
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/real_functions.h"
+#include "runtime/link_mode.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/leak_report.h"
 #include "runtime/leakcheck/leak_scan.h"
@@ -25,6 +27,13 @@
 #include "runtime/output/trace_log.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/unwind.h"
+
+// glibc's __cxa_atexit (stdlib/cxa_atexit.c), the function behind atexit, taking the DSO
+// whose unloading runs the handler early (none here). libmemtrack.so is linked with
+// --wrap=__cxa_atexit, which sends the runtime's other calls elsewhere (resolve_dlsym.cpp);
+// weak, since the link-time archive has no such name (and does not call it).
+extern "C" int __real___cxa_atexit(void (*function)(void*), void* argument, void* dso_handle)
+    __attribute__((weak));
 
 namespace memtrack::rt {
 namespace {
@@ -113,8 +122,39 @@ bool is_vfork_child() {
 
 }  // namespace
 
-__attribute__((destructor)) static void memtrack_destructor() {
+namespace {
+
+// Set once the exit report is registered to run after every destructor (below); the library
+// destructor is then not where the report is made.
+std::atomic<bool> g_report_after_destructors{false};
+
+void report_after_destructors(void* /*unused*/) {
   report_at_exit("exit", 0, false);
+}
+
+}  // namespace
+
+// glibc's exit runs its handlers last registered first. __libc_start_main registers the
+// dynamic linker's destructor, which runs every library's DT_FINI_ARRAY (and their
+// __cxa_atexit entries), after the preloaded libraries' constructors have run, this one's
+// included: a handler registered here, with no DSO handle (so that this library's own
+// finalization does not run it), therefore runs after all of them, and after the program's
+// atexit handlers and static destructors; only stdio's final flush and _exit come later, as
+// under memcheck. The library destructor stays the report's place in a static program (whose
+// __cxa_atexit calls the link-time archive drops; its own destructors run after the
+// program's, runtime.md "The link-time runtime").
+void register_report_after_destructors() {
+  if (link_mode() != LinkMode::kPreload || __real___cxa_atexit == nullptr) return;
+  AllowAllocation allowed("__cxa_atexit");  // beyond its first 32 entries glibc callocs more
+  if (__real___cxa_atexit(report_after_destructors, nullptr, nullptr) == 0) {
+    g_report_after_destructors.store(true, std::memory_order_relaxed);
+  }
+}
+
+__attribute__((destructor)) static void memtrack_destructor() {
+  if (!g_report_after_destructors.load(std::memory_order_relaxed)) {
+    report_at_exit("exit", 0, false);
+  }
 }
 
 }  // namespace memtrack::rt

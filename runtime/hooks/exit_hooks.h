@@ -4,6 +4,11 @@
 
 namespace memtrack::rt {
 
+// Registers the exit report to run after every destructor of every library (an exit handler
+// registered before __libc_start_main registers the dynamic linker's). Called once, by the
+// library constructor.
+void register_report_after_destructors();
+
 // Produces the exit report once per process. `how` says what ended the program.
 void report_at_exit(const char* how, int status, bool have_status);
 

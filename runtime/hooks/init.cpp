@@ -202,6 +202,7 @@ __attribute__((constructor)) static void memtrack_constructor() {
   {
     RuntimeScope scope;
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    register_report_after_destructors();
     capture_process_info();
     capture_exec_environment();
     write_start_marker();

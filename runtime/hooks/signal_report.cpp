@@ -16,7 +16,6 @@
 
 #include "core/sys_linux.h"
 #include "runtime/hooks/exit_hooks.h"
-#include "runtime/leakcheck/leak_scan.h"
 #include "runtime/machine_context.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"
@@ -65,11 +64,11 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     const auto* uc = static_cast<const ucontext_t*>(context);
     if (is_crash_signal(sig)) record_crash(sig, info, context);
     // The leak scan starts at the interrupted stack pointer: below it are this handler and
-    // the dead red zone, not the program's live frames.
+    // the dead red zone, not the program's live frames. The thread's registers are no roots:
+    // it dies of the signal, and a scratch register that still holds a pointer the program
+    // has dropped (left there by memset, say) would keep a lost block alive (memcheck does
+    // not scan a dying thread's registers either).
     note_exit_stack(context_sp(uc));
-    uintptr_t registers[kContextRegisters];
-    context_registers(uc, registers);
-    note_interrupted_registers(registers, kContextRegisters);
     set_exit_record(core::result::ExitHow::kSignal, sig);
     report_at_exit(ending_phrase(sig), sig, false);
   }

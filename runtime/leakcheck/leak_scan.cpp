@@ -21,9 +21,6 @@ namespace memtrack::rt {
 namespace {
 
 ThreadStopper g_stopper;  // large; lives in .bss, never on a stack
-constexpr size_t kMaxInterruptedRegisters = 32;
-uintptr_t g_interrupted_registers[kMaxInterruptedRegisters];
-size_t g_interrupted_count = 0;
 
 uint64_t thread_cpu_ns() {
   timespec now{};
@@ -314,9 +311,6 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
       if (!t.captured) continue;
       for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
     }
-    for (size_t i = 0; i < g_interrupted_count; ++i) {
-      scan.scan_root_word(g_interrupted_registers[i]);
-    }
   }
   if (g_flags.scan_root_regions) scan_registered_regions(scan, maps);
   // FILE objects of open streams are no blocks (fd_tracking.h) but glibc's list of open
@@ -330,12 +324,6 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
 }
 
 }  // namespace
-
-void note_interrupted_registers(const uintptr_t* registers, size_t count) {
-  if (count > kMaxInterruptedRegisters) count = kMaxInterruptedRegisters;
-  for (size_t i = 0; i < count; ++i) g_interrupted_registers[i] = registers[i];
-  g_interrupted_count = count;
-}
 
 bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
                       LeakScanStats* stats) {

@@ -34,12 +34,6 @@ struct LeakScanStats {
 [[nodiscard]] bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
                                     LeakScanStats* /*out*/ stats);
 
-// The registers of the reporting thread where a signal interrupted it (its ucontext's general
-// registers): roots of the exit report, like the stopped threads' registers, since the
-// values the program held in them are live (a crash report runs in the signal handler, above
-// the interrupted frame). Called once, from the handler of the signal that ends the process.
-void note_interrupted_registers(const uintptr_t* registers, size_t count);
-
 // The runtime's own zero-initialised globals when it is linked into the executable (the
 // archive gathers them in one section): no root, like libmemtrack.so's image, which the
 // skipped code range covers whole. Set once at start-up.

@@ -21,7 +21,9 @@ Directives are `//` comment lines in the source:
   MEMTRACK-EXPECT: KIND B N     against its MEMTRACK-EXPECT line instead of memcheck's, and
                                 the difference is printed. Each DIFFERS needs one
                                 MEMTRACK-EXPECT of the same kind and vice versa.
-  EXIT: N                       The program's exit status (default 0), the same under both.
+  EXIT: N                       The program's exit status (default 0), the same under both;
+                                -SIG: it dies of signal SIG (memcheck dies of it, `memtrack
+                                run` exits with 128 + SIG, as a shell reports it).
 
 Runtime blocks. memtrack counts blocks that the C/C++ runtime keeps for itself (allocated by
 ld.so, stdio buffers, or with no frame outside libc/ld.so/libstdc++/libgcc_s/libm) in
@@ -149,9 +151,10 @@ def memtrack_side(args, case, temp_dir, failures):
     processes, result = leak_kinds.run_memtrack(
         args.memtrack, args.runtime, [os.path.abspath(args.program)], temp_dir, temp_dir,
         TIMEOUT_SECONDS)
-    if result.returncode != case.exit:
+    expected_exit = case.exit if case.exit >= 0 else 128 - case.exit
+    if result.returncode != expected_exit:
         failures.append(f"under memtrack the program exited {result.returncode}, "
-                        f"expected {case.exit}; stderr:\n"
+                        f"expected {expected_exit}; stderr:\n"
                         f"{result.stderr.decode(errors='replace')[-2000:]}")
     if len(processes) != 1:
         failures.append(f"memtrack reported {len(processes)} processes, expected 1")
