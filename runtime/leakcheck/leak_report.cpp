@@ -29,11 +29,13 @@ bool LeakReport::try_collect(core::BlockRecords& table, uint32_t stack_count) {
 
 bool LeakReport::try_collect_classified(const ScanBlocks& blocks,
                                         const core::MmapArray<ReachabilityScan::Clique>& cliques,
-                                        uint32_t stack_count) {
+                                        uint32_t stack_count, const ReachabilityScan* held) {
   // One group per (stack id, kind), indexed directly. Freshly mapped memory is zero, so only
   // the pages of the groups that occur are ever touched; a group learns its key when it is
-  // taken out.
+  // taken out. A fifth slot per stack holds the blocks the C runtime holds for itself.
   constexpr uint32_t kKinds = 4;  // definite, indirect, possible, reachable
+  constexpr uint32_t kSlots = kKinds + 1;
+  constexpr uint32_t kRuntimeHeld = kKinds;
   static_assert(static_cast<uint32_t>(LeakKind::kDefinite) == 0 &&
                 static_cast<uint32_t>(LeakKind::kIndirect) == 1 &&
                 static_cast<uint32_t>(LeakKind::kPossible) == 2 &&
@@ -42,27 +44,31 @@ bool LeakReport::try_collect_classified(const ScanBlocks& blocks,
   constexpr LeakKind kKindOf[] = {LeakKind::kDefinite, LeakKind::kIndirect, LeakKind::kPossible,
                                   LeakKind::kReachable};
   core::MmapArray<LeakGroup> by_key;
-  if (!by_key.try_resize((size_t{stack_count} + 1) * kKinds)) return false;
+  if (!by_key.try_resize((size_t{stack_count} + 1) * kSlots)) return false;
   for (size_t i = 0; i < blocks.size(); ++i) {
     uint32_t stack_id = blocks.stack_id(i);
     if (stack_id > stack_count) continue;
-    LeakKind kind = kKindOf[static_cast<uint32_t>(blocks.state(i))];
-    LeakGroup& group = by_key[size_t{stack_id} * kKinds + static_cast<uint32_t>(kind)];
+    uint32_t slot = held != nullptr && held->runtime_held(i)
+                        ? kRuntimeHeld
+                        : static_cast<uint32_t>(kKindOf[static_cast<uint32_t>(blocks.state(i))]);
+    LeakGroup& group = by_key[size_t{stack_id} * kSlots + slot];
     group.bytes += blocks.size_of(i);
     group.blocks += 1;
   }
   for (const ReachabilityScan::Clique& clique : cliques) {
     uint32_t stack_id = blocks.stack_id(clique.leader);
     if (stack_id > stack_count) continue;
-    LeakGroup& group = by_key[size_t{stack_id} * kKinds];
+    LeakGroup& group = by_key[size_t{stack_id} * kSlots];
     group.indirect_bytes += clique.bytes;
     group.indirect_blocks += clique.blocks;
   }
   for (size_t i = 0; i < by_key.size(); ++i) {
     LeakGroup group = by_key[i];
     if (group.blocks == 0) continue;
-    group.stack_id = static_cast<uint32_t>(i / kKinds);
-    group.kind = static_cast<LeakKind>(i % kKinds);
+    group.stack_id = static_cast<uint32_t>(i / kSlots);
+    const uint32_t slot = static_cast<uint32_t>(i % kSlots);
+    group.runtime_internal = slot == kRuntimeHeld;
+    group.kind = group.runtime_internal ? LeakKind::kReachable : static_cast<LeakKind>(slot);
     if (!groups_.try_push_back(group)) return false;
   }
   return true;

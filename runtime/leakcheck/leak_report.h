@@ -42,10 +42,12 @@ class LeakReport {
   [[nodiscard]] bool try_collect(core::BlockRecords& table, uint32_t stack_count);
 
   // Groups classified blocks by (stack id, kind); definite groups sum the indirect totals of
-  // their blocks' cliques (as ReachabilityScan::cliques() lists them).
+  // their blocks' cliques (as ReachabilityScan::cliques() lists them). Blocks the C runtime
+  // holds for itself (`held`'s runtime_held, if given) form reachable groups of their own,
+  // marked runtime_internal.
   [[nodiscard]] bool try_collect_classified(
       const ScanBlocks& blocks, const core::MmapArray<ReachabilityScan::Clique>& cliques,
-      uint32_t stack_count);
+      uint32_t stack_count, const ReachabilityScan* held = nullptr);
 
   // Sorts groups by bytes, then blocks (both descending), then stack id, so the order is
   // deterministic for identical runs.

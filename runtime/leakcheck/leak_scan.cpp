@@ -3,6 +3,8 @@
 // stopper only parks threads that are outside the runtime.
 #include "runtime/leakcheck/leak_scan.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -13,14 +15,30 @@
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/proc_maps.h"
 #include "runtime/leakcheck/root_regions.h"
+#include "runtime/leakcheck/runtime_roots.h"
 #include "runtime/leakcheck/stop_threads.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/fast_unwind.h"
+
+// glibc's list of open streams (libio/genops.c), linked through each FILE's _chain.
+extern "C" FILE* _IO_list_all;
 
 namespace memtrack::rt {
 namespace {
 
 ThreadStopper g_stopper;  // large; lives in .bss, never on a stack
+// The thread pointers of the scan's threads (this one and the stopped ones), under the report
+// lock; and the C runtime's roots of the scan in progress, for allocated_by_runtime.
+uintptr_t g_thread_pointers[ThreadStopper::kMaxThreads + 1];
+const RuntimeRoots* g_runtime_roots = nullptr;
+
+// Whether the block's allocator was called from the C runtime's own code (its stack's first
+// frame, a return address, lies in one of the runtime's libraries).
+bool allocated_by_runtime(uint32_t stack_id) {
+  core::StackView stack = g_stacks.get(stack_id);
+  return stack.frames != nullptr && stack.size > 0 && g_runtime_roots != nullptr &&
+         g_runtime_roots->is_runtime_code(stack.frames[0] - 1);
+}
 
 uint64_t thread_cpu_ns() {
   timespec now{};
@@ -234,6 +252,45 @@ void scan_registered_regions(ReachabilityScan& scan, const core::MmapArray<MapRe
   }
 }
 
+// The C runtime's roots, where they lie in readable and writable mappings (a thread's
+// descriptor of a thread that has gone, or TLS the kernel has not mapped, is skipped).
+void scan_runtime_roots(ReachabilityScan& scan, const RuntimeRoots& roots,
+                        const core::MmapArray<MapRegion>& maps) {
+  for (size_t i = 0; i < roots.count(); ++i) {
+    const core::sys::MemoryRange& r = roots.ranges()[i];
+    for (const MapRegion& m : maps) {
+      if (!m.readable || !m.writable || m.special || m.device) continue;
+      uintptr_t begin = r.start > m.start ? r.start : m.start;
+      uintptr_t end = r.end < m.end ? r.end : m.end;
+      if (begin < end) scan.scan_root_range(begin, end);
+    }
+  }
+}
+
+// The program's open streams: glibc allocates each FILE for the program and keeps it on its
+// list until fclose. They are the program's (a stream never closed is still reachable, as
+// memcheck says), not the C runtime's own state, so the program's roots reach them before
+// the runtime's list does. Read guarded: a stopped thread may be changing the list.
+void scan_open_streams(ReachabilityScan& scan) {
+  uint64_t stream = 0;
+  if (!try_read_word(reinterpret_cast<uintptr_t>(&_IO_list_all), &stream)) return;
+  for (size_t n = 0; stream != 0 && n < (size_t{1} << 20); ++n) {
+    scan.scan_root_word(static_cast<uintptr_t>(stream));
+    if (!try_read_word(static_cast<uintptr_t>(stream) + offsetof(FILE, _chain), &stream)) return;
+  }
+}
+
+// Builds the runtime roots' ranges for this thread and the stopped ones.
+bool finish_runtime_roots(RuntimeRoots& roots) {
+  size_t count = 0;
+  g_thread_pointers[count++] = reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
+  for (size_t i = 0; i < g_stopper.count() && count < ThreadStopper::kMaxThreads + 1; ++i) {
+    const StoppedThread& t = g_stopper.thread(i);
+    if (t.captured) g_thread_pointers[count++] = t.thread_pointer;
+  }
+  return roots.try_finish(g_thread_pointers, count);
+}
+
 uintptr_t g_globals_start = 0;
 uintptr_t g_globals_end = 0;
 
@@ -336,6 +393,10 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     *phase = now - mark;
     mark = now;
   };
+  // The C runtime's libraries, before the threads stop (dl_iterate_phdr takes the loader's
+  // lock, which a stopped thread may hold).
+  RuntimeRoots runtime_roots;
+  bool have_runtime_roots = runtime_roots.try_collect();
   // First: no handler of the program may run on this thread from here on (a timer's would
   // change what the scan reads), and no read of the scan may fault.
   ScanGuard guard;
@@ -370,11 +431,23 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     ok = scan.try_init(blocks, readonly);
   }
   lap(&times.maps_ns);
+  have_runtime_roots = have_runtime_roots && finish_runtime_roots(runtime_roots);
   if (ok) {
+    // The program's roots first, without the C runtime's; then the runtime's, whose blocks
+    // that the program does not reach are the runtime's own (runtime_roots.h).
+    if (have_runtime_roots) scan.set_excluded(runtime_roots.ranges(), runtime_roots.count());
     scan.mark_ignored();
     scan_roots(scan, blocks, maps, own, stack_top);
+    if (have_runtime_roots) scan_open_streams(scan);
     lap(&times.roots_ns);
     ok = scan.propagate();
+    if (ok && have_runtime_roots) {
+      g_runtime_roots = &runtime_roots;
+      scan.begin_runtime_roots(allocated_by_runtime);
+      scan_runtime_roots(scan, runtime_roots, maps);
+      ok = scan.propagate();
+      g_runtime_roots = nullptr;
+    }
     lap(&times.mark_ns);
     ok = ok && scan.classify_unreached(allocation_sequence);
     lap(&times.cliques_ns);

@@ -90,6 +90,8 @@ void ReachabilityScan::push(size_t index) {
 
 // A pointer from a root or a reachable block (from_definite) to a block's start, or one a
 // heuristic accepts, makes it reachable; anything else pointing into it only possibly lost.
+// Among the C runtime's roots, any pointer into an unreached block the runtime allocated
+// makes it held by the runtime (begin_runtime_roots).
 void ReachabilityScan::reach(uintptr_t value, bool from_definite) {
   long found = blocks_->find(value);
   if (found < 0) return;
@@ -98,6 +100,13 @@ void ReachabilityScan::reach(uintptr_t value, bool from_definite) {
   if (state == BlockState::kReachable) return;
   const bool at_start = value == blocks_->start(index);
   if (!at_start && is_allocator_link(index, value)) return;
+  if (allocated_by_runtime_ != nullptr && state == BlockState::kUnreached &&
+      allocated_by_runtime_(blocks_->stack_id(index))) {
+    mark_held(index);
+    blocks_->set_state(index, BlockState::kReachable);
+    push(index);
+    return;
+  }
   bool start = at_start || heuristic_start(index, value);
   BlockState next = from_definite && start ? BlockState::kReachable : BlockState::kPossible;
   if (next <= state) return;
@@ -105,11 +114,41 @@ void ReachabilityScan::reach(uintptr_t value, bool from_definite) {
   push(index);
 }
 
+template <typename F>
+void ReachabilityScan::for_each_included(uintptr_t begin, uintptr_t end, F&& f) const {
+  size_t i = core::first_after(excluded_, excluded_count_, begin,
+                               [](const core::sys::MemoryRange& r) { return r.start; });
+  if (i > 0 && excluded_[i - 1].end > begin) --i;  // a range that starts before begin
+  uintptr_t cursor = begin;
+  for (; i < excluded_count_ && excluded_[i].start < end; ++i) {
+    if (excluded_[i].start > cursor) f(cursor, excluded_[i].start);
+    if (excluded_[i].end > cursor) cursor = excluded_[i].end;
+  }
+  if (cursor < end) f(cursor, end);
+}
+
 void ReachabilityScan::scan_root_range(uintptr_t begin, uintptr_t end) {
   const ScanBlocks::Filter filter = blocks_->filter();
-  read_words(begin, end, [&](uintptr_t value) {
-    if (filter.may_hold(value)) reach(value, true);
+  for_each_included(begin, end, [&](uintptr_t from, uintptr_t to) {
+    read_words(from, to, [&](uintptr_t value) {
+      if (filter.may_hold(value)) reach(value, true);
+    });
   });
+}
+
+void ReachabilityScan::set_excluded(const core::sys::MemoryRange* ranges, size_t count) {
+  excluded_ = ranges;
+  excluded_count_ = count;
+}
+
+void ReachabilityScan::begin_runtime_roots(bool (*allocated_by_runtime)(uint32_t stack_id)) {
+  set_excluded(nullptr, 0);
+  // Without memory for the bits, the runtime's roots are scanned like the program's.
+  if (held_.try_resize((blocks_->size() + 63) / 64)) allocated_by_runtime_ = allocated_by_runtime;
+}
+
+void ReachabilityScan::mark_held(size_t index) {
+  held_[index / 64] |= uint64_t{1} << (index % 64);
 }
 
 void ReachabilityScan::scan_root_word(uintptr_t value) {

@@ -32,12 +32,31 @@ class ReachabilityScan {
   [[nodiscard]] bool try_init(ScanBlocks& blocks,
                               const core::MmapArray<core::sys::MemoryRange>& readonly);
 
-  // Treats every aligned word of [begin, end) as a root. The memory must be readable.
+  // Treats every aligned word of [begin, end) as a root, except the words of the excluded
+  // ranges (set_excluded). The memory must be readable.
   void scan_root_range(uintptr_t begin, uintptr_t end);
+  // Ranges scan_root_range leaves out (sorted by start, not overlapping; `ranges` must stay
+  // alive while it is set): the C runtime's own roots, scanned after the program's
+  // (begin_runtime_roots). Empty by default.
+  void set_excluded(const core::sys::MemoryRange* ranges, size_t count);
   // Treats `value` (a register) as a root.
   void scan_root_word(uintptr_t value);
   // Makes every ignored block reachable, as if a root pointed at it.
   void mark_ignored();
+  // Switches to the C runtime's own roots (its libraries' data and TLS, each thread's
+  // descriptor), after the program's roots were scanned and propagated: clears the
+  // exclusion, and from now on a block still unreached that the runtime allocated itself
+  // (`allocated_by_runtime(stack id)`) is *held by the runtime* when any pointer reaches it,
+  // start or interior (glibc's search trees tag their pointers' low bits), and counts as
+  // reachable; other blocks follow the usual rules. So glibc's environment tree, NSS and
+  // locale state, and per-thread buffers are the runtime's, not the program's, as memcheck's
+  // run of __libc_freeres makes them; a block of the program's that only glibc keeps (a
+  // putenv string, a setvbuf buffer) stays reachable.
+  void begin_runtime_roots(bool (*allocated_by_runtime)(uint32_t stack_id));
+  // True if the block was reached only through the C runtime's roots (begin_runtime_roots).
+  bool runtime_held(size_t index) const {
+    return held_.size() != 0 && (held_[index / 64] >> (index % 64) & 1) != 0;
+  }
   // Scans reachable and possibly lost blocks until nothing changes. Returns false if the
   // work list overflowed mmap (the result is then conservative only in part).
   bool propagate();
@@ -71,7 +90,17 @@ class ReachabilityScan {
 
   ScanBlocks* blocks_ = nullptr;
   const core::MmapArray<core::sys::MemoryRange>* readonly_ = nullptr;
+  void mark_held(size_t index);
+  // Calls f(begin, end) on each part of [begin, end) outside the excluded ranges.
+  template <typename F>
+  void for_each_included(uintptr_t begin, uintptr_t end, F&& f) const;
+
   core::MmapArray<uint32_t> work_;
+  // The excluded ranges of scan_root_range, and the runtime phase's state.
+  const core::sys::MemoryRange* excluded_ = nullptr;
+  size_t excluded_count_ = 0;
+  bool (*allocated_by_runtime_)(uint32_t stack_id) = nullptr;
+  core::MmapArray<uint64_t> held_;  // one bit per block, mapped by begin_runtime_roots
   core::MmapArray<Clique> cliques_;
   // The unreached blocks in the leaders' order, and (index, rank) pairs sorted by index;
   // empty for address order.

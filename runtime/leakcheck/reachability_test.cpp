@@ -41,6 +41,34 @@ class ReachabilityTest : public ::testing::Test {
     ASSERT_TRUE(scan_.classify_unreached(sequence));
   }
 
+  // As classify, then the C runtime's roots (begin_runtime_roots) with `runtime_roots` as its
+  // only range; a block counts as the runtime's when its number (its stack id) has its bit
+  // set in `runtime_blocks`. `excluded`, if set, is left out of the program's roots.
+  void classify_with_runtime(const std::vector<uintptr_t>& roots,
+                             const std::vector<uintptr_t>& runtime_roots, uint64_t runtime_blocks,
+                             const core::sys::MemoryRange* excluded = nullptr) {
+    for (size_t i = owned_.size(); i-- > 0;) {
+      ASSERT_TRUE(blocks_.try_add(reinterpret_cast<uintptr_t>(owned_[i]), sizes_[i],
+                                  static_cast<uint32_t>(i), false));
+    }
+    ASSERT_TRUE(blocks_.try_sort());
+    ASSERT_TRUE(scan_.try_init(blocks_, readonly_));
+    if (excluded != nullptr) scan_.set_excluded(excluded, 1);
+    if (!roots.empty()) {
+      auto begin = reinterpret_cast<uintptr_t>(roots.data());
+      scan_.scan_root_range(begin, begin + roots.size() * 8);
+    }
+    ASSERT_TRUE(scan_.propagate());
+    g_runtime_blocks = runtime_blocks;
+    scan_.begin_runtime_roots(
+        [](uint32_t stack_id) { return (g_runtime_blocks >> stack_id & 1) != 0; });
+    auto begin = reinterpret_cast<uintptr_t>(runtime_roots.data());
+    scan_.scan_root_range(begin, begin + runtime_roots.size() * 8);
+    ASSERT_TRUE(scan_.propagate());
+    ASSERT_TRUE(scan_.classify_unreached());
+  }
+  static inline uint64_t g_runtime_blocks = 0;
+
   size_t index_of(const void* p) {
     for (size_t i = 0; i < blocks_.size(); ++i) {
       if (blocks_.start(i) == reinterpret_cast<uintptr_t>(p)) return i;
@@ -77,6 +105,58 @@ TEST_F(ReachabilityTest, StartPointerFromRootIsReachableAndPropagates) {
   classify({addr(a)});
   EXPECT_EQ(state_of(a), BlockState::kReachable);
   EXPECT_EQ(state_of(b), BlockState::kReachable);
+}
+
+// glibc's environment tree: a root in libc's data points at the tree's root node, which
+// points at its children through pointers whose low bit holds a colour.
+TEST_F(ReachabilityTest, RuntimeRootsHoldTheRuntimesBlocksThroughAnyPointer) {
+  uintptr_t* root = make(2);
+  uintptr_t* left = make(2);
+  uintptr_t* right = make(2);
+  root[0] = addr(left) | 1;
+  root[1] = addr(right);
+  classify_with_runtime({}, {addr(root)}, 0b111);
+  for (const void* p : {root, left, right}) {
+    EXPECT_EQ(state_of(p), BlockState::kReachable);
+    EXPECT_TRUE(scan_.runtime_held(index_of(p)));
+  }
+}
+
+// A putenv string or a setvbuf buffer: the program's block, kept by glibc only.
+TEST_F(ReachabilityTest, TheProgramsBlocksKeptByTheRuntimeFollowTheUsualRules) {
+  uintptr_t* environ_array = make(2);
+  uintptr_t* string = make(2);
+  uintptr_t* tokenized = make(4);
+  environ_array[0] = addr(string);
+  tokenized[0] = 12345;
+  // strtok's saved position: an interior pointer in libc's data
+  classify_with_runtime({}, {addr(environ_array), addr(tokenized) + 16}, 0b001);
+  EXPECT_TRUE(scan_.runtime_held(index_of(environ_array)));
+  EXPECT_EQ(state_of(string), BlockState::kReachable);
+  EXPECT_FALSE(scan_.runtime_held(index_of(string)));
+  EXPECT_EQ(state_of(tokenized), BlockState::kPossible);
+  EXPECT_FALSE(scan_.runtime_held(index_of(tokenized)));
+}
+
+TEST_F(ReachabilityTest, ABlockTheProgramReachesIsNeverTheRuntimes) {
+  uintptr_t* shared = make(2);
+  uintptr_t* lost = make(2);
+  classify_with_runtime({addr(shared)}, {addr(shared)}, 0b11);
+  EXPECT_EQ(state_of(shared), BlockState::kReachable);
+  EXPECT_FALSE(scan_.runtime_held(index_of(shared)));
+  EXPECT_EQ(state_of(lost), BlockState::kUnreached);  // no root at all: lost, whoever made it
+  EXPECT_FALSE(scan_.runtime_held(index_of(lost)));
+}
+
+TEST_F(ReachabilityTest, ExcludedRangesAreLeftOutOfTheProgramsRoots) {
+  uintptr_t* kept = make(2);
+  uintptr_t* runtimes = make(2);
+  std::vector<uintptr_t> roots = {addr(kept), addr(runtimes), addr(kept)};
+  auto second = reinterpret_cast<uintptr_t>(&roots[1]);
+  core::sys::MemoryRange excluded{second, second + 8};
+  classify_with_runtime(roots, {addr(runtimes)}, 0b10, &excluded);
+  EXPECT_FALSE(scan_.runtime_held(index_of(kept)));
+  EXPECT_TRUE(scan_.runtime_held(index_of(runtimes)));
 }
 
 TEST_F(ReachabilityTest, InteriorPointerMakesPossibleAndWhatItHoldsToo) {

@@ -70,7 +70,9 @@ bool collect(LeakReport& report, uintptr_t stack_top) {
     LeakScanStats stats;
     bool scanned = scan_live_blocks(blocks, scan, stack_top, &stats);
     if (g_flags.leak_scan_stats) print_scan_stats(stats);
-    if (scanned) return report.try_collect_classified(blocks, scan.cliques(), stack_count);
+    if (scanned) {
+      return report.try_collect_classified(blocks, scan.cliques(), stack_count, &scan);
+    }
     diag("warning: the leak scan could not run; leaks are reported unclassified");
   }
   return report.try_collect(g_allocs, stack_count);
@@ -78,7 +80,10 @@ bool collect(LeakReport& report, uintptr_t stack_top) {
 
 void mark_runtime_internal(LeakReport& report) {
   for (LeakGroup& group : report.groups()) {
-    group.runtime_internal = is_runtime_internal(g_stacks.get(group.stack_id));
+    // Blocks the scan found held by the C runtime are marked already.
+    if (!group.runtime_internal) {
+      group.runtime_internal = is_runtime_internal(g_stacks.get(group.stack_id));
+    }
   }
 }
 

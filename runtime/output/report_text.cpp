@@ -11,6 +11,7 @@
 #include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/leakcheck/runtime_roots.h"
 #include "runtime/link_mode.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/log_file.h"
@@ -27,33 +28,11 @@
 namespace memtrack::rt {
 namespace {
 
-const char* base_name(const char* path) {
-  const char* base = path;
-  for (const char* p = path; *p != '\0'; ++p) {
-    if (*p == '/') base = p + 1;
-  }
-  return base;
-}
-
 bool starts_with(const char* s, const char* prefix) {
   while (*prefix != '\0') {
     if (*s++ != *prefix++) return false;
   }
   return true;
-}
-
-bool is_dynamic_linker(const char* module) {
-  return module != nullptr && starts_with(base_name(module), "ld-linux");
-}
-
-// The C and C++ runtime libraries whose start-up code allocates memory it keeps for the
-// life of the process.
-bool is_system_runtime(const char* module) {
-  if (module == nullptr) return false;
-  const char* base = base_name(module);
-  return starts_with(base, "libc.so") || starts_with(base, "ld-linux") ||
-         starts_with(base, "libstdc++.so") || starts_with(base, "libgcc_s.so") ||
-         starts_with(base, "libm.so");
 }
 
 bool same_string(const char* a, const char* b) {
@@ -201,7 +180,7 @@ void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
     line.str("  ").str(g_flags.show_runtime_internal ? "included above: " : "not shown: ");
     line.grouped(internal.bytes).str(" bytes in ").grouped(internal.blocks).chr(' ');
     line.plural(internal.blocks, "block");
-    line.str(" kept by ld.so, stdio and libstdc++ for their own use");
+    line.str(" kept by the C/C++ runtime for its own use");
     if (!g_flags.show_runtime_internal) line.str(" (show_runtime_internal=1 lists them)");
     emit(out, line);
   }

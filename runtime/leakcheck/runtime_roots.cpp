@@ -1,0 +1,135 @@
+// The C and C++ runtime's own roots (runtime_roots.h). Calls libc (dl_iterate_phdr, dlsym)
+// but never malloc for itself.
+#include "runtime/leakcheck/runtime_roots.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include "runtime/alloc_guard.h"
+#include "runtime/link_mode.h"
+
+namespace memtrack::rt {
+namespace {
+
+const char* base_name(const char* path) {
+  const char* base = path;
+  for (const char* p = path; *p != '\0'; ++p) {
+    if (*p == '/') base = p + 1;
+  }
+  return base;
+}
+
+bool starts_with(const char* s, const char* prefix) {
+  while (*prefix != '\0') {
+    if (*s++ != *prefix++) return false;
+  }
+  return true;
+}
+
+// A static TLS block lies within this distance of the thread pointer; a module's block
+// further away was allocated when its module was loaded (dynamic TLS, a block of its own).
+constexpr intptr_t kStaticTlsReach = intptr_t{1} << 20;
+
+// glibc tells debuggers the size of its thread descriptor (for libthread_db); 0 if unknown.
+size_t thread_descriptor_size() {
+  static size_t cached = 1;  // 1: not looked up yet
+  if (cached != 1) return cached;
+  size_t size = 0;
+  if (link_mode() == LinkMode::kPreload) {
+    AllowAllocation allowed("dlsym");  // a failed lookup allocates its message
+    const auto* value =
+        static_cast<const uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread"));
+    if (value != nullptr && *value < 65536) size = *value;
+  }
+  cached = size;
+  return size;
+}
+
+}  // namespace
+
+bool is_dynamic_linker(const char* module) {
+  return module != nullptr && starts_with(base_name(module), "ld-linux");
+}
+
+bool is_system_runtime(const char* module) {
+  if (module == nullptr) return false;
+  const char* base = base_name(module);
+  return starts_with(base, "libc.so") || starts_with(base, "ld-linux") ||
+         starts_with(base, "libstdc++.so") || starts_with(base, "libgcc_s.so") ||
+         starts_with(base, "libm.so");
+}
+
+int RuntimeRoots::collect_module(::dl_phdr_info* info, size_t /*size*/, void* data) {
+  auto* roots = static_cast<RuntimeRoots*>(data);
+  if (!is_system_runtime(info->dlpi_name)) return 0;
+  const uintptr_t thread_pointer = reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
+      core::sys::MemoryRange range{info->dlpi_addr + ph.p_vaddr,
+                                   info->dlpi_addr + ph.p_vaddr + ph.p_memsz};
+      auto& list = (ph.p_flags & PF_X) != 0 ? roots->code_ : roots->ranges_;
+      if ((ph.p_flags & (PF_X | PF_W)) != 0 && !list.try_push_back(range)) roots->failed_ = true;
+    } else if (ph.p_type == PT_TLS && info->dlpi_tls_data != nullptr &&
+               roots->tls_count_ < kMaxTls) {
+      intptr_t offset =
+          static_cast<intptr_t>(reinterpret_cast<uintptr_t>(info->dlpi_tls_data) - thread_pointer);
+      if (offset > -kStaticTlsReach && offset < kStaticTlsReach) {
+        roots->tls_[roots->tls_count_++] = Tls{offset, ph.p_memsz};
+      }
+    }
+  }
+  return 0;
+}
+
+bool RuntimeRoots::try_collect() {
+  descriptor_size_ = thread_descriptor_size();
+  dl_iterate_phdr(collect_module, this);
+  return !failed_;
+}
+
+bool RuntimeRoots::try_finish(const uintptr_t* thread_pointers, size_t count) {
+  for (size_t t = 0; t < count && !failed_; ++t) {
+    const uintptr_t tp = thread_pointers[t];
+    if (tp == 0) continue;
+    for (size_t i = 0; i < tls_count_; ++i) {
+      uintptr_t start = tp + static_cast<uintptr_t>(tls_[i].offset);
+      if (!ranges_.try_push_back(core::sys::MemoryRange{start, start + tls_[i].size})) {
+        failed_ = true;
+      }
+    }
+    if (descriptor_size_ == 0) continue;
+#if defined(__x86_64__)
+    // TLS variant II: the descriptor starts at the thread pointer.
+    core::sys::MemoryRange descriptor{tp, tp + descriptor_size_};
+#else
+    // TLS variant I (ARM): the descriptor lies just below the thread pointer.
+    core::sys::MemoryRange descriptor{tp - descriptor_size_, tp};
+#endif
+    if (!ranges_.try_push_back(descriptor)) failed_ = true;
+  }
+  if (failed_) return false;
+  auto by_start = [](const core::sys::MemoryRange& a, const core::sys::MemoryRange& b) {
+    return a.start < b.start;
+  };
+  core::heap_sort(ranges_.data(), ranges_.size(), by_start);
+  core::heap_sort(code_.data(), code_.size(), by_start);
+  // Merge overlapping and adjacent ranges, so each word is scanned once.
+  size_t kept = 0;
+  for (size_t i = 0; i < ranges_.size(); ++i) {
+    if (kept > 0 && ranges_[i].start <= ranges_[kept - 1].end) {
+      if (ranges_[i].end > ranges_[kept - 1].end) ranges_[kept - 1].end = ranges_[i].end;
+    } else {
+      ranges_[kept++] = ranges_[i];
+    }
+  }
+  return ranges_.try_resize(kept);
+}
+
+bool RuntimeRoots::is_runtime_code(uintptr_t pc) const {
+  size_t i = core::first_after(code_.data(), code_.size(), pc,
+                               [](const core::sys::MemoryRange& r) { return r.start; });
+  return i > 0 && pc < code_[i - 1].end;
+}
+
+}  // namespace memtrack::rt

@@ -1,0 +1,65 @@
+// The C and C++ runtime's own roots for the leak scan: the writable data of its libraries
+// (libc, the dynamic linker, libstdc++, libgcc_s, libm), their static TLS in every thread, and
+// every thread's descriptor (glibc's struct pthread). Blocks the runtime allocated that only
+// these reach are its own state (the environment and its search tree, NSS, locale, time zone
+// and iconv caches, per-thread strerror, dlerror and key buffers): valgrind frees them with
+// __libc_freeres before its check, here they count as the runtime's (reachability.h,
+// begin_runtime_roots; docs/runtime.md, "Runtime-internal blocks").
+// Runtime-safe: mmap-backed arrays. try_collect calls dl_iterate_phdr, which takes the
+// loader's lock: call it before other threads are stopped. Not thread safe; one per scan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/mmap_array.h"
+#include "core/sys_linux.h"
+
+struct dl_phdr_info;
+
+namespace memtrack::rt {
+
+// True for the C and C++ runtime's libraries (libc, ld.so, libstdc++, libgcc_s, libm), by
+// the file name of `module` (a path).
+bool is_system_runtime(const char* module);
+// True for the dynamic linker (ld-linux*), by file name.
+bool is_dynamic_linker(const char* module);
+
+class RuntimeRoots {
+ public:
+  // Finds the runtime's libraries among the loaded modules: their writable segments, their
+  // code, and where their static TLS lies relative to a thread pointer. Returns false if
+  // memory cannot be mapped (the scan then has no runtime roots).
+  [[nodiscard]] bool try_collect();
+
+  // Adds, for each thread pointer (the calling thread's and the stopped threads'), the
+  // thread's static TLS blocks of the runtime's libraries and its descriptor; then sorts and
+  // merges every range. Returns false if memory cannot be mapped.
+  [[nodiscard]] bool try_finish(const uintptr_t* thread_pointers, size_t count);
+
+  // The ranges, sorted by start and not overlapping (after try_finish).
+  const core::sys::MemoryRange* ranges() const { return ranges_.data(); }
+  size_t count() const { return ranges_.size(); }
+
+  // True if `pc` lies in the code of one of the runtime's libraries.
+  bool is_runtime_code(uintptr_t pc) const;
+
+ private:
+  struct Tls {
+    intptr_t offset;  // of the module's block from the thread pointer
+    size_t size;
+  };
+  static constexpr size_t kMaxTls = 8;
+
+  core::MmapArray<core::sys::MemoryRange> ranges_;
+  core::MmapArray<core::sys::MemoryRange> code_;
+  Tls tls_[kMaxTls] = {};
+  size_t tls_count_ = 0;
+  size_t descriptor_size_ = 0;  // glibc's struct pthread; 0 if unknown
+  bool failed_ = false;
+
+  // dl_iterate_phdr's callback: one module.
+  static int collect_module(::dl_phdr_info* info, size_t size, void* data);
+};
+
+}  // namespace memtrack::rt
