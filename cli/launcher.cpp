@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "cli/inherited_signals.h"
 #include "cli/options.h"
 
 namespace memtrack::cli {
@@ -156,6 +157,7 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::st
   if (pid < 0) throw Error(std::string("cannot fork: ") + strerror(errno));
   if (pid == 0) {
     close(error_pipe[0]);
+    restore_inherited_signals();  // the program starts as memtrack was started
     execve(program.c_str(), arg_ptrs.data(), env_ptrs.data());
     int err = errno;
     ssize_t ignored = write(error_pipe[1], &err, sizeof(err));
@@ -168,8 +170,11 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::st
   struct sigaction forward {};
   forward.sa_handler = forward_signal;
   sigemptyset(&forward.sa_mask);
+  // A signal memtrack was started with ignored is ignored by the program too: not forwarded.
   struct sigaction saved[std::size(kForwarded)];
-  for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &forward, &saved[i]);
+  for (size_t i = 0; i < std::size(kForwarded); ++i) {
+    if (!inherited_ignored(kForwarded[i])) sigaction(kForwarded[i], &forward, &saved[i]);
+  }
 
   int exec_errno = 0;
   ssize_t n;
@@ -182,7 +187,9 @@ LaunchResult launch_and_wait(const std::vector<std::string>& argv, const std::st
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   g_child_pid = 0;
-  for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &saved[i], nullptr);
+  for (size_t i = 0; i < std::size(kForwarded); ++i) {
+    if (!inherited_ignored(kForwarded[i])) sigaction(kForwarded[i], &saved[i], nullptr);
+  }
   if (n == static_cast<ssize_t>(sizeof(exec_errno))) {
     throw LaunchError("cannot run " + program + ": " + strerror(exec_errno),
                       exec_errno == ENOENT ? kExitNotFound : kExitNotExecutable);

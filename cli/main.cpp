@@ -2,11 +2,13 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/inherited_signals.h"
 #include "cli/launcher.h"
 #include "cli/options.h"
 
 int main(int argc, char** argv) {
   using namespace memtrack::cli;
+  remember_inherited_signals();  // before any handler of memtrack's is set
   Config config;
   int exit_code = 0;
   if (!parse_command_line(argc, argv, &config, &exit_code)) return exit_code;

@@ -2,6 +2,8 @@
 // handler, and of stale directories left by a killed memtrack).
 #include "cli/result_dir.h"
 
+#include "cli/inherited_signals.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -71,6 +73,11 @@ void remove_and_die(int sig) {
 }
 
 void ignore_signal(int) {}
+
+// Back to the disposition memtrack was started with.
+void restore_disposition(int sig) {
+  signal(sig, inherited_ignored(sig) ? SIG_IGN : SIG_DFL);
+}
 
 // Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot. With the
 // pid it names one process, even after the pid is reused. Empty if there is no such process.
@@ -191,7 +198,7 @@ ResultDir::ResultDir(const std::string& keep) {
 
 ResultDir::~ResultDir() {
   if (g_signal_dir[0] != '\0') {
-    for (int sig : kCleanupSignals) signal(sig, SIG_DFL);
+    for (int sig : kCleanupSignals) restore_disposition(sig);
     g_signal_dir[0] = '\0';
   }
   if (!temporary_) return;
@@ -210,14 +217,17 @@ void ResultDir::remove_on_signals() const {
   cleanup.sa_handler = remove_and_die;
   cleanup.sa_flags = SA_RESETHAND;
   sigemptyset(&cleanup.sa_mask);
-  for (int sig : kCleanupSignals) sigaction(sig, &cleanup, nullptr);
+  // A signal memtrack was started with ignored (nohup) does not end it either.
+  for (int sig : kCleanupSignals) {
+    if (!inherited_ignored(sig)) sigaction(sig, &cleanup, nullptr);
+  }
 }
 
 void ResultDir::keep() {
   if (!temporary_) return;
   temporary_ = false;
   if (g_signal_dir[0] != '\0') {
-    for (int sig : kCleanupSignals) signal(sig, SIG_DFL);
+    for (int sig : kCleanupSignals) restore_disposition(sig);
     g_signal_dir[0] = '\0';
   }
   unlink((path_ + "/" + kOwnerFile).c_str());

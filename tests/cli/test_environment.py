@@ -95,3 +95,70 @@ def test_user_ld_preload(ctx):
     ctx.expect_line(run.stdout, f"LD_PRELOAD={runtime}:{hello}", "the program's LD_PRELOAD", run)
     ctx.expect("definitely lost: 100 bytes in 1 block" in run.stderr,
                "the leak is still reported", run)
+
+
+def started_with(ignored, blocked):
+    """A preexec_fn: the child starts with `ignored` signals ignored and `blocked` blocked, as
+    after `nohup`, a shell's `trap '' SIG`, or a parent that blocks signals."""
+    def prepare():
+        for sig in ignored:
+            signal.signal(sig, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_SETMASK, set(blocked))
+    return prepare
+
+
+def signal_lines(text):
+    return [line for line in text.splitlines() if line.startswith(("SigIgn:", "SigBlk:"))]
+
+
+@cli_test
+def test_inherited_signal_dispositions(ctx):
+    """The program starts with exactly the ignored signals and the signal mask memtrack was
+    started with (plain SigIgn 0x4003 for HUP, INT and TERM), not with memtrack's handlers
+    reset to their defaults."""
+    prepare = started_with([signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE],
+                           [signal.SIGUSR1, signal.SIGWINCH])
+    argv = ["grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"]
+    runs = []
+    for command in (argv, [ctx.paths.memtrack, "run", "--track-fds=no", "--", *argv]):
+        result = subprocess.run(command, preexec_fn=prepare, capture_output=True, text=True,
+                                env=ctx.env(), cwd=ctx.tmp, timeout=TIMEOUT_SECONDS,
+                                check=False)
+        runs.append(Run(command, 0, exit_status(result.returncode), result.stdout,
+                        result.stderr))
+    plain, traced = runs
+    ctx.require_eq(plain.exit, 0, "plain exit status", plain)
+    ctx.expect_eq(traced.exit, 0, "exit status under memtrack", traced)
+    ctx.expect_eq(signal_lines(traced.stdout), signal_lines(plain.stdout),
+                  "SigIgn and SigBlk under memtrack, as without it", traced)
+
+
+@cli_test
+def test_nohup_sighup_ignored(ctx):
+    """Started with SIGHUP ignored (nohup), memtrack neither dies of a hangup nor passes it
+    on: the program keeps running, and ends by the SIGTERM that follows."""
+    ready = ctx.path("ready")
+    json_path = ctx.path("report.json")
+    argv = [ctx.paths.memtrack, "run", f"--json={json_path}", ctx.program("sleeper"), ready]
+    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=ctx.env(), cwd=ctx.tmp, text=True,
+                          preexec_fn=started_with([signal.SIGHUP], [])) as process:
+        started = wait_for_file(ready, process)
+        alive_after_hangup = False
+        if started:
+            process.send_signal(signal.SIGHUP)
+            time.sleep(0.5)
+            alive_after_hangup = process.poll() is None
+            process.send_signal(signal.SIGTERM)
+        else:
+            process.kill()
+        try:
+            stdout, stderr = process.communicate(timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stdout, stderr = process.communicate()
+            raise Failure("memtrack did not exit after SIGTERM")
+    run = Run(argv, process.pid, exit_status(process.returncode), stdout, stderr)
+    ctx.require(started, "cli_sleeper never created its ready file", run)
+    ctx.expect(alive_after_hangup, "memtrack and the program survive SIGHUP", run)
+    ctx.expect_run(run, exit=143, stdout="")
