@@ -120,9 +120,10 @@ int run_command(const Config& config) {
       report::limit_stack_depth(process, static_cast<size_t>(config.num_callers));
     }
   }
-  write_outputs(report, config, main.pid, false,
-                watcher ? watcher->reports() : std::vector<nlohmann::ordered_json>{});
-  if (had_errors || !profiles_ok) return kExitToolFailed;
+  bool written =
+      write_outputs(report, config, main.pid, false,
+                    watcher ? watcher->reports() : std::vector<nlohmann::ordered_json>{});
+  if (had_errors || !profiles_ok || !written) return kExitToolFailed;
   if (baseline && check_baseline(*baseline, report, config)) {
     return config.error_exitcode != 0 ? config.error_exitcode : kExitGateFailed;
   }
@@ -183,8 +184,8 @@ int report_command(const Config& config) {
       for (auto& one : read_kept_live_reports(dir, suppressions)) live.push_back(std::move(one));
     }
   }
-  if (!report.processes.empty()) write_outputs(report, config, first_pid, false, live);
-  if (had_errors) return kExitToolFailed;
+  bool written = report.processes.empty() || write_outputs(report, config, first_pid, false, live);
+  if (had_errors || !written) return kExitToolFailed;
   return exit_status(report, config, 0);
 }
 

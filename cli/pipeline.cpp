@@ -316,16 +316,17 @@ namespace {
 enum class Fallback { kStderr, kTempFile };
 
 // Renders into the file at `path`, or, if it cannot be written, where `fallback` says, after
-// one line saying why.
+// one line saying why. Returns whether the file was written.
 template <typename Render>
-void write_file_or_stderr(const std::string& what, const std::string& path, std::ios::openmode mode,
-                          Render&& render, Fallback fallback = Fallback::kStderr) {
+[[nodiscard]] bool write_file_or_stderr(const std::string& what, const std::string& path,
+                                        std::ios::openmode mode, Render&& render,
+                                        Fallback fallback = Fallback::kStderr) {
   {
     std::ofstream out(path, mode);
     if (out) {
       render(out);
       out.flush();
-      if (out) return;
+      if (out) return true;
     }
   }
   std::string why = errno != 0 ? strerror(errno) : "write error";
@@ -333,7 +334,7 @@ void write_file_or_stderr(const std::string& what, const std::string& path, std:
     std::cerr << "memtrack: error: cannot write the " << what << " " << path << ": " << why
               << "; the " << what << " follows on stderr\n";
     render(std::cerr);
-    return;
+    return false;
   }
   // The format's first word keeps two outputs with one file name (/dev/full) apart.
   std::string tag = what.substr(0, what.find(' '));
@@ -353,7 +354,7 @@ void write_file_or_stderr(const std::string& what, const std::string& path, std:
       if (out) {
         std::cerr << "memtrack: error: cannot write the " << what << " " << path << ": " << why
                   << "; it was written to " << instead.string() << " instead\n";
-        return;
+        return false;
       }
     }
   }
@@ -363,6 +364,17 @@ void write_file_or_stderr(const std::string& what, const std::string& path, std:
   std::cerr << "memtrack: error: cannot write the " << what << " " << path << ": " << why
             << ", nor " << instead.string() << ": " << why_instead << "; the " << what
             << " is lost\n";
+  return false;
+}
+
+// Renders to stdout; false, after one line saying so, if stdout cannot take it.
+template <typename Render>
+[[nodiscard]] bool write_stdout(const std::string& what, Render&& render) {
+  render(std::cout);
+  std::cout.flush();
+  if (std::cout) return true;
+  std::cerr << "memtrack: error: cannot write the " << what << " to stdout\n";
+  return false;
 }
 
 // -q: the processes with something to report (what valgrind -q keeps: errors and leaks).
@@ -378,19 +390,18 @@ report::Report quiet_report(const report::Report& report, report::LeakKinds show
   return quiet;
 }
 
-// One more format beside the text and JSON reports: to stdout for "-", or to `file`.
+// One more format beside the text and JSON reports: to stdout for "-", or to `file`. Returns
+// whether it was written where it was asked for.
 template <typename Render>
-void write_format(const char* what, const std::string& file, uint32_t main_pid, Render&& render,
-                  Fallback fallback = Fallback::kStderr) {
-  if (file == "-") {
-    render(std::cout);
-  } else if (!file.empty()) {
-    errno = 0;
-    // A descriptor (--xml-fd) continues where it is: stderr may already hold the text report.
-    bool descriptor = file.starts_with("/dev/fd/");
-    write_file_or_stderr(what, expand_pid(file, main_pid),
-                         descriptor ? std::ios::app : std::ios::trunc, render, fallback);
-  }
+[[nodiscard]] bool write_format(const char* what, const std::string& file, uint32_t main_pid,
+                                Render&& render, Fallback fallback = Fallback::kStderr) {
+  if (file == "-") return write_stdout(what, render);
+  if (file.empty()) return true;
+  errno = 0;
+  // A descriptor (--xml-fd) continues where it is: stderr may already hold the text report.
+  bool descriptor = file.starts_with("/dev/fd/");
+  return write_file_or_stderr(what, expand_pid(file, main_pid),
+                              descriptor ? std::ios::app : std::ios::trunc, render, fallback);
 }
 
 // valgrind's <vargv>: memtrack's command line without the program and its arguments.
@@ -406,79 +417,86 @@ std::vector<std::string> tool_argv(const Config& config) {
 }
 
 // --xml-file: with %p one document per process, as valgrind writes them; else one for all.
-void write_valgrind_xml(const report::Report& report, const Config& config, uint32_t main_pid) {
-  if (config.xml_file.empty()) return;
+bool write_valgrind_xml(const report::Report& report, const Config& config, uint32_t main_pid) {
+  if (config.xml_file.empty()) return true;
   report::ValgrindXmlOptions options;
   options.show_kinds = config.show_leak_kinds;
   options.version = MEMTRACK_VERSION;
   options.tool_argv = tool_argv(config);
   if (config.xml_file == "-" || config.xml_file.find("%p") == std::string::npos) {
-    write_format("valgrind XML", config.xml_file, main_pid,
-                 [&](std::ostream& out) { report::render_valgrind_xml(report, out, options); });
-    return;
+    return write_format("valgrind XML", config.xml_file, main_pid, [&](std::ostream& out) {
+      report::render_valgrind_xml(report, out, options);
+    });
   }
+  bool written = true;
   for (const report::ProcessReport& p : report.processes) {
     report::Report one;
     one.processes.push_back(p);
-    write_format("valgrind XML", config.xml_file, p.pid,
-                 [&](std::ostream& out) { report::render_valgrind_xml(one, out, options); });
+    written &= write_format("valgrind XML", config.xml_file, p.pid, [&](std::ostream& out) {
+      report::render_valgrind_xml(one, out, options);
+    });
   }
+  return written;
 }
 
 // --sarif: files under the working directory are relative to SRCROOT.
-void write_sarif(const report::Report& report, const Config& config, uint32_t main_pid) {
-  if (config.sarif_file.empty()) return;
+bool write_sarif(const report::Report& report, const Config& config, uint32_t main_pid) {
+  if (config.sarif_file.empty()) return true;
   report::SarifOptions options;
   options.show_kinds = config.show_leak_kinds;
   options.version = MEMTRACK_VERSION;
   std::error_code error;
   options.source_root = std::filesystem::current_path(error).string();
-  write_format("SARIF log", config.sarif_file, main_pid,
-               [&](std::ostream& out) { report::render_sarif(report, out, options); });
+  return write_format("SARIF log", config.sarif_file, main_pid,
+                      [&](std::ostream& out) { report::render_sarif(report, out, options); });
 }
 
 // --junit, --collapsed, --xml-file, --sarif, --pprof, --speedscope and --html.
-void write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid,
+bool write_other_formats(const report::Report& report, const Config& config, uint32_t main_pid,
                          const std::vector<nlohmann::ordered_json>& live) {
   report::JunitOptions junit_options;
   junit_options.fail_kinds = config.errors_for_leak_kinds;
-  write_format("JUnit report", config.junit_file, main_pid,
-               [&](std::ostream& out) { report::render_junit(report, out, junit_options); });
+  bool written = write_format("JUnit report", config.junit_file, main_pid, [&](std::ostream& out) {
+    report::render_junit(report, out, junit_options);
+  });
   report::CollapsedOptions collapsed_options;
   collapsed_options.show_kinds = config.show_leak_kinds;
-  write_format("collapsed stacks", config.collapsed_file, main_pid, [&](std::ostream& out) {
-    report::render_collapsed(report, out, collapsed_options);
-  });
-  write_valgrind_xml(report, config, main_pid);
-  write_sarif(report, config, main_pid);
+  written &= write_format(
+      "collapsed stacks", config.collapsed_file, main_pid,
+      [&](std::ostream& out) { report::render_collapsed(report, out, collapsed_options); });
+  written &= write_valgrind_xml(report, config, main_pid);
+  written &= write_sarif(report, config, main_pid);
   report::PprofOptions pprof_options;
   pprof_options.show_kinds = config.show_leak_kinds;
   pprof_options.version = MEMTRACK_VERSION;
-  write_format(
+  written &= write_format(
       "pprof profile", config.pprof_file, main_pid,
       [&](std::ostream& out) { report::render_pprof(report, out, pprof_options); },
       Fallback::kTempFile);
   report::SpeedscopeOptions speedscope_options;
   speedscope_options.show_kinds = config.show_leak_kinds;
   speedscope_options.version = MEMTRACK_VERSION;
-  write_format(
+  written &= write_format(
       "speedscope file", config.speedscope_file, main_pid,
       [&](std::ostream& out) { report::render_speedscope(report, out, speedscope_options); },
       Fallback::kTempFile);
-  if (config.html_file.empty()) return;
+  if (config.html_file.empty()) return written;
   report::HtmlOptions html_options;
   html_options.show_kinds = config.show_leak_kinds;
   html_options.live = live;
-  write_format(
-      "HTML report", config.html_file, main_pid,
-      [&](std::ostream& out) { report::render_html(report, out, MEMTRACK_VERSION, html_options); },
-      Fallback::kTempFile);
+  return written & write_format(
+                       "HTML report", config.html_file, main_pid,
+                       [&](std::ostream& out) {
+                         report::render_html(report, out, MEMTRACK_VERSION, html_options);
+                       },
+                       Fallback::kTempFile);
 }
 
 }  // namespace
 
-void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
+bool write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
                    bool text_to_stdout, const std::vector<nlohmann::ordered_json>& live) {
+  bool written = true;
   std::optional<report::Report> quiet;
   if (config.quiet) quiet = quiet_report(report, config.show_leak_kinds);
   const report::Report& text_report = quiet ? *quiet : report;
@@ -495,25 +513,32 @@ void write_outputs(const report::Report& report, const Config& config, uint32_t 
   json_options.show_kinds = config.show_leak_kinds;
   if (!config.text_report && config.log_file.empty()) {
     // --format named another format: no text.
-  } else if (config.log_file.empty() || config.log_file == "-") {
-    report::render_text(text_report, on_stdout ? std::cout : std::cerr, text_options);
+  } else if (on_stdout) {
+    written &= write_stdout("text report", [&](std::ostream& out) {
+      report::render_text(text_report, out, text_options);
+    });
+  } else if (config.log_file.empty()) {
+    report::render_text(text_report, std::cerr, text_options);
   } else {
     errno = 0;
-    write_file_or_stderr(
+    written &= write_file_or_stderr(
         "log file", expand_pid(config.log_file, main_pid),
         config.expire_ms > 0 ? std::ios::app : std::ios::trunc,
         [&](std::ostream& out) { report::render_text(text_report, out, text_options); });
   }
   if (config.json_file == "-") {
-    report::render_json(report, std::cout, MEMTRACK_VERSION, json_options);
+    written &= write_stdout("JSON report", [&](std::ostream& out) {
+      report::render_json(report, out, MEMTRACK_VERSION, json_options);
+    });
   } else if (!config.json_file.empty()) {
     errno = 0;
-    write_file_or_stderr("JSON report", expand_pid(config.json_file, main_pid), std::ios::trunc,
-                         [&](std::ostream& out) {
-                           report::render_json(report, out, MEMTRACK_VERSION, json_options);
-                         });
+    written &=
+        write_file_or_stderr("JSON report", expand_pid(config.json_file, main_pid), std::ios::trunc,
+                             [&](std::ostream& out) {
+                               report::render_json(report, out, MEMTRACK_VERSION, json_options);
+                             });
   }
-  write_other_formats(report, config, main_pid, live);
+  return written & write_other_formats(report, config, main_pid, live);
 }
 
 int exit_status(const report::Report& report, const Config& config, int program_status) {

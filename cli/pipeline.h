@@ -69,10 +69,11 @@ report::LeakKinds stack_kinds_to_symbolize(const Config& config);
 // written to its file goes to stderr instead, after one "memtrack: error:" line saying why. With
 // live reports (--expire) the log file already holds them, and the report is appended.
 // `text_to_stdout`: with no --log-file the text goes to stdout instead of stderr (memtrack
-// snapshot).
-void write_outputs(const report::Report& report, const Config& config, uint32_t main_pid,
-                   bool text_to_stdout = false,
-                   const std::vector<nlohmann::ordered_json>& live = {});
+// snapshot). Returns false if any output could not be written where it was asked for (the
+// caller's exit status is then 125: a CI job must not pass on a report it never got).
+[[nodiscard]] bool write_outputs(const report::Report& report, const Config& config,
+                                 uint32_t main_pid, bool text_to_stdout = false,
+                                 const std::vector<nlohmann::ordered_json>& live = {});
 
 // Throws Error when --log-file or --json names a file that cannot be written (checked before
 // the program runs; names with %p: their directory).

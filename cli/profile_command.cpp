@@ -37,6 +37,7 @@ void write_output(const std::string& what, const std::string& path,
   if (path == "-") {
     render(std::cout);
     std::cout.flush();
+    if (!std::cout) throw Error("cannot write the " + what + " to stdout");
     return;
   }
   std::ofstream out(path, std::ios::trunc);

@@ -170,7 +170,7 @@ int snapshot_command(const Config& config) {
       build_report({path}, load_suppressions(config), std::nullopt, &had_errors);
   std::filesystem::remove(path);
   if (had_errors) return kExitToolFailed;
-  write_outputs(report, config, pid, /*text_to_stdout=*/true);
+  if (!write_outputs(report, config, pid, /*text_to_stdout=*/true)) return kExitToolFailed;
   return exit_status(report, config, 0);
 }
 

@@ -146,24 +146,36 @@ def test_edge_unwritable_outputs(ctx):
 @cli_test
 def test_edge_report_falls_back_to_stderr(ctx):
     """A log file that fails while the report is written (/dev/full): one line saying why,
-    then the report on stderr; the exit status stays the program's."""
+    then the report on stderr; the exit status is 125 (the report was not written where it
+    was asked for, so a CI job must not pass on it), and the same for the JSON report."""
     run = ctx.memtrack("run", "--log-file=/dev/full", ctx.program("leak_one"), "3")
-    ctx.expect_eq(run.exit, 3, "exit status", run)
+    ctx.expect_eq(run.exit, 125, "exit status", run)
     lines = run.stderr.splitlines()
     ctx.expect(lines and lines[0] == "memtrack: error: cannot write the log file /dev/full: No "
                "space left on device; the log file follows on stderr", "the first line", run)
     ctx.expect("   definitely lost: 100 bytes in 1 block" in [re.sub(r"^==\d+== ?", "", line)
                                                              for line in lines],
                "the report on stderr", run)
+    run = ctx.memtrack("run", "--json=/dev/full", ctx.program("leak_one"), "3")
+    ctx.expect_eq(run.exit, 125, "exit status with --json=/dev/full", run)
+    ctx.expect("memtrack: error: cannot write the JSON report /dev/full: No space left on "
+               "device; the JSON report follows on stderr" in run.stderr.splitlines(),
+               "the line for the JSON report", run)
+    ctx.expect('"definite_bytes": 100' in run.stderr, "the JSON report on stderr", run)
+    stdout_full = ["sh", "-c", f"exec '{ctx.paths.memtrack}' run --json=- "
+                   f"'{ctx.program('leak_one')}' >/dev/full"]
+    run = ctx.run(stdout_full)
+    ctx.expect_eq(run.exit, 125, "exit status with --json=- on a full stdout", run)
+    ctx.expect("memtrack: error: cannot write the JSON report to stdout" in
+               run.stderr.splitlines(), "the line for stdout", run)
 
 
 @cli_test
 def test_edge_binary_output_falls_back_to_a_temp_file(ctx):
     """A pprof profile or an HTML page that fails at the end goes to a file in TMPDIR named in
-    one line, not to stderr as bytes a terminal cannot show; the exit status stays the
-    program's."""
+    one line, not to stderr as bytes a terminal cannot show; the exit status is 125."""
     run = ctx.memtrack("run", "--pprof=/dev/full", "--html=/dev/full", ctx.program("leak_one"), "3")
-    ctx.expect_eq(run.exit, 3, "exit status", run)
+    ctx.expect_eq(run.exit, 125, "exit status", run)
     for what, tag, magic in (("pprof profile", "pprof", b"\x1f\x8b"),
                              ("HTML report", "html", b"<!DOCTYPE html>")):
         instead = os.path.join(ctx.tmpdir, f"memtrack-{run.pid}-{tag}-full")
