@@ -19,7 +19,9 @@
 #include <optional>
 #include <set>
 
+#include "cli/launcher.h"
 #include "cli/lsan_environment.h"
+#include "cli/preflight.h"
 #include "report/build_report.h"
 #include "report/collapsed_renderer.h"
 #include "report/html_renderer.h"
@@ -96,16 +98,38 @@ report::ProcessReport missing_main_report(const MainProcess& main) {
   return no_data_report(main.pid, ppid, main.command, main.exit, reason, note);
 }
 
-report::ProcessReport missing_descendant_report(const StartedProcess& p, const NoDataFacts& facts) {
-  if (auto reaped = facts.reaped.find(p.pid); reaped != facts.reaped.end()) {
-    if (reaped->second.how == report::ExitInfo::How::kSignal) {
-      return no_data_report(p.pid, p.ppid, p.command, reaped->second, "killed",
-                            killed_note(reaped->second));
+// A forked copy of its parent that never exec'd and left no report: listed, not a failure.
+report::ProcessReport forked_copy_report(const StartedProcess& p, const report::ExitInfo& exit) {
+  report::ProcessReport report = no_data_report(
+      p.pid, p.ppid, p.command, exit, "forked_copy",
+      "no leak data: a fork of process " + std::to_string(p.ppid) +
+          " that never exec'd ended without its report (killed by SIGKILL, as debuggers "
+          "kill their probes); not counted as a failure");
+  report.no_data_expected = true;
+  return report;
+}
+
+// The program a process exec'd (or was spawned to run) when LD_PRELOAD cannot reach it, as
+// the marker's command names it: a path, or a name looked up in PATH.
+std::optional<std::string> untrackable_command(const std::vector<std::string>& command) {
+  if (command.empty() || command.front().empty()) return std::nullopt;
+  std::string program = command.front();
+  if (program.find('/') == std::string::npos) {
+    try {
+      program = resolve_program(program);
+    } catch (const std::exception&) {
+      return std::nullopt;
     }
-    auto [reason, note] = ended_without_report(facts);
-    return no_data_report(p.pid, p.ppid, p.command, reaped->second, reason, note);
   }
-  if (!facts.kept_dir.empty() && kill(static_cast<pid_t>(p.pid), 0) == 0) {
+  if (access(program.c_str(), F_OK) != 0) return std::nullopt;
+  return untrackable_reason(program);
+}
+
+report::ProcessReport missing_descendant_report(const StartedProcess& p, const NoDataFacts& facts) {
+  using Origin = StartedProcess::Origin;
+  auto reaped = facts.reaped.find(p.pid);
+  if (reaped == facts.reaped.end() && !facts.kept_dir.empty() &&
+      kill(static_cast<pid_t>(p.pid), 0) == 0) {
     report::ExitInfo running;
     running.how = report::ExitInfo::How::kRunning;
     return no_data_report(p.pid, p.ppid, p.command, running, "still_running",
@@ -114,8 +138,19 @@ report::ProcessReport missing_descendant_report(const StartedProcess& p, const N
                               ".mtr when it ends (render it with: memtrack report " +
                               facts.kept_dir + ")");
   }
+  report::ExitInfo exit = reaped != facts.reaped.end() ? reaped->second : report::ExitInfo{};
+  if (p.origin == Origin::kForked) return forked_copy_report(p, exit);
+  if (p.origin == Origin::kSpawned || p.origin == Origin::kExec) {
+    if (std::optional<std::string> why = untrackable_command(p.command)) {
+      return no_data_report(p.pid, p.ppid, p.command, exit, "not_trackable",
+                            "no leak data: " + *why);
+    }
+  }
+  if (reaped != facts.reaped.end() && exit.how == report::ExitInfo::How::kSignal) {
+    return no_data_report(p.pid, p.ppid, p.command, exit, "killed", killed_note(exit));
+  }
   auto [reason, note] = ended_without_report(facts);
-  return no_data_report(p.pid, p.ppid, p.command, report::ExitInfo{}, reason, note);
+  return no_data_report(p.pid, p.ppid, p.command, exit, reason, note);
 }
 
 // waitpid's status is authoritative, but it cannot tell _exit from exit: keep the runtime's
@@ -381,8 +416,8 @@ template <typename Render>
 report::Report quiet_report(const report::Report& report, report::LeakKinds shown) {
   report::Report quiet;
   auto keep = [&](const report::ProcessReport& p) {
-    return !p.errors.empty() || p.crash || !p.resource_sites.empty() || !p.has_leak_data ||
-           report::has_leaks_of_kinds(p, shown);
+    return !p.errors.empty() || p.crash || !p.resource_sites.empty() ||
+           (!p.has_leak_data && !p.no_data_expected) || report::has_leaks_of_kinds(p, shown);
   };
   std::copy_if(report.processes.begin(), report.processes.end(),
                std::back_inserter(quiet.processes), keep);
@@ -546,7 +581,9 @@ int exit_status(const report::Report& report, const Config& config, int program_
   for (const report::ProcessReport& p : report.processes) {
     if (!p.errors.empty()) return config.error_exitcode;
     if (config.error_for_fds && !p.resource_sites.empty()) return config.error_exitcode;
-    if (config.error_for_no_data && !p.has_leak_data) return config.error_exitcode;
+    if (config.error_for_no_data && !p.has_leak_data && !p.no_data_expected) {
+      return config.error_exitcode;
+    }
     if (report::has_leaks_of_kinds(p, config.errors_for_leak_kinds)) return config.error_exitcode;
   }
   return program_status;

@@ -160,7 +160,12 @@ std::vector<StartedProcess> started_without_result(const std::string& dir,
     if (newline == std::string::npos) continue;
     StartedProcess p;
     p.pid = pid;
-    p.ppid = static_cast<uint32_t>(std::strtoul(text.c_str(), nullptr, 10));
+    char* after_ppid = nullptr;
+    p.ppid = static_cast<uint32_t>(std::strtoul(text.c_str(), &after_ppid, 10));
+    std::string origin(static_cast<const char*>(after_ppid), text.c_str() + newline);
+    if (origin == " forked") p.origin = StartedProcess::Origin::kForked;
+    if (origin == " spawned") p.origin = StartedProcess::Origin::kSpawned;
+    if (origin == " exec") p.origin = StartedProcess::Origin::kExec;
     p.command = split_nul(text.substr(newline + 1));
     started.push_back(std::move(p));
   }

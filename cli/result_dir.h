@@ -13,8 +13,16 @@ namespace memtrack::cli {
 
 // A process that wrote a start marker (memtrack.PID.started, runtime/start_marker.h).
 struct StartedProcess {
+  // Who wrote the start marker (runtime/output/start_marker.h).
+  enum class Origin {
+    kImage,    // the image itself, running the runtime
+    kForked,   // fork: a copy of its parent that has not exec'd
+    kSpawned,  // posix_spawn, in the parent: the image may never run the runtime
+    kExec,     // an exec, just before it: the image may never run the runtime
+  };
   uint32_t pid = 0;
   uint32_t ppid = 0;
+  Origin origin = Origin::kImage;
   std::vector<std::string> command;  // as captured when it started (before a later exec)
 };
 

@@ -136,8 +136,12 @@ struct ProcessReport {
   std::string occasion;
   // Without leak data: why, as a stable word for scripts (docs/json-schema.md): "killed",
   // "report_at_exit_off", "exec_not_followed", "not_trackable", "still_running",
-  // "no_result_file".
+  // "no_result_file", "forked_copy".
   std::string no_data_reason;
+  // Without leak data, and no failure for --error-exitcode: a forked copy of its parent that
+  // never exec'd and ended without its report (killed by SIGKILL, as debuggers kill their
+  // probes). memcheck reports nothing for such a process either.
+  bool no_data_expected = false;
 };
 
 struct Report {

@@ -377,6 +377,13 @@ std::string format_frame(const Frame& frame) {
 void render_process_text(const ProcessReport& process, std::ostream& out,
                          const TextOptions& options) {
   LineWriter lines(out, process.pid, options.color);
+  if (!process.has_leak_data && process.no_data_expected) {
+    // One line: nothing of its own is known lost, nothing fails (model.h).
+    std::string why = process.notes.empty() ? "" : process.notes.front();
+    if (why.starts_with("no leak data: ")) why = why.substr(14);
+    lines.line(fmt::format("memtrack: {}: no leak data: {}", process_phrase(process), why));
+    return;
+  }
   if (!process.has_leak_data) {
     lines.line(fmt::format("memtrack: {}: no leak data", process_phrase(process)));
     for (const std::string& note : process.notes) lines.line("  note: " + note);

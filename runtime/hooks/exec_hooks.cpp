@@ -8,11 +8,15 @@
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "core/sys_linux.h"
+
 #include "runtime/hooks/exec_env.h"
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/real_functions.h"
+#include "runtime/output/start_marker.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/profile.h"
+#include "runtime/runtime.h"
 
 namespace {
 
@@ -37,17 +41,48 @@ void take_arguments(const char* first, va_list args, char** argv, size_t n, char
   if (envp != nullptr) *envp = va_arg(args, char* const*);
 }
 
+// Around the real exec: everything the image must do before it may be replaced, and what it
+// must undo if the exec fails and it goes on.
+class ExecScope {
+ public:
+  explicit ExecScope(char* const argv[]) {
+    rt::trace_log_flush();
+    rt::profile_before_exec();
+    if (rt::initialized() && !rt::in_runtime()) {
+      rt::RuntimeScope scope;
+      rt::write_exec_start_marker(argv);  // for an image that will not run the runtime
+    }
+  }
+  ~ExecScope() {  // the exec returned: the process goes on in this image
+    int saved_errno = errno;
+    if (rt::initialized() && !rt::in_runtime()) {
+      rt::RuntimeScope scope;
+      rt::undo_exec_start_marker();
+    }
+    rt::profile_exec_failed();
+    errno = saved_errno;
+  }
+  ExecScope(const ExecScope&) = delete;
+  ExecScope& operator=(const ExecScope&) = delete;
+};
+
+// A child posix_spawn started: its marker, in case its image never runs the runtime.
+void mark_spawned(int result, const pid_t* pid, char* const argv[]) {
+  if (result != 0 || pid == nullptr || !rt::initialized() || rt::in_runtime()) return;
+  int saved_errno = errno;
+  rt::RuntimeScope scope;
+  rt::write_spawned_start_marker(*pid, memtrack::core::sys::current_pid(), argv);
+  errno = saved_errno;
+}
+
 }  // namespace
 
 // Every form goes to execve, execvpe or fexecve with the environment a traced child needs
 // (exec_env.h); the forms without an envp use `environ`, as glibc's do.
 MEMTRACK_EXPORT_C int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
-  rt::trace_log_flush();
-  rt::profile_before_exec();
+  ExecScope exec(argv);
   rt::TracedEnvironment env(envp);
-  int result = rt::g_fd_real.execve.get()(path, argv, env.get());
-  rt::profile_exec_failed();  // it returned: the process goes on in this image
-  return result;
+  return rt::g_fd_real.execve.get()(path, argv, env.get());
 }
 
 MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
@@ -55,12 +90,9 @@ MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
 }
 
 MEMTRACK_EXPORT_C int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
-  rt::trace_log_flush();
-  rt::profile_before_exec();
+  ExecScope exec(argv);
   rt::TracedEnvironment env(envp);
-  int result = rt::g_fd_real.execvpe.get()(file, argv, env.get());
-  rt::profile_exec_failed();  // it returned: the process goes on in this image
-  return result;
+  return rt::g_fd_real.execvpe.get()(file, argv, env.get());
 }
 
 MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
@@ -68,12 +100,9 @@ MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
 }
 
 MEMTRACK_EXPORT_C int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
-  rt::trace_log_flush();
-  rt::profile_before_exec();
+  ExecScope exec(argv);
   rt::TracedEnvironment env(envp);
-  int result = rt::g_fd_real.fexecve.get()(fd, argv, env.get());
-  rt::profile_exec_failed();  // it returned: the process goes on in this image
-  return result;
+  return rt::g_fd_real.fexecve.get()(fd, argv, env.get());
 }
 
 // posix_spawn runs glibc's internal execve, which no hook sees: the environment is handed
@@ -86,7 +115,9 @@ MEMTRACK_EXPORT_C int posix_spawn(pid_t* pid, const char* path,
   rt::trace_log_flush();
   rt::profile_flush();
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.posix_spawn.get()(pid, path, actions, attributes, argv, env.get());
+  int result = rt::g_fd_real.posix_spawn.get()(pid, path, actions, attributes, argv, env.get());
+  mark_spawned(result, pid, argv);
+  return result;
 }
 
 MEMTRACK_EXPORT_C int posix_spawnp(pid_t* pid, const char* file,
@@ -96,7 +127,9 @@ MEMTRACK_EXPORT_C int posix_spawnp(pid_t* pid, const char* file,
   rt::trace_log_flush();
   rt::profile_flush();
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.posix_spawnp.get()(pid, file, actions, attributes, argv, env.get());
+  int result = rt::g_fd_real.posix_spawnp.get()(pid, file, actions, attributes, argv, env.get());
+  mark_spawned(result, pid, argv);
+  return result;
 }
 
 // argv lives on the stack, sized to the arguments, as in glibc's own execl (a VLA: the GNU
