@@ -5,12 +5,20 @@
 #include "cli/inherited_signals.h"
 #include "cli/launcher.h"
 #include "cli/options.h"
+#include "cli/valgrind_options.h"
 
 int main(int argc, char** argv) {
   using namespace memtrack::cli;
   remember_inherited_signals();  // before any handler of memtrack's is set
   Config config;
   int exit_code = 0;
+  // memtrack-valgrind (a link to memtrack): valgrind's command line, `memtrack run`'s meaning.
+  std::vector<char*> valgrind_argv = valgrind_command_line(argc, argv);
+  if (!valgrind_argv.empty()) {
+    argc = static_cast<int>(valgrind_argv.size()) - 1;
+    argv = valgrind_argv.data();
+    config.valgrind_wording = true;
+  }
   if (!parse_command_line(argc, argv, &config, &exit_code)) return exit_code;
   try {
     switch (config.command) {

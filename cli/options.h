@@ -84,6 +84,9 @@ struct Config {
   // status (they override --show-leak-kinds and --errors-for-leak-kinds).
   enum class LeakCheck { kNo, kSummary, kFull } leak_check = LeakCheck::kFull;
   bool quiet = false;  // -q: the text report leaves out processes with nothing to report
+  // Run as memtrack-valgrind: valgrind's command line (no `run`), and the text report in
+  // memcheck's wording, which CTest's `ctest -T memcheck` parses (report::TextOptions).
+  bool valgrind_wording = false;
   // -v (LSAN_OPTIONS print_suppressions=1): list the suppression entries that matched.
   bool used_suppressions = false;
   int max_leaks = 0;  // LSAN_OPTIONS max_leaks: groups listed per process (0: all)

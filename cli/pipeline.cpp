@@ -544,6 +544,7 @@ bool write_outputs(const report::Report& report, const Config& config, uint32_t 
   text_options.show_kinds = config.show_leak_kinds;
   text_options.max_groups = static_cast<size_t>(config.max_leaks);
   text_options.used_suppressions = config.used_suppressions;
+  text_options.valgrind_wording = config.valgrind_wording;
   report::JsonOptions json_options;
   json_options.show_kinds = config.show_leak_kinds;
   if (!config.text_report && config.log_file.empty()) {

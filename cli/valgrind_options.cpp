@@ -2,6 +2,7 @@
 #include "cli/valgrind_options.h"
 
 #include <iostream>
+#include <string_view>
 
 #include "common/error.h"
 
@@ -143,6 +144,23 @@ void drop_valgrind_ignored_options(std::vector<std::string>& args,
   }
   kept.insert(kept.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   args = std::move(kept);
+}
+
+}  // namespace memtrack::cli
+
+namespace memtrack::cli {
+
+std::vector<char*> valgrind_command_line(int argc, char** argv) {
+  if (argc < 1) return {};
+  std::string_view name = argv[0];
+  size_t slash = name.rfind('/');
+  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  if (!name.starts_with("memtrack-valgrind")) return {};
+  static char run[] = "run";
+  std::vector<char*> args{argv[0], run};
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  return args;
 }
 
 }  // namespace memtrack::cli

@@ -21,4 +21,11 @@ std::optional<std::string> try_valgrind_ignored_option(const std::string& arg);
 void drop_valgrind_ignored_options(std::vector<std::string>& args,
                                    bool (*takes_value)(const std::string& name));
 
+// memtrack-valgrind: when argv[0]'s file name starts with "memtrack-valgrind" (a link to
+// memtrack, installed beside it), the command line as `memtrack run` takes it: argv[0], "run",
+// then the arguments as valgrind takes them (options, then the program without "--"; the
+// options memcheck's callers pass, CTest's among them, are understood: docs/switching.md).
+// Empty for any other name. The pointers stay valid as long as argv's strings.
+std::vector<char*> valgrind_command_line(int argc, char** argv);
+
 }  // namespace memtrack::cli

@@ -106,7 +106,10 @@ void write_header(const ProcessReport& process, const TextOptions& options, Line
 
 // "16 bytes in 1 block is definitely lost", or with blocks hanging off the group (memcheck's
 // form, the total first): "80 (16 direct, 64 indirect) bytes in 1 block is definitely lost".
-std::string group_title(const LeakGroup& group) {
+// In valgrind's wording (TextOptions::valgrind_wording) "... in 1 blocks are definitely lost
+// in loss record 3 of 7", `record` and `records` numbering the groups listed.
+std::string group_title(const LeakGroup& group, bool valgrind_wording, size_t record,
+                        size_t records) {
   std::string bytes;
   if (group.indirect_bytes > 0) {
     uint64_t total = group.bytes + group.indirect_bytes;
@@ -115,6 +118,11 @@ std::string group_title(const LeakGroup& group) {
                     with_commas(group.indirect_bytes), total == 1 ? "byte" : "bytes");
   } else {
     bytes = count_of(group.bytes, "byte", "bytes");
+  }
+  if (valgrind_wording) {
+    return fmt::format("{} in {} blocks are {} in loss record {} of {}", bytes,
+                       with_commas(group.blocks), core::leak_kind_phrase(group.kind),
+                       with_commas(record), with_commas(records));
   }
   return fmt::format("{} in {} {} {}", bytes, count_of(group.blocks, "block", "blocks"),
                      group.blocks == 1 ? "is" : "are", core::leak_kind_phrase(group.kind));
@@ -163,8 +171,8 @@ void write_suggestion(const SuggestedSuppression* suggestion, GenSuppressions mo
 }
 
 void write_group(const LeakGroup& group, const SuggestedSuppression* suggestion,
-                 const TextOptions& options, LineWriter& lines) {
-  lines.line(group_title(group), kBoldRed);
+                 const TextOptions& options, size_t record, size_t records, LineWriter& lines) {
+  lines.line(group_title(group, options.valgrind_wording, record, records), kBoldRed);
   write_stack(group.stack, lines);
   write_suggestion(suggestion, options.gen_suppressions, lines);
   lines.blank();
@@ -172,12 +180,20 @@ void write_group(const LeakGroup& group, const SuggestedSuppression* suggestion,
 
 // valgrind's error block: the bad call's stack, then where the block was freed and where it
 // was allocated, each only when the runtime knew it.
-void write_error(const ErrorReport& error, LineWriter& lines) {
+void write_error(const ErrorReport& error, bool valgrind_wording, LineWriter& lines) {
   std::string title = error_description(error);
   if (error.occurrences > 1) {
     title += fmt::format(", {} times", with_commas(error.occurrences));
   }
-  lines.line(title + ":", kBoldRed);
+  if (valgrind_wording) {
+    lines.line(error.kind == ErrorKind::kMismatchedFree
+                   ? "Mismatched free() / delete / delete []"
+                   : "Invalid free() / delete / delete[] / realloc()",
+               kBoldRed);
+    lines.line(" (" + title + "), at:");
+  } else {
+    lines.line(title + ":", kBoldRed);
+  }
   write_stack(error.stack, lines);
   if (!error.free_stack.empty()) {
     lines.line(" the block was freed at:");
@@ -403,12 +419,17 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   }
   write_header(process, options, lines);
   if (process.crash) write_crash(*process.crash, lines);
-  for (const ErrorReport& error : process.errors) write_error(error, lines);
+  for (const ErrorReport& error : process.errors) {
+    write_error(error, options.valgrind_wording, lines);
+  }
   std::optional<ProcessSuggestions> suggestions;
   if (options.gen_suppressions != GenSuppressions::kNo) {
     suggestions = suggest_suppressions(process);
   }
   const ProcessSuggestions* s = suggestions ? &*suggestions : nullptr;
+  size_t records =
+      static_cast<size_t>(std::count_if(process.leaks.begin(), process.leaks.end(), shown));
+  if (options.max_groups != 0 && records > options.max_groups) records = options.max_groups;
   size_t listed = 0;
   size_t not_listed = 0;
   for (size_t i = 0; i < process.leaks.size(); ++i) {
@@ -418,7 +439,7 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
       continue;
     }
     ++listed;
-    write_group(process.leaks[i], s ? &s->leaks[i] : nullptr, options, lines);
+    write_group(process.leaks[i], s ? &s->leaks[i] : nullptr, options, listed, records, lines);
   }
   if (not_listed > 0) {
     lines.line(fmt::format("{} not listed (max_leaks={})",

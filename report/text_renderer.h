@@ -27,6 +27,12 @@ struct TextOptions {
   //   ==1234== used_suppression:      2 leak:libfoo /src/app.supp:3 (96 bytes in 3 blocks)
   // the count being the groups and descriptors it suppressed.
   bool used_suppressions = false;
+  // valgrind memcheck's wording for the lines CI tools parse (memtrack-valgrind, CTest's
+  // `ctest -T memcheck`): "N bytes in M blocks are definitely lost in loss record I of N",
+  // always "blocks are" as memcheck writes it, and the error titles "Invalid free() /
+  // delete / delete[] / realloc()" and "Mismatched free() / delete / delete []", with
+  // memtrack's own description on the next line.
+  bool valgrind_wording = false;
 };
 
 // Every process of the report, one after another (see render_process_text).

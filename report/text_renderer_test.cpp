@@ -763,3 +763,33 @@ TEST(TextRenderer, SeveralProcessesInOrder) {
 
 }  // namespace
 }  // namespace memtrack::report
+
+namespace memtrack::report {
+namespace {
+
+// memtrack-valgrind's wording, as CTest's valgrind parser matches it (its regular
+// expressions: "[0-9,]+ bytes in [0-9,]+ blocks are definitely lost in loss record [0-9,]+ of
+// [0-9,]+", "Invalid free() / delete / delete[]", "Mismatched free() / delete / delete []").
+TEST(TextRenderer, ValgrindWordingForCTest) {
+  TextOptions options;
+  options.valgrind_wording = true;
+  options.show_kinds = LeakKinds::all();
+  std::string text = render(sample_report(), options);
+  EXPECT_NE(text.find("==1234== 4,192 (4,096 direct, 96 indirect) bytes in 1 blocks are "
+                      "definitely lost in loss record 1 of 4\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("==1234== 144 bytes in 3 blocks are possibly lost in loss record 3 of 4\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("==1234== Invalid free() / delete / delete[] / realloc()\n"
+                      "==1234==  (Double free of 0x4a5b040 (100 bytes), 2 times), at:\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("==1234== Mismatched free() / delete / delete []\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find(" block is "), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace memtrack::report

@@ -31,6 +31,7 @@ sys.path.insert(0, HERE)
 import cli_harness  # noqa: E402
 import test_ci_recipes  # noqa: E402,F401
 import test_crash  # noqa: E402,F401
+import test_ctest  # noqa: E402,F401
 import test_diff  # noqa: E402,F401  (each module registers its tests)
 import test_dlopen  # noqa: E402,F401
 import test_edges  # noqa: E402,F401
