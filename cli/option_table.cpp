@@ -355,7 +355,7 @@ const std::vector<OptionSpec>& option_table() {
        [](Config& c, const std::string& v) { c.junit_file = v; }},
       {"--collapsed", "FILE",
        "Also write the leaked bytes as collapsed stacks to FILE ('-' for stdout), one "
-       "'prog[PID];main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
+       "'prog;main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
        kRun | kReport | kSnapshot, false,
        [](Config& c, const std::string& v) { c.collapsed_file = v; }},
       {"--sarif", "FILE",

@@ -283,8 +283,10 @@ void render_profile_json(const ProfileAnalysis& a, StackNames& names,
 
 void render_profile_collapsed(const ProfileAnalysis& a, StackNames& names, Ranking ranking,
                               const ProfileOutputOptions& options, std::ostream& out) {
-  std::string root =
-      std::string(report::path_basename(options.program)) + "[" + std::to_string(a.meta.pid) + "]";
+  // The program's file name, not its pid: the same root in every run, so flame graphs of two
+  // runs can be compared (report/process_names.h).
+  std::string root(report::path_basename(options.program));
+  if (root.empty()) root = "?";
   std::map<std::string, uint64_t> lines;  // sites whose cut stacks are equal add up
   std::vector<std::string> order;
   for (uint32_t id = 0; id < a.sites.size(); ++id) {

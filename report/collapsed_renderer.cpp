@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "report/process_names.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -17,14 +18,10 @@ std::string sanitized(std::string name) {
   return name;
 }
 
-// The process's own root frame: its program's basename and pid, "prog[4711]".
-std::string process_frame(const ProcessReport& process) {
-  std::string program = process.command.empty() ? "?" : process.command.front();
-  return sanitized(std::string(path_basename(program)) + "[" + std::to_string(process.pid) + "]");
-}
-
-std::string stack_line(const ProcessReport& process, const std::vector<Frame>& stack) {
-  std::string line = process_frame(process);
+// `root`: the process's own root frame, its program's file name (process_names.h: the same in
+// every run, so flame graphs of two runs can be compared).
+std::string stack_line(const std::string& root, const std::vector<Frame>& stack) {
+  std::string line = sanitized(root);
   for (size_t i = printed_frame_count(stack); i-- > 0;) line += ";" + collapsed_frame(stack[i]);
   return line;
 }
@@ -40,10 +37,11 @@ std::string collapsed_frame(const Frame& frame) {
 void render_collapsed(const Report& report, std::ostream& out, const CollapsedOptions& options) {
   std::vector<std::string> order;
   std::map<std::string, uint64_t> bytes;
-  for (const ProcessReport& process : report.processes) {
-    for (const LeakGroup& group : process.leaks) {
+  std::vector<std::string> roots = stable_process_names(report.processes, ProcessNaming::kProgram);
+  for (size_t p = 0; p < report.processes.size(); ++p) {
+    for (const LeakGroup& group : report.processes[p].leaks) {
       if (!options.show_kinds.contains(group.kind) || group.runtime_internal) continue;
-      std::string line = stack_line(process, group.stack);
+      std::string line = stack_line(roots[p], group.stack);
       auto [it, inserted] = bytes.emplace(line, 0);
       if (inserted) order.push_back(line);
       it->second += group.bytes;

@@ -15,6 +15,7 @@
 #include "report/junit_renderer.h"
 #include "report/pprof_renderer.h"
 #include "report/pprof_testing.h"
+#include "report/process_names.h"
 #include "report/speedscope_renderer.h"
 #include "report/test_fixtures.h"
 #include "report/text_renderer.h"
@@ -175,10 +176,14 @@ TEST_P(FormatsAgree, Collapsed) {
   render_collapsed(report_, out, showing<CollapsedOptions>(kinds()));
   std::map<uint32_t, uint64_t> bytes;
   std::string text = out.str();
-  std::regex line(R"(^[^\[]*\[(\d+)\];(.*) (\d+)$)", std::regex::multiline);
+  // The root frame names the process (process_names.h); the names are unique here.
+  std::map<std::string, uint32_t> pid_of;
+  std::vector<std::string> names = stable_process_names(report_.processes, ProcessNaming::kProgram);
+  for (size_t i = 0; i < names.size(); ++i) pid_of[names[i]] = report_.processes[i].pid;
+  std::regex line(R"(^([^;]*);(.*) (\d+)$)", std::regex::multiline);
   std::vector<std::tuple<uint32_t, std::string, uint64_t>> lines;
   for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it) {
-    lines.emplace_back(static_cast<uint32_t>(number((*it)[1])), (*it)[2], number((*it)[3]));
+    lines.emplace_back(pid_of.at((*it)[1]), (*it)[2], number((*it)[3]));
     bytes[std::get<0>(lines.back())] += std::get<2>(lines.back());
   }
   std::map<uint32_t, uint64_t> expected;
@@ -204,7 +209,8 @@ TEST_P(FormatsAgree, Junit) {
   render_junit(report_, out, {.fail_kinds = kinds()});
   std::string xml = out.str();
   KindTotals totals;
-  std::regex testcase(R"(<testcase classname="memtrack" name="(\d+) )");
+  std::regex testcase(
+      R"re(<testcase classname="memtrack" name="[^"]*">\s*<properties>\s*<property name="pid" value="(\d+)")re");
   std::regex group_line(R"((?:^|>)([\d,]+) bytes? in ([\d,]+) blocks? (\w+)$)",
                         std::regex::multiline);
   std::vector<std::pair<size_t, uint32_t>> cases;  // offset, pid
@@ -261,7 +267,11 @@ TEST_P(FormatsAgree, Pprof) {
 TEST_P(FormatsAgree, Speedscope) {
   auto file = to_speedscope(report_, showing<SpeedscopeOptions>(kinds()));
   KindTotals totals;
-  std::regex name(R"(.*\[(\d+)\] (.*))");
+  // Each profile is named by its process's stable name (unique here) and the kind.
+  std::vector<std::string> names = stable_process_names(report_.processes, ProcessNaming::kProgram);
+  std::map<std::string, uint32_t> pid_of;
+  for (size_t i = 0; i < names.size(); ++i) pid_of[names[i]] = report_.processes[i].pid;
+  std::regex name(R"((\S+) (.*))");
   for (const auto& profile : file["profiles"]) {
     std::smatch m;
     std::string title = profile["name"];
@@ -269,7 +279,7 @@ TEST_P(FormatsAgree, Speedscope) {
     uint64_t sum = 0;
     for (const auto& weight : profile["weights"]) sum += weight.get<uint64_t>();
     EXPECT_EQ(sum, profile["endValue"].get<uint64_t>()) << title;
-    totals[{static_cast<uint32_t>(number(m[1])), m[2].str()}].bytes = sum;
+    totals[{pid_of.at(m[1].str()), m[2].str()}].bytes = sum;
   }
   KindTotals expected = text_totals(report_, kinds());
   for (auto& [key, t] : expected) t.blocks = 0;  // speedscope weighs bytes only
@@ -279,8 +289,7 @@ TEST_P(FormatsAgree, Speedscope) {
       bool found = false;
       for (const auto& profile : file["profiles"]) {
         std::string title = profile["name"];
-        if (title != p.command[0].substr(p.command[0].rfind('/') + 1) + "[" +
-                         std::to_string(p.pid) + "] " + phrase(g->kind)) {
+        if (title != p.command[0].substr(p.command[0].rfind('/') + 1) + " " + phrase(g->kind)) {
           continue;
         }
         for (size_t s = 0; s < profile["samples"].size(); ++s) {

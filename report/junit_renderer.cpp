@@ -6,6 +6,7 @@
 
 #include "core/result_names.h"
 #include "report/leak_kinds.h"
+#include "report/process_names.h"
 #include "report/text_format.h"
 #include "report/text_renderer.h"
 #include "report/xml_text.h"
@@ -74,23 +75,25 @@ Counts count_outcomes(const Report& report, LeakKinds kinds) {
   return counts;
 }
 
-void write_testcase(const ProcessReport& p, LeakKinds kinds, std::ostream& out) {
-  out << "    <testcase classname=\"memtrack\" name=\""
-      << xml_escaped(std::to_string(p.pid) + " " + format_command(p.command)) << "\"";
+// `name`: the process's stable name (process_names.h), so that CI dashboards see the same
+// test case in every run; the pids are properties.
+void write_testcase(const ProcessReport& p, const std::string& name, LeakKinds kinds,
+                    std::ostream& out) {
+  out << "    <testcase classname=\"memtrack\" name=\"" << xml_escaped(name) << "\">\n"
+      << "      <properties>\n"
+      << "        <property name=\"pid\" value=\"" << p.pid << "\"/>\n"
+      << "        <property name=\"ppid\" value=\"" << p.ppid << "\"/>\n"
+      << "      </properties>\n";
   if (!p.has_leak_data) {
     // A forked copy that ended without a report is no failure: skipped, saying why.
     const char* element = p.no_data_expected ? "skipped" : "error type=\"no_data\"";
-    out << ">\n      <" << element << " message=\"no leak data (" << xml_escaped(p.no_data_reason)
-        << ")\"/>\n    </testcase>\n";
-    return;
+    out << "      <" << element << " message=\"no leak data (" << xml_escaped(p.no_data_reason)
+        << ")\"/>\n";
+  } else if (auto [type, message] = failure_of(p, kinds); !type.empty()) {
+    out << "      <failure type=\"" << type << "\" message=\"" << xml_escaped(message) << "\">"
+        << xml_escaped(failure_text(p, kinds)) << "</failure>\n";
   }
-  auto [type, message] = failure_of(p, kinds);
-  if (type.empty()) {
-    out << "/>\n";
-    return;
-  }
-  out << ">\n      <failure type=\"" << type << "\" message=\"" << xml_escaped(message) << "\">"
-      << xml_escaped(failure_text(p, kinds)) << "</failure>\n    </testcase>\n";
+  out << "    </testcase>\n";
 }
 
 }  // namespace
@@ -103,7 +106,10 @@ void render_junit(const Report& report, std::ostream& out, const JunitOptions& o
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"memtrack\" " << totals << ">\n"
       << "  <testsuite name=\"memtrack\" " << totals << " skipped=\"" << counts.skipped << "\">\n";
-  for (const ProcessReport& p : report.processes) write_testcase(p, options.fail_kinds, out);
+  std::vector<std::string> names = stable_process_names(report.processes, ProcessNaming::kCommand);
+  for (size_t i = 0; i < report.processes.size(); ++i) {
+    write_testcase(report.processes[i], names[i], options.fail_kinds, out);
+  }
   out << "  </testsuite>\n</testsuites>\n";
 }
 

@@ -39,7 +39,16 @@ TEST(JunitRenderer, OneTestcasePerProcessWithCounts) {
   EXPECT_EQ(occurrences(xml, "<failure "), 1u);
   EXPECT_EQ(occurrences(xml, "<error type=\"no_data\" message=\"no leak data (killed)\"/>"), 1u);
   EXPECT_EQ(occurrences(xml, "tests=\"3\" failures=\"1\" errors=\"1\""), 2u);
-  EXPECT_NE(xml.find("name=\"7 ./clean &apos;a&lt;b&apos;\"/>"), std::string::npos) << xml;
+  // Named by command, the same in every run; a second process with the same command gets
+  // " #2"; the pids are properties.
+  EXPECT_NE(xml.find("name=\"./clean &apos;a&lt;b&apos;\">\n      <properties>\n        "
+                     "<property name=\"pid\" value=\"7\"/>"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("name=\"./clean &apos;a&lt;b&apos; #2\">\n      <properties>\n        "
+                     "<property name=\"pid\" value=\"8\"/>"),
+            std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("<failure type=\"leaks\""), std::string::npos) << xml;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/result_names.h"
 #include "report/collapsed_renderer.h"
+#include "report/process_names.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -40,13 +41,10 @@ class FrameTable {
   ordered_json frames_ = ordered_json::array();
 };
 
-std::string program_name(const ProcessReport& process) {
-  std::string program = process.command.empty() ? "?" : process.command.front();
-  return std::string(path_basename(program)) + "[" + std::to_string(process.pid) + "]";
-}
-
-// The profile of one process's groups of one kind, or null when it has none.
-ordered_json kind_profile(const ProcessReport& process, LeakKind kind, FrameTable& frames) {
+// The profile of one process's groups of one kind, or null when it has none. `name`: the
+// process's stable name (process_names.h).
+ordered_json kind_profile(const ProcessReport& process, const std::string& name, LeakKind kind,
+                          FrameTable& frames) {
   ordered_json samples = ordered_json::array();
   ordered_json weights = ordered_json::array();
   uint64_t total = 0;
@@ -62,7 +60,7 @@ ordered_json kind_profile(const ProcessReport& process, LeakKind kind, FrameTabl
   }
   if (samples.empty()) return nullptr;
   return {{"type", "sampled"},
-          {"name", program_name(process) + " " + core::leak_kind_phrase(kind)},
+          {"name", name + " " + core::leak_kind_phrase(kind)},
           {"unit", "bytes"},
           {"startValue", 0},
           {"endValue", total},
@@ -75,15 +73,16 @@ ordered_json kind_profile(const ProcessReport& process, LeakKind kind, FrameTabl
 ordered_json to_speedscope(const Report& report, const SpeedscopeOptions& options) {
   FrameTable frames;
   ordered_json profiles = ordered_json::array();
-  for (const ProcessReport& process : report.processes) {
+  std::vector<std::string> names = stable_process_names(report.processes, ProcessNaming::kProgram);
+  for (size_t p = 0; p < report.processes.size(); ++p) {
     for (LeakKind kind : kKindOrder) {
       if (!options.show_kinds.contains(kind)) continue;
-      ordered_json profile = kind_profile(process, kind, frames);
+      ordered_json profile = kind_profile(report.processes[p], names[p], kind, frames);
       if (!profile.is_null()) profiles.push_back(std::move(profile));
     }
   }
   std::string name = "memtrack leaks";
-  if (!report.processes.empty()) name += ": " + program_name(report.processes.front());
+  if (!names.empty()) name += ": " + names.front();
   return {{"$schema", "https://www.speedscope.app/file-format-schema.json"},
           {"shared", {{"frames", frames.take()}}},
           {"profiles", std::move(profiles)},

@@ -19,12 +19,12 @@ TEST(SpeedscopeRenderer, OneSampledProfilePerProcessAndKind) {
   ordered_json file = to_speedscope(testing::sample_report(), options);
   EXPECT_EQ(file["$schema"], "https://www.speedscope.app/file-format-schema.json");
   EXPECT_EQ(file["exporter"], "memtrack 1.2.3");
-  EXPECT_EQ(file["name"], "memtrack leaks: prog[1234]");
+  EXPECT_EQ(file["name"], "memtrack leaks: prog");
   const ordered_json& profiles = file["profiles"];
   ASSERT_EQ(profiles.size(), 3u);  // still reachable is not shown by default
-  EXPECT_EQ(profiles[0]["name"], "prog[1234] definitely lost");
-  EXPECT_EQ(profiles[1]["name"], "prog[1234] indirectly lost");
-  EXPECT_EQ(profiles[2]["name"], "prog[1234] possibly lost");
+  EXPECT_EQ(profiles[0]["name"], "prog definitely lost");
+  EXPECT_EQ(profiles[1]["name"], "prog indirectly lost");
+  EXPECT_EQ(profiles[2]["name"], "prog possibly lost");
   for (const ordered_json& profile : profiles) {
     EXPECT_EQ(profile["type"], "sampled");
     EXPECT_EQ(profile["unit"], "bytes");
@@ -62,7 +62,7 @@ TEST(SpeedscopeRenderer, FramesAreSharedAcrossProcesses) {
   report.processes[1].pid = 1235;
   ordered_json file = to_speedscope(report);
   EXPECT_EQ(file["profiles"].size(), 6u);
-  EXPECT_EQ(file["profiles"][3]["name"], "prog[1235] definitely lost");
+  EXPECT_EQ(file["profiles"][3]["name"], "prog #2 definitely lost");
   EXPECT_EQ(file["profiles"][3]["samples"], file["profiles"][0]["samples"]);
 }
 
@@ -71,7 +71,7 @@ TEST(SpeedscopeRenderer, AllKindsAndEmptyReport) {
   options.show_kinds = LeakKinds::all();
   ordered_json all = to_speedscope(testing::sample_report(), options);
   ASSERT_EQ(all["profiles"].size(), 4u);
-  EXPECT_EQ(all["profiles"][3]["name"], "prog[1234] still reachable");
+  EXPECT_EQ(all["profiles"][3]["name"], "prog still reachable");
   ordered_json empty = to_speedscope(Report{});
   EXPECT_EQ(empty["profiles"], ordered_json::array());
   EXPECT_EQ(empty["shared"]["frames"], ordered_json::array());

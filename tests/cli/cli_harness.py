@@ -330,3 +330,24 @@ STDOUT_CONFLICT = ("only one of --log-file, --json, --junit, --collapsed, --xml-
 def format_expected(name):
     return ("--format expects text, json, junit, collapsed, xml, sarif, pprof, speedscope or "
             f"html, not '{name}'")
+
+
+def program_names(processes):
+    """{stable program name: pid} of a JSON report's processes, as the collapsed stacks' root
+    frames and speedscope's profiles name them (report/process_names.h): the program's file
+    name, " #2", " #3"... for a later process of the same name."""
+    names = {}
+    seen = {}
+    for process in processes:
+        name = os.path.basename(process["command"][0]) if process["command"] else "?"
+        seen[name] = seen.get(name, 0) + 1
+        names[name if seen[name] == 1 else f"{name} #{seen[name]}"] = process["pid"]
+    return names
+
+
+def junit_pid(case):
+    """The pid property of a JUnit testcase element (int), or None."""
+    for prop in case.iter("property"):
+        if prop.get("name") == "pid":
+            return int(prop.get("value"))
+    return None

@@ -13,8 +13,8 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
-from cli_harness import (STDOUT_CONFLICT, TIMEOUT_SECONDS, Failure, cli_test,
-                         format_expected)
+from cli_harness import (STDOUT_CONFLICT, TIMEOUT_SECONDS, Failure, cli_test, format_expected,
+                         junit_pid, program_names)
 
 SPEEDSCOPE_SCHEMA = os.path.join("web", "node_modules", "speedscope", "dist", "release",
                                  "file-format-schema.json")
@@ -248,9 +248,10 @@ def test_speedscope_schema(ctx):
     frames = doc["shared"]["frames"]
     profiles = {p["name"]: p for p in doc["profiles"]}
     for process in report["processes"]:
-        program = os.path.basename(process["command"][0])
+        program = {pid: name for name, pid in program_names(report["processes"]).items()}[
+            process["pid"]]
         for group in process["leaks"]:
-            name = f"{program}[{process['pid']}] {PHRASES[group['kind']]}"
+            name = f"{program} {PHRASES[group['kind']]}"
             ctx.require(name in profiles, f"a profile named {name!r}", run)
             leaf = group["stack"][0]
             found = [s for s, w in zip(profiles[name]["samples"], profiles[name]["weights"])
@@ -260,7 +261,7 @@ def test_speedscope_schema(ctx):
             ctx.expect(found, f"{name}: a sample of {group['bytes']} bytes ending in "
                        f"{leaf['function']}", run)
     ctx.expect_eq(doc["profiles"][0]["name"],
-                  f"cli_fork_exec[{report['processes'][0]['pid']}] definitely lost",
+                  "cli_fork_exec definitely lost",
                   "the first profile: the program's definitely lost bytes", run)
     again = ctx.memtrack("report", "--format=speedscope", results)
     with open(path, encoding="utf-8") as f:
@@ -324,7 +325,7 @@ def test_formats_agree(ctx):
     with open(paths["collapsed"], encoding="utf-8") as f:
         for line in f.read().splitlines():
             stack, size = line.rsplit(" ", 1)
-            pid = int(re.match(r"[^;]*\[(\d+)\]", stack).group(1))
+            pid = program_names(report["processes"])[stack.split(";", 1)[0]]
             folded[pid] = folded.get(pid, 0) + int(size)
     per_pid = {}
     for (pid, _), (size, _) in expected.items():
@@ -334,7 +335,7 @@ def test_formats_agree(ctx):
     failing = {}
     junit = ET.parse(paths["junit"]).getroot()
     for case in junit.iter("testcase"):
-        pid = int(case.get("name").split()[0])
+        pid = junit_pid(case)
         failure = case.find("failure")
         for size, blocks, kind in re.findall(r"^([\d,]+) bytes? in ([\d,]+) blocks? (\w+)$",
                                              failure.text if failure is not None else "", re.M):
@@ -352,8 +353,10 @@ def test_formats_agree(ctx):
     validate_speedscope(ctx, paths["speedscope"], run)
     from_speedscope = {}
     for profile in ctx.read_json(paths["speedscope"], run)["profiles"]:
-        m = re.fullmatch(r".*\[(\d+)\] (.*)", profile["name"])
+        name, kind = next((n, profile["name"][len(n) + 1:]) for n in program_names(
+            report["processes"]) if profile["name"].startswith(n + " "))
         ctx.expect_eq(sum(profile["weights"]), profile["endValue"],
                       f"{profile['name']}: weights add up to endValue", run)
-        add(from_speedscope, (int(m.group(1)), m.group(2)), sum(profile["weights"]), 0)
+        add(from_speedscope, (program_names(report["processes"])[name], kind),
+            sum(profile["weights"]), 0)
     ctx.expect_eq(from_speedscope, bytes_only, "speedscope profiles vs text totals", run)
