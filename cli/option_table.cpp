@@ -361,8 +361,14 @@ const std::vector<OptionSpec>& option_table() {
       {"--sarif", "FILE",
        "Also write the report as SARIF 2.1.0 to FILE ('-' for stdout), for code scanning: "
        "one result per leak group, allocator misuse error and descriptor left open, files "
-       "relative to the working directory (SRCROOT). Default: none.",
+       "under --source-root relative to it (SRCROOT). Default: none.",
        kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.sarif_file = v; }},
+      {"--source-root", "DIR",
+       "The checkout's root for --sarif: source files under DIR are given relative to it "
+       "(uriBaseId SRCROOT), as code scanning resolves them; set it when memtrack runs in a "
+       "build directory. Default: the working directory.",
+       kRun | kReport | kSnapshot, false,
+       [](Config& c, const std::string& v) { c.source_root = v; }},
       {"--pprof", "FILE",
        "Also write the leaked bytes and blocks by stack as a gzipped pprof profile to FILE "
        "('-' for stdout, not a terminal), for go tool pprof, Pyroscope and Parca. "

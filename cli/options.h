@@ -53,6 +53,7 @@ struct Config {
   std::string speedscope_file;             // speedscope JSON; "" = none, "-" = stdout
   std::string html_file;                   // the HTML report; "" = none, "-" = stdout
   std::string sarif_file;                  // SARIF; "" = none, "-" = stdout
+  std::string source_root;                 // SARIF's SRCROOT; "" = the working directory
   std::string report_format;               // report --format; "" = text
   bool text_report = true;                 // false: --format put another format in the text's place
   std::vector<std::string> memtrack_argv;  // memtrack's own command line (valgrind XML)

@@ -474,14 +474,18 @@ bool write_valgrind_xml(const report::Report& report, const Config& config, uint
   return written;
 }
 
-// --sarif: files under the working directory are relative to SRCROOT.
+// --sarif: files under --source-root (the working directory) are relative to SRCROOT.
 bool write_sarif(const report::Report& report, const Config& config, uint32_t main_pid) {
   if (config.sarif_file.empty()) return true;
   report::SarifOptions options;
   options.show_kinds = config.show_leak_kinds;
   options.version = MEMTRACK_VERSION;
   std::error_code error;
-  options.source_root = std::filesystem::current_path(error).string();
+  std::filesystem::path root = config.source_root.empty()
+                                   ? std::filesystem::current_path(error)
+                                   : std::filesystem::absolute(config.source_root, error);
+  options.source_root = error ? "" : root.lexically_normal().string();
+  options.information_uri = MEMTRACK_INFORMATION_URI;
   return write_format("SARIF log", config.sarif_file, main_pid,
                       [&](std::ostream& out) { report::render_sarif(report, out, options); });
 }

@@ -325,12 +325,13 @@ ordered_json tool_to_json(const SarifOptions& options) {
   ordered_json rules = ordered_json::array();
   for (const Rule& rule : kRules) rules.push_back(rule_to_json(rule));
   std::string version = options.version.empty() ? "0.0.0" : options.version;
-  return {{"driver",
-           {{"name", "memtrack"},
-            {"fullName", "memtrack memory leak detector"},
-            {"version", version},
-            {"semanticVersion", version},
-            {"rules", rules}}}};
+  ordered_json driver = {{"name", "memtrack"},
+                         {"fullName", "memtrack memory leak detector"},
+                         {"version", version},
+                         {"semanticVersion", version}};
+  if (!options.information_uri.empty()) driver["informationUri"] = options.information_uri;
+  driver["rules"] = rules;
+  return {{"driver", driver}};
 }
 
 }  // namespace

@@ -18,6 +18,9 @@ struct SarifOptions {
   // to the uriBaseId SRCROOT, which code scanning resolves against the checkout; others get
   // absolute file:// URIs. "" gives every file an absolute URI.
   std::string source_root;
+  // tool.driver.informationUri: where the tool's documentation is (an absolute URI); none if
+  // "".
+  std::string information_uri;
 };
 
 // One run of tool "memtrack" with every rule (fixed ids and order: sarif_rule_ids()) and

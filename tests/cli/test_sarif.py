@@ -1,8 +1,8 @@
 """SARIF 2.1.0 (--sarif=FILE, report --format=sarif) for code scanning: validated with
 Microsoft's SARIF multitool (web/node_modules, scripts/install-web-deps.sh); one result per
 leak group, misuse error and descriptor left open, whose totals equal the text and JSON
-reports'; locations relative to SRCROOT (the working directory); fingerprints that stay when
-the source is edited, as memtrack diff matches groups."""
+reports'; locations relative to SRCROOT (--source-root, the working directory by default);
+fingerprints that stay when the source is edited, as memtrack diff matches groups."""
 
 import json
 import os
@@ -13,8 +13,8 @@ from cli_harness import Failure, cli_test, STDOUT_CONFLICT, format_expected
 from test_diff import PROGRAM_V1, PROGRAM_V2, build
 from test_formats import text_leaked_bytes
 
-# The one multitool finding memtrack's logs keep: the tool has no web page (informationUri).
-ACCEPTED_WARNINGS = {"SARIF2005"}
+# Multitool findings memtrack's logs may keep: none.
+ACCEPTED_WARNINGS = set()
 RULE_OF_KIND = {"definite": "definite-leak", "indirect": "indirect-leak",
                 "possible": "possible-leak", "reachable": "reachable-block",
                 "unclassified": "unclassified-leak"}
@@ -136,6 +136,35 @@ def test_sarif_fingerprints_follow_edits(ctx):
     fresh = by_function.get(("v2", "fresh"))
     ctx.expect(fresh is not None and fresh[0] != keep1[0], f"fresh: a new fingerprint {fresh}")
     ctx.expect_eq(len(results_of(logs["v1"])), 1, "v1: one result")
+
+
+@cli_test
+def test_sarif_source_root(ctx):
+    """Run from a build directory (here the test's own, outside the source tree), files are
+    absolute file:// URIs; --source-root=CHECKOUT makes them relative to SRCROOT, which names
+    the checkout. The tool names its documentation (informationUri, an absolute URI)."""
+    source = os.path.join(ctx.paths.source_dir, "tests", "cli", "programs", "leak_one.c")
+    plain = ctx.memtrack("run", "--sarif=-", ctx.program("leak_one"))
+    log = json.loads(plain.stdout)
+    location = results_of(log)[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    ctx.expect_eq(location, {"uri": "file://" + source}, "without --source-root: absolute",
+                  plain)
+    driver = log["runs"][0]["tool"]["driver"]
+    ctx.expect(re.match(r"^(file|https?)://", driver.get("informationUri", "")),
+               f"informationUri {driver.get('informationUri')!r} is an absolute URI", plain)
+    rooted = ctx.memtrack("run", "--sarif=-", f"--source-root={ctx.paths.source_dir}",
+                          ctx.program("leak_one"))
+    log = json.loads(rooted.stdout)
+    location = results_of(log)[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    ctx.expect_eq(location, {"uri": "tests/cli/programs/leak_one.c", "uriBaseId": "SRCROOT"},
+                  "with --source-root: relative to SRCROOT", rooted)
+    root = os.path.normpath(ctx.paths.source_dir)
+    ctx.expect_eq(log["runs"][0].get("originalUriBaseIds"),
+                  {"SRCROOT": {"uri": f"file://{root}/"}}, "SRCROOT names the checkout", rooted)
+    path = ctx.path("rooted.sarif")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(rooted.stdout)
+    validate(ctx, path, rooted)
 
 
 @cli_test
