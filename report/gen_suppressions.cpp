@@ -173,8 +173,26 @@ size_t other_matches(const std::string& block, const std::vector<Owner>& owners,
   return n;
 }
 
-std::string block_for(const std::vector<Owner>& owners, size_t self,
-                      const FrameIndex& first_frames) {
+// How many owners of the same sort each generated block matches (the owner it was made for
+// included), by the block's text: owners with equal stacks get equal blocks (a stripped
+// program's frames all read "obj:/usr/bin/bash"), and matching such a block against every
+// candidate once per owner made a report of many such groups quadratic (a shell script's
+// hundreds of subshells took minutes).
+using MatchCounts = std::unordered_map<std::string, size_t>;
+
+size_t others_matched(const std::string& block, const std::vector<Owner>& owners, size_t self,
+                      const FrameIndex& first_frames, bool by_source, MatchCounts& counts) {
+  auto [it, inserted] = counts.emplace(block, 0);
+  if (inserted) {
+    // The owner itself always matches the block made from its own stack.
+    it->second = 1 + other_matches(block, owners, self,
+                                   first_frames.candidates(*owners[self].stack, by_source));
+  }
+  return it->second - 1;
+}
+
+std::string block_for(const std::vector<Owner>& owners, size_t self, const FrameIndex& first_frames,
+                      MatchCounts& counts) {
   const Owner& owner = owners[self];
   std::string what = owner.group ? "leak" : "fd";
   std::string kind_line = owner.group ? "Memcheck:Leak" : "memtrack:FdLeak";
@@ -183,11 +201,9 @@ std::string block_for(const std::vector<Owner>& owners, size_t self,
     kinds_line = fmt::format("match-leak-kinds: {}", core::leak_kind_name(owner.group->kind));
   }
   std::string block = make_block(*owner.stack, what, kind_line, kinds_line, false);
-  if (other_matches(block, owners, self, first_frames.candidates(*owner.stack, false)) == 0) {
-    return block;
-  }
+  if (others_matched(block, owners, self, first_frames, false, counts) == 0) return block;
   block = make_block(*owner.stack, what, kind_line, kinds_line, true);
-  size_t others = other_matches(block, owners, self, first_frames.candidates(*owner.stack, true));
+  size_t others = others_matched(block, owners, self, first_frames, true, counts);
   if (others == 0) return block;
   return fmt::format(
       "# also matches {} other {} with the same stack\n{}", others,
@@ -327,14 +343,77 @@ ProcessSuggestions suggest_suppressions(const ProcessReport& process) {
   for (const ResourceSite& site : process.resource_sites) owners.push_back({&site.stack, nullptr});
   NameIndex index(owners);
   FrameIndex first_frames(owners);
+  MatchCounts counts;
   ProcessSuggestions out;
   for (size_t i = 0; i < owners.size(); ++i) {
     SuggestedSuppression entry;  // no stack recorded: nothing can name it
     if (!owners[i].stack->empty())
-      entry = {block_for(owners, i, first_frames), lsan_for(owners, i, index)};
+      entry = {block_for(owners, i, first_frames, counts), lsan_for(owners, i, index)};
     (i < process.leaks.size() ? out.leaks : out.resource_sites).push_back(std::move(entry));
   }
   return out;
+}
+
+namespace {
+
+// What suggestions depend on: each group's kind and each frame's names and line.
+uint64_t process_signature(const ProcessReport& p) {
+  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a 64
+  auto add = [&](std::string_view text) {
+    for (unsigned char c : text) {
+      hash ^= c;
+      hash *= 0x100000001b3ull;
+    }
+    hash ^= 0xff;  // a separator no name contains
+    hash *= 0x100000001b3ull;
+  };
+  auto add_number = [&](uint64_t n) {
+    add(std::string_view(reinterpret_cast<const char*>(&n), sizeof n));
+  };
+  auto add_stack = [&](const std::vector<Frame>& stack) {
+    add_number(stack.size());
+    for (const Frame& f : stack) {
+      add(f.function);
+      add(f.module);
+      add(f.file);
+      add_number(static_cast<uint64_t>(f.line));
+    }
+  };
+  for (const LeakGroup& g : p.leaks) {
+    add(core::leak_kind_name(g.kind));
+    add_stack(g.stack);
+  }
+  add("sites");
+  for (const ResourceSite& site : p.resource_sites) add_stack(site.stack);
+  return hash;
+}
+
+bool same_frames(const std::vector<Frame>& a, const std::vector<Frame>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Frame& x, const Frame& y) {
+    return x.line == y.line && x.function == y.function && x.module == y.module && x.file == y.file;
+  });
+}
+
+bool same_owners(const ProcessReport& a, const ProcessReport& b) {
+  return std::equal(a.leaks.begin(), a.leaks.end(), b.leaks.begin(), b.leaks.end(),
+                    [](const LeakGroup& x, const LeakGroup& y) {
+                      return x.kind == y.kind && same_frames(x.stack, y.stack);
+                    }) &&
+         std::equal(a.resource_sites.begin(), a.resource_sites.end(), b.resource_sites.begin(),
+                    b.resource_sites.end(), [](const ResourceSite& x, const ResourceSite& y) {
+                      return same_frames(x.stack, y.stack);
+                    });
+}
+
+}  // namespace
+
+const ProcessSuggestions& SuggestionCache::of(const ProcessReport& process) {
+  std::deque<Entry>& bucket = entries_[process_signature(process)];
+  for (const Entry& entry : bucket) {
+    if (same_owners(*entry.process, process)) return entry.suggestions;
+  }
+  bucket.push_back(Entry{&process, suggest_suppressions(process)});
+  return bucket.back().suggestions;
 }
 
 }  // namespace memtrack::report

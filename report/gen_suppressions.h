@@ -4,7 +4,9 @@
 // Ordinary C++: allocates. Pure functions.
 #pragma once
 
+#include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "report/model.h"
@@ -49,5 +51,23 @@ struct ProcessSuggestions {
 // group or site; a block matches no other group or site of `process` unless it says so in
 // its comment line, a leak: line never does.
 ProcessSuggestions suggest_suppressions(const ProcessReport& process);
+
+// suggest_suppressions for the processes of one report, computed once for processes whose
+// groups and descriptor sites have the same kinds and stacks (the subshells of one script, a
+// test program run many times): a report of 500 such processes spent most of its rendering
+// time making the same suggestions again. The processes must outlive the cache. Not thread
+// safe; one per rendering.
+class SuggestionCache {
+ public:
+  const ProcessSuggestions& of(const ProcessReport& process);
+
+ private:
+  struct Entry {
+    const ProcessReport* process;
+    ProcessSuggestions suggestions;
+  };
+  // by process_signature; a deque keeps the references of() returned valid
+  std::unordered_map<uint64_t, std::deque<Entry>> entries_;
+};
 
 }  // namespace memtrack::report

@@ -81,8 +81,11 @@ std::string html_escaped(const std::string& text) {
   return xml_escaped(text);
 }
 
-void render_html_page(const std::string& title, const nlohmann::ordered_json& model,
-                      std::ostream& out, const std::string& version) {
+namespace {
+
+// The page around its data (page_data's text).
+void write_page(const std::string& title, const std::string& data, std::ostream& out,
+                const std::string& version) {
   std::string styles;
   for (std::string_view css : {assets::kUplotCss, assets::kFlameGraphCss, assets::kReportCss}) {
     append_element(styles, "style", css);
@@ -96,13 +99,39 @@ void render_html_page(const std::string& title, const nlohmann::ordered_json& mo
   out << fill(assets::kReportTemplate, {{"TITLE", html_escaped(title)},
                                         {"VERSION", html_escaped(version)},
                                         {"STYLES", styles},
-                                        {"DATA", page_data(model)},
+                                        {"DATA", data},
                                         {"SCRIPTS", scripts}});
 }
 
+}  // namespace
+
+void render_html_page(const std::string& title, const nlohmann::ordered_json& model,
+                      std::ostream& out, const std::string& version) {
+  write_page(title, page_data(model), out, version);
+}
+
+// html_model()'s text written straight away: the report's part through write_report_json, as
+// the JSON report is, never as a document of its own (seconds and gigabytes for a report of
+// hundreds of processes).
 void render_html(const Report& report, std::ostream& out, const std::string& version,
                  const HtmlOptions& options) {
-  render_html_page(page_title(report), html_model(report, version, options), out, version);
+  JsonOptions json_options;
+  json_options.show_kinds = options.show_kinds;
+  GzipWriter model;
+  model.write("{\"report\":");
+  write_report_json(
+      report, [&](std::string_view piece) { model.write(piece); }, version, json_options, -1);
+  nlohmann::ordered_json live = nlohmann::ordered_json::array();
+  for (const nlohmann::ordered_json& one : options.live) live.push_back(one);
+  model.write(",\"live\":" + live.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  SnippetOptions snippet_options;
+  snippet_options.show_kinds = options.show_kinds;
+  nlohmann::ordered_json sources = options.source_snippets
+                                       ? source_snippets(report, snippet_options)
+                                       : nlohmann::ordered_json::object();
+  model.write(",\"sources\":" +
+              sources.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "}");
+  write_page(page_title(report), base64_encoded(model.finish()), out, version);
 }
 
 }  // namespace memtrack::report

@@ -5,6 +5,7 @@
 #include "core/result_names.h"
 #include "core/signal_names.h"
 #include "report/gen_suppressions.h"
+#include "report/json_text.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -13,219 +14,298 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json exit_to_json(const ExitInfo& exit) {
-  ordered_json out = ordered_json::object();
+void write_exit(JsonText& j, const ExitInfo& exit) {
+  j.begin_object();
   switch (exit.how) {
     case ExitInfo::How::kExit:
-      out["code"] = exit.code;
+      j.member("code", exit.code);
       break;
     case ExitInfo::How::kUnderscoreExit:
-      out["code"] = exit.code;
-      out["how"] = "_exit";
+      j.member("code", exit.code);
+      j.member("how", "_exit");
       break;
     case ExitInfo::How::kSignal:
-      out["signal"] = exit.signal;
+      j.member("signal", exit.signal);
       break;
     case ExitInfo::How::kUnknown:
-      out["unknown"] = true;
+      j.member("unknown", true);
       break;
     case ExitInfo::How::kRunning:
-      out["running"] = true;
+      j.member("running", true);
       break;
   }
-  return out;
+  j.end_object();
 }
 
-ordered_json summary_to_json(const Summary& s) {
-  ordered_json out = ordered_json::object();
-  out["allocations"] = s.allocations;
-  out["frees"] = s.frees;
-  out["bytes_allocated"] = s.bytes_allocated;
-  out["peak_bytes"] = s.peak_bytes;
-  out["leaked_bytes"] = s.leaked_bytes;
-  out["leaked_blocks"] = s.leaked_blocks;
-  out["definite_bytes"] = s.definite_bytes;
-  out["definite_blocks"] = s.definite_blocks;
-  out["indirect_bytes"] = s.indirect_bytes;
-  out["indirect_blocks"] = s.indirect_blocks;
-  out["possible_bytes"] = s.possible_bytes;
-  out["possible_blocks"] = s.possible_blocks;
-  out["reachable_bytes"] = s.reachable_bytes;
-  out["reachable_blocks"] = s.reachable_blocks;
-  out["suppressed_bytes"] = s.suppressed_bytes;
-  out["suppressed_blocks"] = s.suppressed_blocks;
-  out["runtime_internal_bytes"] = s.runtime_internal_bytes;
-  out["runtime_internal_blocks"] = s.runtime_internal_blocks;
-  out["untracked_allocations"] = s.untracked_allocations;
-  out["untracked_bytes"] = s.untracked_bytes;
-  out["errors"] = s.errors;
-  out["error_occurrences"] = s.error_occurrences;
-  out["open_descriptors"] = s.open_descriptors;
-  out["suppressed_descriptors"] = s.suppressed_descriptors;
-  out["untracked_descriptors"] = s.untracked_descriptors;
-  return out;
+void write_summary(JsonText& j, const Summary& s) {
+  j.begin_object();
+  j.member("allocations", s.allocations);
+  j.member("frees", s.frees);
+  j.member("bytes_allocated", s.bytes_allocated);
+  j.member("peak_bytes", s.peak_bytes);
+  j.member("leaked_bytes", s.leaked_bytes);
+  j.member("leaked_blocks", s.leaked_blocks);
+  j.member("definite_bytes", s.definite_bytes);
+  j.member("definite_blocks", s.definite_blocks);
+  j.member("indirect_bytes", s.indirect_bytes);
+  j.member("indirect_blocks", s.indirect_blocks);
+  j.member("possible_bytes", s.possible_bytes);
+  j.member("possible_blocks", s.possible_blocks);
+  j.member("reachable_bytes", s.reachable_bytes);
+  j.member("reachable_blocks", s.reachable_blocks);
+  j.member("suppressed_bytes", s.suppressed_bytes);
+  j.member("suppressed_blocks", s.suppressed_blocks);
+  j.member("runtime_internal_bytes", s.runtime_internal_bytes);
+  j.member("runtime_internal_blocks", s.runtime_internal_blocks);
+  j.member("untracked_allocations", s.untracked_allocations);
+  j.member("untracked_bytes", s.untracked_bytes);
+  j.member("errors", s.errors);
+  j.member("error_occurrences", s.error_occurrences);
+  j.member("open_descriptors", s.open_descriptors);
+  j.member("suppressed_descriptors", s.suppressed_descriptors);
+  j.member("untracked_descriptors", s.untracked_descriptors);
+  j.end_object();
 }
 
-ordered_json frame_to_json(const Frame& frame) {
-  ordered_json out = ordered_json::object();
-  out["address"] = hex(frame.address);
-  out["module"] = frame.module;
-  out["module_offset"] = hex(frame.module_offset);
-  out["function"] = frame.function;
-  out["file"] = frame.file;
-  out["line"] = frame.line;
-  out["column"] = frame.column;
-  out["inlined"] = frame.inlined;
-  return out;
+void write_frame(JsonText& j, const Frame& frame) {
+  j.begin_object();
+  j.member("address", hex(frame.address));
+  j.member("module", frame.module);
+  j.member("module_offset", hex(frame.module_offset));
+  j.member("function", frame.function);
+  j.member("file", frame.file);
+  j.member("line", frame.line);
+  j.member("column", frame.column);
+  j.member("inlined", frame.inlined);
+  j.end_object();
 }
 
-ordered_json errors_to_json(const std::vector<ErrorReport>& errors) {
-  ordered_json out = ordered_json::array();
+void write_stack(JsonText& j, const std::vector<Frame>& stack) {
+  j.begin_array();
+  for (const Frame& frame : stack) write_frame(j, frame);
+  j.end_array();
+}
+
+void write_errors(JsonText& j, const std::vector<ErrorReport>& errors) {
+  j.begin_array();
   for (const ErrorReport& error : errors) {
-    ordered_json e = ordered_json::object();
-    e["kind"] = core::error_kind_name(error.kind);
-    e["address"] = hex(error.address);
-    e["occurrences"] = error.occurrences;
-    e["description"] = error_description(error);
+    j.begin_object();
+    j.member("kind", core::error_kind_name(error.kind));
+    j.member("address", hex(error.address));
+    j.member("occurrences", error.occurrences);
+    j.member("description", error_description(error));
+    j.key("block");
     if (error.block_start != 0) {
-      e["block"] = {{"address", hex(error.block_start)}, {"size", error.block_size}};
+      j.begin_object();
+      j.member("address", hex(error.block_start));
+      j.member("size", error.block_size);
+      j.end_object();
     } else {
-      e["block"] = nullptr;
+      j.null();
     }
-    e["alloc_call"] = core::alloc_call_name(error.alloc_call);
-    e["free_call"] = core::free_call_name(error.free_call);
-    e["stack"] = stack_to_json(error.stack);
-    e["alloc_stack"] = stack_to_json(error.alloc_stack);
-    e["free_stack"] = stack_to_json(error.free_stack);
-    out.push_back(std::move(e));
+    j.member("alloc_call", core::alloc_call_name(error.alloc_call));
+    j.member("free_call", core::free_call_name(error.free_call));
+    write_stack(j.key("stack"), error.stack);
+    write_stack(j.key("alloc_stack"), error.alloc_stack);
+    write_stack(j.key("free_stack"), error.free_stack);
+    j.end_object();
   }
-  return out;
+  j.end_array();
 }
 
 // One element per descriptor, site after site.
-ordered_json resources_to_json(const std::vector<ResourceSite>& sites,
-                               const std::vector<SuggestedSuppression>& suggestions) {
-  ordered_json out = ordered_json::array();
+void write_resources(JsonText& j, const std::vector<ResourceSite>& sites,
+                     const std::vector<SuggestedSuppression>& suggestions) {
+  j.begin_array();
   for (size_t i = 0; i < sites.size(); ++i) {
     const ResourceSite& site = sites[i];
-    ordered_json stack = stack_to_json(site.stack);
     for (const ResourceFacts& r : site.resources) {
-      ordered_json e = ordered_json::object();
-      e["kind"] = core::resource_kind_name(r.kind);
-      e["fd"] = r.fd;
-      e["path"] = r.description;
-      e["flags"] = resource_flags(r);
-      e["stream"] = r.stream;
-      e["call"] = r.call;
-      e["suppression"] = suggestions[i].lsan;
-      e["suppression_block"] = suggestions[i].block;
-      e["stack"] = stack;
-      out.push_back(std::move(e));
+      j.begin_object();
+      j.member("kind", core::resource_kind_name(r.kind));
+      j.member("fd", r.fd);
+      j.member("path", r.description);
+      j.member("flags", resource_flags(r));
+      j.member("stream", r.stream);
+      j.member("call", r.call);
+      j.member("suppression", suggestions[i].lsan);
+      j.member("suppression_block", suggestions[i].block);
+      write_stack(j.key("stack"), site.stack);
+      j.end_object();
     }
   }
-  return out;
+  j.end_array();
 }
 
 // The groups of the shown kinds, in their order.
 // `suggestions`: parallel to `groups`, or null (suppressed groups: "" entries).
-ordered_json groups_to_json(const std::vector<LeakGroup>& groups, LeakKinds show_kinds,
-                            const std::vector<SuggestedSuppression>* suggestions) {
-  ordered_json out = ordered_json::array();
+void write_groups(JsonText& j, const std::vector<LeakGroup>& groups, LeakKinds show_kinds,
+                  const std::vector<SuggestedSuppression>* suggestions) {
+  j.begin_array();
   for (size_t i = 0; i < groups.size(); ++i) {
     const LeakGroup& group = groups[i];
     if (!show_kinds.contains(group.kind)) continue;
-    ordered_json g = ordered_json::object();
-    g["kind"] = core::leak_kind_name(group.kind);
-    g["bytes"] = group.bytes;
-    g["blocks"] = group.blocks;
+    j.begin_object();
+    j.member("kind", core::leak_kind_name(group.kind));
+    j.member("bytes", group.bytes);
+    j.member("blocks", group.blocks);
     // In every group, 0 where nothing hangs off it: one shape for all kinds.
-    g["indirect_bytes"] = group.indirect_bytes;
-    g["indirect_blocks"] = group.indirect_blocks;
-    g["suppression"] = suggestions ? (*suggestions)[i].lsan : "";
-    g["suppression_block"] = suggestions ? (*suggestions)[i].block : "";
-    g["stack"] = stack_to_json(group.stack);
-    out.push_back(std::move(g));
+    j.member("indirect_bytes", group.indirect_bytes);
+    j.member("indirect_blocks", group.indirect_blocks);
+    j.member("suppression", suggestions ? (*suggestions)[i].lsan : "");
+    j.member("suppression_block", suggestions ? (*suggestions)[i].block : "");
+    write_stack(j.key("stack"), group.stack);
+    j.end_object();
   }
-  return out;
+  j.end_array();
+}
+
+void write_crash(JsonText& j, const CrashReport& crash) {
+  j.begin_object();
+  j.member("signal", crash.signal);
+  j.member("name", signal_name(crash.signal));
+  const char* cause = core::signal_cause(crash.signal, crash.code);
+  j.member("cause", cause != nullptr ? cause : "");
+  j.member("code", crash.code);
+  if (crash.has_address) j.member("address", hex(crash.address));
+  j.member("thread", crash.tid);
+  write_stack(j.key("stack"), crash.stack);
+  j.end_object();
+}
+
+void write_strings(JsonText& j, const std::vector<std::string>& strings) {
+  j.begin_array();
+  for (const std::string& s : strings) j.string(s);
+  j.end_array();
+}
+
+ordered_json parsed(const std::string& text) {
+  return ordered_json::parse(text, nullptr, true, false);
 }
 
 }  // namespace
 
-ordered_json stack_to_json(const std::vector<Frame>& stack) {
-  ordered_json out = ordered_json::array();
-  for (const Frame& frame : stack) out.push_back(frame_to_json(frame));
-  return out;
-}
-
-ordered_json crash_to_json(const CrashReport& crash) {
-  ordered_json out = ordered_json::object();
-  out["signal"] = crash.signal;
-  out["name"] = signal_name(crash.signal);
-  const char* cause = core::signal_cause(crash.signal, crash.code);
-  out["cause"] = cause != nullptr ? cause : "";
-  out["code"] = crash.code;
-  if (crash.has_address) out["address"] = hex(crash.address);
-  out["thread"] = crash.tid;
-  out["stack"] = stack_to_json(crash.stack);
-  return out;
-}
-
-ordered_json process_to_json(const ProcessReport& process, const JsonOptions& options) {
-  ordered_json out = ordered_json::object();
-  out["pid"] = process.pid;
-  out["ppid"] = process.ppid;
-  out["command"] = process.command;
-  if (!process.occasion.empty()) out["occasion"] = process.occasion;
-  out["exit"] = exit_to_json(process.exit);
-  out["summary"] = summary_to_json(process.summary);
-  out["errors"] = errors_to_json(process.errors);
-  ProcessSuggestions suggestions = suggest_suppressions(process);
-  if (process.crash) out["crash"] = crash_to_json(*process.crash);
-  out["leaks"] = groups_to_json(process.leaks, options.show_kinds, &suggestions.leaks);
-  out["suppressed"] = groups_to_json(process.suppressed, options.show_kinds, nullptr);
+void write_process_json(JsonText& j, const ProcessReport& process, const JsonOptions& options,
+                        SuggestionCache& suggestion_cache) {
+  j.begin_object();
+  j.member("pid", process.pid);
+  j.member("ppid", process.ppid);
+  write_strings(j.key("command"), process.command);
+  if (!process.occasion.empty()) j.member("occasion", process.occasion);
+  write_exit(j.key("exit"), process.exit);
+  write_summary(j.key("summary"), process.summary);
+  write_errors(j.key("errors"), process.errors);
+  const ProcessSuggestions& suggestions = suggestion_cache.of(process);
+  if (process.crash) write_crash(j.key("crash"), *process.crash);
+  write_groups(j.key("leaks"), process.leaks, options.show_kinds, &suggestions.leaks);
+  write_groups(j.key("suppressed"), process.suppressed, options.show_kinds, nullptr);
   if (!process.used_suppressions.empty()) {
-    ordered_json used = ordered_json::array();
+    j.key("used_suppressions").begin_array();
     for (const UsedSuppression& u : process.used_suppressions) {
-      used.push_back({{"name", u.name},
-                      {"origin", u.origin},
-                      {"groups", u.groups},
-                      {"bytes", u.bytes},
-                      {"blocks", u.blocks},
-                      {"descriptors", u.descriptors}});
+      j.begin_object();
+      j.member("name", u.name);
+      j.member("origin", u.origin);
+      j.member("groups", u.groups);
+      j.member("bytes", u.bytes);
+      j.member("blocks", u.blocks);
+      j.member("descriptors", u.descriptors);
+      j.end_object();
     }
-    out["used_suppressions"] = std::move(used);
+    j.end_array();
   }
   if (process.tracks_resources) {
-    out["resources"] = resources_to_json(process.resource_sites, suggestions.resource_sites);
+    write_resources(j.key("resources"), process.resource_sites, suggestions.resource_sites);
   }
-  out["notes"] = process.notes;
-  if (!process.has_leak_data) out["no_data"] = process.no_data_reason;
-  return out;
+  write_strings(j.key("notes"), process.notes);
+  if (!process.has_leak_data) j.member("no_data", process.no_data_reason);
+  j.end_object();
+}
+
+ordered_json stack_to_json(const std::vector<Frame>& stack) {
+  std::string text;
+  JsonText j(text, -1);
+  write_stack(j, stack);
+  return parsed(text);
+}
+
+ordered_json process_to_json(const ProcessReport& process, const JsonOptions& options,
+                             SuggestionCache* suggestion_cache) {
+  SuggestionCache own_cache;
+  std::string text;
+  JsonText j(text, -1);
+  write_process_json(j, process, options,
+                     suggestion_cache != nullptr ? *suggestion_cache : own_cache);
+  return parsed(text);
 }
 
 ordered_json to_json(const Report& report, const std::string& version, const JsonOptions& options) {
-  ordered_json out = ordered_json::object();
-  out["memtrack"] = {{"version", version}, {"schema", kJsonSchemaVersion}};
-  ordered_json processes = ordered_json::array();
+  std::string text;
+  append_report_json(report, text, version, options, -1);
+  return parsed(text);
+}
+
+namespace {
+
+// The report, process by process; `flush` is called after each (the text of one process at a
+// time need be in memory).
+template <typename Flush>
+void write_report(JsonText& j, const Report& report, const std::string& version,
+                  const JsonOptions& options, Flush&& flush) {
+  SuggestionCache suggestions;
+  j.begin_object();
+  j.key("memtrack").begin_object();
+  j.member("version", version);
+  j.member("schema", kJsonSchemaVersion);
+  j.end_object();
+  j.key("processes").begin_array();
   for (const ProcessReport& process : report.processes) {
-    processes.push_back(process_to_json(process, options));
+    write_process_json(j, process, options, suggestions);
+    flush();
   }
-  out["processes"] = std::move(processes);
+  j.end_array();
   if (!report.checks.empty()) {
-    ordered_json checks = ordered_json::array();
+    j.key("checks").begin_array();
     for (const ProcessReport& check : report.checks) {
-      checks.push_back(process_to_json(check, options));
+      write_process_json(j, check, options, suggestions);
+      flush();
     }
-    out["checks"] = std::move(checks);
+    j.end_array();
   }
-  return out;
+  j.end_object();
+  flush();
+}
+
+}  // namespace
+
+void write_report_json(const Report& report, std::ostream& out, const std::string& version,
+                       const JsonOptions& options, int indent) {
+  std::string text;
+  JsonText j(text, indent);
+  write_report(j, report, version, options, [&] {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    text.clear();
+  });
+}
+
+void write_report_json(const Report& report, const std::function<void(std::string_view)>& sink,
+                       const std::string& version, const JsonOptions& options, int indent) {
+  std::string text;
+  JsonText j(text, indent);
+  write_report(j, report, version, options, [&] {
+    sink(text);
+    text.clear();
+  });
+}
+
+void append_report_json(const Report& report, std::string& out, const std::string& version,
+                        const JsonOptions& options, int indent) {
+  JsonText j(out, indent);
+  write_report(j, report, version, options, [] {});
 }
 
 void render_json(const Report& report, std::ostream& out, const std::string& version,
                  const JsonOptions& options) {
-  out << to_json(report, version, options)
-             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-      << '\n';
+  write_report_json(report, out, version, options, 2);
+  out << '\n';
 }
 
 }  // namespace memtrack::report

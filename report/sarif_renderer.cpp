@@ -10,6 +10,7 @@
 
 #include "core/result_names.h"
 #include "report/diff.h"
+#include "report/json_text.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -102,15 +103,18 @@ ordered_json rule_to_json(const Rule& rule) {
 
 // RFC 3986 path characters kept; everything else percent-encoded.
 std::string uri_path(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
+  out.reserve(path.size());
   for (unsigned char c : path) {
-    if (std::isalnum(c) || std::string_view("/-._~!$&'()*+,;=:@").find(static_cast<char>(c)) !=
-                               std::string_view::npos) {
+    bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (alnum || std::string_view("/-._~!$&'()*+,;=:@").find(static_cast<char>(c)) !=
+                     std::string_view::npos) {
       out += static_cast<char>(c);
     } else {
-      char buffer[4];
-      std::snprintf(buffer, sizeof buffer, "%%%02X", c);
-      out += buffer;
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
     }
   }
   return out;
@@ -137,32 +141,54 @@ class SarifWriter {
     return 1;
   }
 
-  ordered_json artifact_location(const std::string& path) const {
+  void write_artifact_location(JsonText& j, const std::string& path) const {
+    j.begin_object();
     if (under_root(path)) {
-      return {{"uri", uri_path(path.substr(root_.size()))}, {"uriBaseId", "SRCROOT"}};
+      j.member("uri", uri_path(path.substr(root_.size())));
+      j.member("uriBaseId", "SRCROOT");
+    } else if (!path.empty() && path[0] == '/') {
+      j.member("uri", "file://" + uri_path(path));
+    } else {
+      j.member("uri", uri_path(path));
+      j.member("uriBaseId", "SRCROOT");
     }
-    if (!path.empty() && path[0] == '/') return {{"uri", "file://" + uri_path(path)}};
-    return {{"uri", uri_path(path)}, {"uriBaseId", "SRCROOT"}};
+    j.end_object();
   }
 
-  // A frame's location: its source file and line, or its module; and its function.
-  ordered_json frame_location(const Frame& frame) const {
-    ordered_json location = ordered_json::object();
+  // A frame's location: its source file and line, or its module; and its function. With
+  // `message`, a "message" member last (the code flow's).
+  void write_frame_location(JsonText& j, const Frame& frame,
+                            const std::string* message = nullptr) const {
+    j.begin_object();
     if (!frame.file.empty()) {
-      ordered_json physical = {{"artifactLocation", artifact_location(frame.file)}};
+      j.key("physicalLocation").begin_object();
+      write_artifact_location(j.key("artifactLocation"), frame.file);
       if (frame.line > 0) {
-        physical["region"] = {{"startLine", frame.line}};
-        if (frame.column > 0) physical["region"]["startColumn"] = frame.column;
+        j.key("region").begin_object();
+        j.member("startLine", frame.line);
+        if (frame.column > 0) j.member("startColumn", frame.column);
+        j.end_object();
       }
-      location["physicalLocation"] = physical;
+      j.end_object();
     } else if (!frame.module.empty()) {
-      location["physicalLocation"] = {{"artifactLocation", artifact_location(frame.module)}};
+      j.key("physicalLocation").begin_object();
+      write_artifact_location(j.key("artifactLocation"), frame.module);
+      j.end_object();
     }
     if (!frame.function.empty()) {
-      ordered_json logical = {{"fullyQualifiedName", frame.function}, {"kind", "function"}};
-      location["logicalLocations"] = ordered_json::array({logical});
+      j.key("logicalLocations").begin_array();
+      j.begin_object();
+      j.member("fullyQualifiedName", frame.function);
+      j.member("kind", "function");
+      j.end_object();
+      j.end_array();
     }
-    return location;
+    if (message != nullptr) {
+      j.key("message").begin_object();
+      j.member("text", *message);
+      j.end_object();
+    }
+    j.end_object();
   }
 
   // The frame a result points at (sarif_renderer.h): the first of the best rank, or nullptr
@@ -181,53 +207,98 @@ class SarifWriter {
     return best;
   }
 
-  ordered_json primary_location(const std::vector<Frame>& stack) const {
+  void write_primary_location(JsonText& j, const std::vector<Frame>& stack) const {
     const Frame* site = site_frame(stack);
-    if (site == nullptr) return {{"message", {{"text", "no stack"}}}};
-    return frame_location(*site);
+    if (site != nullptr) {
+      write_frame_location(j, *site);
+      return;
+    }
+    j.begin_object();
+    j.key("message").begin_object();
+    j.member("text", "no stack");
+    j.end_object();
+    j.end_object();
   }
 
-  ordered_json sarif_stack(const std::vector<Frame>& stack, const std::string& what) const {
-    ordered_json frames = ordered_json::array();
+  void write_stack(JsonText& j, const std::vector<Frame>& stack, const char* what) const {
+    j.begin_object();
+    j.key("message").begin_object();
+    j.member("text", what);
+    j.end_object();
+    j.key("frames").begin_array();
     size_t count = printed_frame_count(stack);
     for (size_t i = 0; i < count; ++i) {
-      ordered_json frame = {{"location", frame_location(stack[i])}};
-      if (!stack[i].module.empty()) frame["module"] = stack[i].module;
-      frame["properties"] = {{"address", hex(stack[i].address)}};
-      frames.push_back(frame);
+      j.begin_object();
+      write_frame_location(j.key("location"), stack[i]);
+      if (!stack[i].module.empty()) j.member("module", stack[i].module);
+      j.key("properties").begin_object();
+      j.member("address", hex(stack[i].address));
+      j.end_object();
+      j.end_object();
     }
-    return {{"message", {{"text", what}}}, {"frames", frames}};
+    j.end_array();
+    j.end_object();
   }
 
   // main first, the site last, each location with its function as the message.
-  ordered_json code_flow(const std::vector<Frame>& stack) const {
-    ordered_json locations = ordered_json::array();
+  void write_code_flow(JsonText& j, const std::vector<Frame>& stack) const {
+    j.begin_object();
+    j.key("threadFlows").begin_array();
+    j.begin_object();
+    j.key("locations").begin_array();
     size_t count = printed_frame_count(stack);
     for (size_t i = count; i-- > 0;) {
-      ordered_json location = frame_location(stack[i]);
-      location["message"] = {{"text", stack[i].function.empty() ? "??" : stack[i].function}};
-      locations.push_back({{"location", location}, {"nestingLevel", count - 1 - i}});
+      std::string message = stack[i].function.empty() ? "??" : stack[i].function;
+      j.begin_object();
+      write_frame_location(j.key("location"), stack[i], &message);
+      j.member("nestingLevel", static_cast<uint64_t>(count - 1 - i));
+      j.end_object();
     }
-    ordered_json thread_flow = {{"locations", locations}};
-    return {{"threadFlows", ordered_json::array({thread_flow})}};
+    j.end_array();
+    j.end_object();
+    j.end_array();
+    j.end_object();
   }
 
-  ordered_json result(size_t rule, const std::string& message, const std::vector<Frame>& stack,
-                      const std::string& stack_name, size_t ordinal = 0) const {
-    ordered_json out = {
-        {"ruleId", kRules[rule].id},
-        {"ruleIndex", rule},
-        {"level", kRules[rule].level},
-        {"message", {{"text", message}}},
-        {"locations", ordered_json::array({primary_location(stack)})},
-        {"partialFingerprints",
-         {{"memtrackStack/v1", sarif_fingerprint(kRules[rule].id, stack, ordinal)}}},
-    };
-    if (printed_frame_count(stack) > 0) {
-      out["codeFlows"] = ordered_json::array({code_flow(stack)});
-      out["stacks"] = ordered_json::array({sarif_stack(stack, stack_name)});
+  // One result. `more_stacks` (name, stack) follow the main one in "stacks"; `properties`
+  // writes the members of "properties".
+  template <typename Properties>
+  void write_result(
+      JsonText& j, size_t rule, const std::string& message, const std::vector<Frame>& stack,
+      const char* stack_name, size_t ordinal,
+      const std::vector<std::pair<const char*, const std::vector<Frame>*>>& more_stacks,
+      Properties&& properties) const {
+    j.begin_object();
+    j.member("ruleId", kRules[rule].id);
+    j.member("ruleIndex", static_cast<uint64_t>(rule));
+    j.member("level", kRules[rule].level);
+    j.key("message").begin_object();
+    j.member("text", message);
+    j.end_object();
+    j.key("locations").begin_array();
+    write_primary_location(j, stack);
+    j.end_array();
+    j.key("partialFingerprints").begin_object();
+    j.member("memtrackStack/v1", sarif_fingerprint(kRules[rule].id, stack, ordinal));
+    j.end_object();
+    bool has_stack = printed_frame_count(stack) > 0;
+    if (has_stack) {
+      j.key("codeFlows").begin_array();
+      write_code_flow(j, stack);
+      j.end_array();
     }
-    return out;
+    // Stacks only where a result has more than the code flow's (misuse errors: the first
+    // free's and the allocation's): the same frames again doubled a large log's size.
+    if (!more_stacks.empty()) {
+      j.key("stacks").begin_array();
+      if (has_stack) write_stack(j, stack, stack_name);
+      for (const auto& [name, more] : more_stacks) write_stack(j, *more, name);
+      j.end_array();
+    }
+    j.key("properties").begin_object();
+    properties();
+    j.end_object();
+    j.end_object();
   }
 
   const SarifOptions& options() const { return options_; }
@@ -248,7 +319,7 @@ std::string site_phrase(const SarifWriter& writer, const std::vector<Frame>& sta
          std::to_string(frame->line) + ")";
 }
 
-void add_leaks(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
+void write_leaks(const SarifWriter& writer, const ProcessReport& p, JsonText& j) {
   for (const LeakGroup& group : p.leaks) {
     if (!writer.options().show_kinds.contains(group.kind)) continue;
     std::string message = count_of(group.bytes, "byte", "bytes") + " in " +
@@ -260,46 +331,44 @@ void add_leaks(const SarifWriter& writer, const ProcessReport& p, ordered_json& 
                  (group.blocks == 1 ? "it" : "them") + ")";
     }
     message += ", allocated" + site_phrase(writer, group.stack);
-    ordered_json result =
-        writer.result(leak_rule(group.kind), message, group.stack, "Allocation stack");
-    result["properties"] = {{"pid", p.pid},
-                            {"kind", core::leak_kind_name(group.kind)},
-                            {"bytes", group.bytes},
-                            {"blocks", group.blocks},
-                            {"indirect_bytes", group.indirect_bytes},
-                            {"indirect_blocks", group.indirect_blocks}};
-    results.push_back(result);
+    writer.write_result(j, leak_rule(group.kind), message, group.stack, "Allocation stack", 0, {},
+                        [&] {
+                          j.member("pid", p.pid);
+                          j.member("kind", core::leak_kind_name(group.kind));
+                          j.member("bytes", group.bytes);
+                          j.member("blocks", group.blocks);
+                          j.member("indirect_bytes", group.indirect_bytes);
+                          j.member("indirect_blocks", group.indirect_blocks);
+                        });
   }
 }
 
-void add_errors(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
+void write_errors(const SarifWriter& writer, const ProcessReport& p, JsonText& j) {
   for (const ErrorReport& error : p.errors) {
     std::string message = error_description(error) + site_phrase(writer, error.stack);
     if (error.occurrences > 1) message += ", " + with_commas(error.occurrences) + " times";
-    ordered_json result = writer.result(error_rule(error.kind), message, error.stack, "Bad call");
-    if (!error.free_stack.empty()) {
-      result["stacks"].push_back(writer.sarif_stack(error.free_stack, "First freed at"));
-    }
-    if (!error.alloc_stack.empty()) {
-      result["stacks"].push_back(writer.sarif_stack(error.alloc_stack, "Allocated at"));
-    }
-    result["properties"] = {{"pid", p.pid},
-                            {"kind", core::error_kind_name(error.kind)},
-                            {"occurrences", error.occurrences}};
-    results.push_back(result);
+    std::vector<std::pair<const char*, const std::vector<Frame>*>> more;
+    if (!error.free_stack.empty()) more.emplace_back("First freed at", &error.free_stack);
+    if (!error.alloc_stack.empty()) more.emplace_back("Allocated at", &error.alloc_stack);
+    writer.write_result(j, error_rule(error.kind), message, error.stack, "Bad call", 0, more, [&] {
+      j.member("pid", p.pid);
+      j.member("kind", core::error_kind_name(error.kind));
+      j.member("occurrences", error.occurrences);
+    });
   }
 }
 
-void add_descriptors(const SarifWriter& writer, const ProcessReport& p, ordered_json& results) {
+void write_descriptors(const SarifWriter& writer, const ProcessReport& p, JsonText& j) {
   for (const ResourceSite& site : p.resource_sites) {
     for (size_t i = 0; i < site.resources.size(); ++i) {
       const ResourceFacts& resource = site.resources[i];
       std::string message = "Descriptor " + std::to_string(resource.fd) +
                             " left open: " + resource_line(resource) + ", opened" +
                             site_phrase(writer, site.stack);
-      ordered_json result = writer.result(kDescriptorRule, message, site.stack, "Opened at", i);
-      result["properties"] = {{"pid", p.pid}, {"fd", resource.fd}};
-      results.push_back(result);
+      writer.write_result(j, kDescriptorRule, message, site.stack, "Opened at", i, {}, [&] {
+        j.member("pid", p.pid);
+        j.member("fd", resource.fd);
+      });
     }
   }
 }
@@ -360,31 +429,57 @@ std::string sarif_fingerprint(const std::string& rule_id, const std::vector<Fram
   return buffer;
 }
 
+// The log is written process by process, each process's results as text (json_text.h): a
+// report of 100,000 groups made a document of gigabytes in memory, copied twice, before a byte
+// of it was written. "results" and the run's "properties" come last; one line, a final line
+// break.
 void render_sarif(const Report& report, std::ostream& out, const SarifOptions& options) {
   SarifWriter writer(options);
-  ordered_json results = ordered_json::array();
+  std::string text;
+  auto flush = [&] {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    text.clear();
+  };
+  // On one line: a SARIF log is read by tools (and uploaded, where size limits apply), and
+  // indentation was half of its bytes.
+  JsonText j(text, -1);
+  j.begin_object();
+  j.member("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+  j.member("version", "2.1.0");
+  j.key("runs").begin_array();
+  j.begin_object();
+  j.key("tool").value(tool_to_json(options));
+  if (!writer.root().empty()) {
+    j.key("originalUriBaseIds").begin_object();
+    j.key("SRCROOT").begin_object();
+    j.member("uri", "file://" + uri_path(writer.root()));
+    j.end_object();
+    j.end_object();
+  }
+  j.key("invocations").begin_array();
+  j.begin_object();
+  j.member("executionSuccessful", true);
+  j.end_object();
+  j.end_array();
+  j.member("columnKind", "unicodeCodePoints");
+  j.key("results").begin_array();
   ordered_json processes = ordered_json::array();
   for (const ProcessReport& p : report.processes) {
-    add_leaks(writer, p, results);
-    add_errors(writer, p, results);
-    add_descriptors(writer, p, results);
+    write_leaks(writer, p, j);
+    write_errors(writer, p, j);
+    write_descriptors(writer, p, j);
+    flush();
     processes.push_back(process_to_json(p));
   }
-  ordered_json run = {{"tool", tool_to_json(options)}};
-  if (!writer.root().empty()) {
-    run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", "file://" + uri_path(writer.root())}}}};
-  }
-  ordered_json invocation = {{"executionSuccessful", true}};
-  run["invocations"] = ordered_json::array({invocation});
-  run["columnKind"] = "unicodeCodePoints";
-  run["results"] = results;
-  run["properties"] = {{"processes", processes}};
-  ordered_json log = {
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs", ordered_json::array({run})},
-  };
-  out << log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  j.end_array();
+  j.key("properties").begin_object();
+  j.key("processes").value(processes);
+  j.end_object();
+  j.end_object();
+  j.end_array();
+  j.end_object();
+  text += '\n';
+  flush();
 }
 
 }  // namespace memtrack::report

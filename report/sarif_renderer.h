@@ -28,8 +28,8 @@ struct SarifOptions {
 //  - location: the allocation site (misuse: the bad call; descriptors: the open call), the
 //    first printed frame of a program module (not libc, libstdc++, ...) with a source file,
 //    else the first with one, else the first frame's module;
-//  - codeFlows: the printed frames as one threadFlow, main first, the site last; stacks: the
-//    same frames innermost first (misuse errors add the free and allocation stacks);
+//  - codeFlows: the printed frames as one threadFlow, main first, the site last; misuse errors
+//    also have stacks: the bad call's frames innermost first, the first free's, the allocation's;
 //  - partialFingerprints "memtrackStack/v1": sarif_fingerprint() of the rule and the stack;
 //  - properties: pid, bytes and blocks (leaks), occurrences (misuse), fd (descriptors).
 // run.properties.processes lists each process's pid, command and leak totals.

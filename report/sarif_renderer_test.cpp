@@ -76,9 +76,7 @@ TEST(SarifRenderer, LocationIsTheAllocationSiteRelativeToSrcroot) {
   ASSERT_EQ(flow.size(), 3u);
   EXPECT_EQ(flow[0]["location"]["message"]["text"], "main");
   EXPECT_EQ(flow[2]["location"]["message"]["text"], "read_config");
-  EXPECT_EQ(
-      result["stacks"][0]["frames"][0]["location"]["logicalLocations"][0]["fullyQualifiedName"],
-      "read_config");
+  EXPECT_FALSE(result.contains("stacks"));  // the code flow's frames, only once
   // A file outside the root: an absolute file URI.
   report.processes[0].leaks[0].stack[0].file = "/opt/vendor/src/config.c";
   json outside = sarif(report)["runs"][0]["results"][0]["locations"][0]["physicalLocation"];

@@ -391,7 +391,7 @@ std::string format_frame(const Frame& frame) {
 }
 
 void render_process_text(const ProcessReport& process, std::ostream& out,
-                         const TextOptions& options) {
+                         const TextOptions& options, SuggestionCache* suggestion_cache) {
   LineWriter lines(out, process.pid, options.color);
   if (!process.has_leak_data && process.no_data_expected) {
     // One line: nothing of its own is known lost, nothing fails (model.h).
@@ -422,11 +422,11 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   for (const ErrorReport& error : process.errors) {
     write_error(error, options.valgrind_wording, lines);
   }
-  std::optional<ProcessSuggestions> suggestions;
+  SuggestionCache own_cache;
+  const ProcessSuggestions* s = nullptr;
   if (options.gen_suppressions != GenSuppressions::kNo) {
-    suggestions = suggest_suppressions(process);
+    s = &(suggestion_cache != nullptr ? *suggestion_cache : own_cache).of(process);
   }
-  const ProcessSuggestions* s = suggestions ? &*suggestions : nullptr;
   size_t records =
       static_cast<size_t>(std::count_if(process.leaks.begin(), process.leaks.end(), shown));
   if (options.max_groups != 0 && records > options.max_groups) records = options.max_groups;
@@ -453,9 +453,12 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
 }
 
 void render_text(const Report& report, std::ostream& out, const TextOptions& options) {
-  for (const ProcessReport& check : report.checks) render_process_text(check, out, options);
+  SuggestionCache suggestions;
+  for (const ProcessReport& check : report.checks) {
+    render_process_text(check, out, options, &suggestions);
+  }
   for (const ProcessReport& process : report.processes) {
-    render_process_text(process, out, options);
+    render_process_text(process, out, options, &suggestions);
   }
 }
 

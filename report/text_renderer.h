@@ -86,8 +86,10 @@ void render_text(const Report& report, std::ostream& out, const TextOptions& opt
 // "LEAK SUMMARY: no leaks (12 allocations, all freed)" with the no-leaks line's parenthesis.
 // Frames below main are cut (JSON keeps them). The verb follows the block count, as in the
 // runtime's own report: "1 block is", "2 blocks are".
+// `suggestions`: where --gen-suppressions entries come from (one cache for every process of
+// a report); nullptr makes them for this process alone.
 void render_process_text(const ProcessReport& process, std::ostream& out,
-                         const TextOptions& options);
+                         const TextOptions& options, SuggestionCache* suggestions = nullptr);
 
 // One frame without its "#N " prefix, as the text report prints it:
 //   read_config (examples/leaky.c:37:45) leaky [inlined]   with debug info
