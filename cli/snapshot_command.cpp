@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -62,36 +63,76 @@ bool process_exists(uint32_t pid) {
   return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
-// The environment of `pid`, which must run under memtrack (preloaded, or linked in: a static
-// program's .memtrack_runtime section). Throws Error otherwise.
-std::string memtrack_environment(uint32_t pid) {
+// The settings file the runtime maps (runtime/output/settings_file.h): the path of a
+// "memtrack.PID.settings" mapping in `maps`, or "" (a runtime without a result directory).
+std::string settings_file_in(const std::string& maps) {
+  std::istringstream lines(maps);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t slash = line.find(" /");
+    if (slash == std::string::npos) continue;
+    std::string path = line.substr(slash + 1);
+    std::string name = path;
+    if (name.ends_with(" (deleted)")) name.resize(name.size() - std::strlen(" (deleted)"));
+    name = std::filesystem::path(name).filename().string();
+    if (name.starts_with("memtrack.") && name.ends_with(".settings")) return path;
+  }
+  return "";
+}
+
+// Where a running process's runtime options were found, and what they are.
+struct RuntimeOptions {
+  std::string options;
+  bool from_settings_file = false;  // else from its environment
+};
+
+// The runtime options of `pid`, which must run under memtrack (preloaded, or linked in: a
+// static program's .memtrack_runtime section): from the settings file the runtime maps, or
+// else (a runtime without a result directory) from the process's environment. Throws Error
+// with the true cause otherwise.
+RuntimeOptions memtrack_options(uint32_t pid) {
   std::string maps = read_proc_file(pid, "maps");
   if (!top::maps_show_memtrack(maps) && !carries_runtime("/proc/" + std::to_string(pid) + "/exe")) {
     throw Error("process " + std::to_string(pid) +
                 " does not run under memtrack (start it with 'memtrack run')");
   }
-  return read_proc_file(pid, "environ");
+  std::string settings = settings_file_in(maps);
+  if (!settings.empty()) {
+    if (settings.ends_with(" (deleted)")) {
+      throw Error("process " + std::to_string(pid) + " runs under memtrack, but its result " +
+                  "directory " + std::filesystem::path(settings).parent_path().string() +
+                  " was removed (the memtrack run that started it has ended, or its files "
+                  "were deleted)");
+    }
+    std::ifstream in(settings, std::ios::binary);
+    if (!in) {
+      throw Error("cannot read " + settings + ", process " + std::to_string(pid) + "'s settings: " +
+                  std::strerror(errno) + " (memtrack snapshot must run as the program's user)");
+    }
+    std::string options(std::istreambuf_iterator<char>(in), {});
+    if (!options.empty() && options.back() == '\n') options.pop_back();
+    return RuntimeOptions{options, true};
+  }
+  return RuntimeOptions{environment_value(read_proc_file(pid, "environ"), "MEMTRACK_OPTIONS"),
+                        false};
 }
 
 }  // namespace
 
 std::string memtrack_result_dir(uint32_t pid) {
-  std::string environ = memtrack_environment(pid);
-  return runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).result_dir;
+  return runtime_flags_of(memtrack_options(pid).options).result_dir;
 }
 
 bool memtrack_records_profile(uint32_t pid) {
   try {
-    std::string environ = memtrack_environment(pid);
-    return runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).profile[0] != '\0';
+    return runtime_flags_of(memtrack_options(pid).options).profile[0] != '\0';
   } catch (const Error&) {
     return false;
   }
 }
 
 std::string memtrack_raw_profile(uint32_t pid) {
-  std::string environ = memtrack_environment(pid);
-  std::string pattern(runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS")).profile);
+  std::string pattern(runtime_flags_of(memtrack_options(pid).options).profile);
   if (pattern.empty()) {
     throw Error("process " + std::to_string(pid) +
                 " records no heap profile (start it with 'memtrack run --profile=FILE')");
@@ -124,15 +165,25 @@ std::string memtrack_raw_profile(uint32_t pid) {
 }
 
 std::string request_snapshot(uint32_t pid, double timeout_s) {
-  std::string environ = memtrack_environment(pid);
-  core::Flags flags = runtime_flags_of(environment_value(environ, "MEMTRACK_OPTIONS"));
+  RuntimeOptions found = memtrack_options(pid);
+  core::Flags flags = runtime_flags_of(found.options);
   if (!flags.snapshot_signal) {
+    if (found.from_settings_file) {
+      throw Error("process " + std::to_string(pid) +
+                  " does not take snapshot requests (it was started with --snapshots=no)");
+    }
+    if (found.options.empty()) {
+      throw Error("process " + std::to_string(pid) +
+                  " does not take snapshot requests: it was not started by memtrack run, and "
+                  "its environment holds no MEMTRACK_OPTIONS (start it with memtrack run, or "
+                  "with MEMTRACK_OPTIONS=snapshot_signal=1)");
+    }
     throw Error("process " + std::to_string(pid) +
-                " does not take snapshot requests (it was started with --snapshots=no, or "
-                "without memtrack run and MEMTRACK_OPTIONS=snapshot_signal=1)");
+                " does not take snapshot requests (it was started without memtrack run and "
+                "without MEMTRACK_OPTIONS=snapshot_signal=1)");
   }
   std::string dir = flags.result_dir;
-  if (dir.empty()) dir = environment_value(environ, "TMPDIR");
+  if (dir.empty()) dir = environment_value(read_proc_file(pid, "environ"), "TMPDIR");
   if (dir.empty()) dir = "/tmp";
 
   std::random_device random;

@@ -23,6 +23,7 @@
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
+#include "runtime/output/settings_file.h"
 #include "runtime/output/start_marker.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
@@ -207,6 +208,7 @@ __attribute__((constructor)) static void memtrack_constructor() {
     capture_process_info();
     capture_exec_environment();
     write_start_marker();
+    publish_settings(getenv("MEMTRACK_OPTIONS"));
     if (!g_flags.follow_exec) stop_following_exec();
     if (g_flags.report_on_signal) install_signal_report();
     start_runtime_thread();

@@ -6,7 +6,9 @@ loses one 48-byte block at start (@lost)."""
 import json
 import os
 import signal
+import shutil
 import subprocess
+import time
 
 from cli_harness import Failure, cli_test
 
@@ -134,7 +136,39 @@ def test_snapshot_errors(ctx):
     try:
         run = ctx.memtrack("snapshot", str(pid))
         ctx.expect_error(run, 125, f"process {pid} does not take snapshot requests (it was "
-                         "started with --snapshots=no, or without memtrack run and "
-                         "MEMTRACK_OPTIONS=snapshot_signal=1)", "--snapshots=no")
+                         "started with --snapshots=no)", "--snapshots=no")
     finally:
         stop_daemon(ctx, process)
+
+
+@cli_test
+def test_snapshot_rewritten_environment(ctx):
+    """A program that wrote its process title over its environment (as redis does): memtrack
+    snapshot finds its settings in the file the runtime maps, not in /proc/PID/environ, and
+    reports its leak; once its result directory is gone, the refusal says so."""
+    ready = ctx.path("ready")
+    argv = [ctx.paths.memtrack, "run", "--keep-results=" + ctx.path("results"),
+            ctx.program("rewrite_environ"), ready]
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=ctx.env(), cwd=ctx.tmp, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ctx.require(os.path.exists(ready), "cli_rewrite_environ started")
+        pid = next(int(name.split(".")[1]) for name in os.listdir(ctx.path("results"))
+                   if name.endswith(".started"))
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            ctx.expect(b"MEMTRACK_OPTIONS" not in f.read(), "the environment was overwritten")
+        run = ctx.memtrack("snapshot", str(pid))
+        ctx.require_eq(run.exit, 0, "memtrack snapshot's exit status", run)
+        ctx.expect("definitely lost: 48 bytes in 1 block" in run.stdout, "the snapshot's leak", run)
+        shutil.rmtree(ctx.path("results"))
+        run = ctx.memtrack("snapshot", str(pid))
+        ctx.expect_error(run, 125, f"process {pid} runs under memtrack, but its result "
+                         f"directory {ctx.path('results')} was removed (the memtrack run that "
+                         "started it has ended, or its files were deleted)",
+                         "the result directory removed")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)

@@ -1,0 +1,16 @@
+// The settings file: <result_dir>/memtrack.<pid>.settings, the MEMTRACK_OPTIONS the process
+// started with, written at start-up and kept mapped read-only, so that `memtrack snapshot`,
+// `memtrack ui` and the profile follower find a running process's result directory and
+// options in its /proc/PID/maps, which the program cannot change. /proc/PID/environ shows the
+// memory the environment started in, which programs overwrite (redis and others write their
+// process title there). A forked child keeps its parent's mapping, and so its settings.
+// Runtime-safe: no malloc.
+#pragma once
+
+namespace memtrack::rt {
+
+// Writes and maps the file. Does nothing without result_dir; failures are silent (the CLI
+// then reads the environment, as before). Call inside the runtime, once per image.
+void publish_settings(const char* options);
+
+}  // namespace memtrack::rt
