@@ -1,9 +1,11 @@
 // Heap profiles from the CLI's side (see profile_command.h).
 #include "cli/profile_command.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -132,6 +134,14 @@ std::string readable_profile(const std::string& path, bool* running) {
   *running = false;
   std::optional<uint32_t> pid = profile::unfinished_profile_pid(path);
   if (!pid) return path;
+  if (kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH) {
+    throw Error(path + " is cut short: it has no index, and process " + std::to_string(*pid) +
+                " whose profile it is has ended. The file was truncated (copied while memtrack "
+                "run wrote it, or the disk was full), or memtrack run was killed before it "
+                "finished; in that case its result directory still holds the raw profile, "
+                "profile." +
+                std::to_string(*pid) + ".raw: memtrack report reads that file");
+  }
   std::string why;
   try {
     std::string raw = memtrack_raw_profile(*pid);

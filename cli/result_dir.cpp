@@ -294,6 +294,16 @@ void ResultDir::remove_answered_markers() const {
     std::string result = marker.substr(0, marker.size() - std::strlen(".started")) + ".mtr";
     if (access(result.c_str(), F_OK) == 0) unlink(marker.c_str());
   }
+  for (const std::string& settings : list(".settings")) {
+    long pid = 0;
+    int length = 0;
+    std::string name = std::filesystem::path(settings).filename().string();
+    if (std::sscanf(name.c_str(), "memtrack.%ld.settings%n", &pid, &length) != 1 ||
+        static_cast<size_t>(length) != name.size() || pid <= 0) {
+      continue;
+    }
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) unlink(settings.c_str());
+  }
 }
 
 }  // namespace memtrack::cli

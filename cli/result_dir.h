@@ -52,8 +52,10 @@ class ResultDir {
   // Processes that started (since this object was created) and have no result file.
   std::vector<StartedProcess> started_without_result() const;
 
-  // Removes the start markers of processes that have a result file: a kept directory then
-  // holds markers only for processes without one.
+  // Removes the start markers of processes that have a result file, and the settings files
+  // (memtrack.PID.settings, runtime/output/settings_file.h) of processes that have ended
+  // without removing theirs (killed, or exec'd into an untracked program): a kept directory
+  // then holds markers only for processes without a result, and settings only of live ones.
   void remove_answered_markers() const;
 
   // Keeps a temporary directory after all (processes still running will write into it):

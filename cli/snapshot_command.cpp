@@ -64,10 +64,13 @@ bool process_exists(uint32_t pid) {
 }
 
 // The settings file the runtime maps (runtime/output/settings_file.h): the path of a
-// "memtrack.PID.settings" mapping in `maps`, or "" (a runtime without a result directory).
-std::string settings_file_in(const std::string& maps) {
+// "memtrack.PID.settings" mapping in `maps` (its own pid's first: a forked child maps its
+// parent's until it has republished), or "" (a runtime without a result directory).
+std::string settings_file_in(const std::string& maps, uint32_t pid) {
   std::istringstream lines(maps);
   std::string line;
+  std::string own = "memtrack." + std::to_string(pid) + ".settings";
+  std::string found;
   while (std::getline(lines, line)) {
     size_t slash = line.find(" /");
     if (slash == std::string::npos) continue;
@@ -75,9 +78,10 @@ std::string settings_file_in(const std::string& maps) {
     std::string name = path;
     if (name.ends_with(" (deleted)")) name.resize(name.size() - std::strlen(" (deleted)"));
     name = std::filesystem::path(name).filename().string();
-    if (name.starts_with("memtrack.") && name.ends_with(".settings")) return path;
+    if (name == own) return path;
+    if (found.empty() && name.starts_with("memtrack.") && name.ends_with(".settings")) found = path;
   }
-  return "";
+  return found;
 }
 
 // Where a running process's runtime options were found, and what they are.
@@ -96,11 +100,17 @@ RuntimeOptions memtrack_options(uint32_t pid) {
     throw Error("process " + std::to_string(pid) +
                 " does not run under memtrack (start it with 'memtrack run')");
   }
-  std::string settings = settings_file_in(maps);
+  std::string settings = settings_file_in(maps, pid);
   if (!settings.empty()) {
     if (settings.ends_with(" (deleted)")) {
+      std::string dir = std::filesystem::path(settings).parent_path().string();
+      std::error_code ec;
+      if (std::filesystem::is_directory(dir, ec)) {
+        throw Error("process " + std::to_string(pid) +
+                    " is ending under memtrack: its final report is being written to " + dir);
+      }
       throw Error("process " + std::to_string(pid) + " runs under memtrack, but its result " +
-                  "directory " + std::filesystem::path(settings).parent_path().string() +
+                  "directory " + dir +
                   " was removed (the memtrack run that started it has ended, or its files "
                   "were deleted)");
     }

@@ -38,6 +38,7 @@ void ChunkWriter::open() {
 
 std::span<const uint8_t> ChunkWriter::compress(const std::vector<uint8_t>& raw, int level) {
   ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(ctx_, ZSTD_c_checksumFlag, 1);  // packed_format.h, "Integrity"
   size_t bound = ZSTD_compressBound(raw.size());
   if (compressed_.size() < bound) compressed_.resize(bound);
   size_t n = ZSTD_compress2(ctx_, compressed_.data(), bound, raw.data(), raw.size());

@@ -1,6 +1,8 @@
 // Reading heap profiles (see event_reader.h).
 #include "profile/event_reader.h"
 
+#include <zlib.h>
+
 #include <zstd.h>
 
 #include <algorithm>
@@ -70,6 +72,19 @@ struct Bytes {
   }
 };
 
+// Version 4 frames carry zstd's content checksum (packed_format.h, "Integrity"): one without
+// has had its header flipped.
+void require_checksum(const std::vector<uint8_t>& frame, uint32_t version,
+                      const std::string& path) {
+  if (version < 4) return;
+  // RFC 8878, 3.1.1: the magic number, then the frame header descriptor, whose bit 2 is the
+  // Content_Checksum_Flag.
+  constexpr uint8_t kMagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+  if (frame.size() < 5 || std::memcmp(frame.data(), kMagic, 4) != 0 || (frame[4] & 0x04) == 0) {
+    throw Error(path + ": corrupt heap profile (a compressed chunk without its checksum)");
+  }
+}
+
 // Decompresses a zstd frame that must expand to exactly `expected` bytes. The output grows
 // with what the frame really produces (doubling from 1 MiB), never to `expected` at once:
 // that size comes from the file, and a corrupt one (up to 4 GiB for the metadata) must not
@@ -128,6 +143,7 @@ class PackedSource : public EventReader::Source {
     if (static_cast<size_t>(in_.gcount()) != chunk.compressed_size) {
       throw Error(path_ + ": corrupt heap profile (a chunk is cut short)");
     }
+    require_checksum(compressed, version_, path_);
     std::vector<uint8_t> raw = decompress(compressed, chunk.raw_size, path_);
     if (age_pos_ > 0) {
       ages_.erase(ages_.begin(), ages_.begin() + static_cast<std::ptrdiff_t>(age_pos_));
@@ -186,27 +202,47 @@ class PackedSource : public EventReader::Source {
 
 // Reads the metadata and index of a packed file.
 std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& path,
-                                        ProfileMeta& meta) {
+                                        ProfileMeta& meta, uint32_t version,
+                                        const uint8_t* header) {
   in.seekg(0, std::ios::end);
   auto file_size = static_cast<uint64_t>(in.tellg());
   auto corrupt = [&](const std::string& what) {
     return Error(path + ": corrupt heap profile (" + what + ")");
   };
-  if (file_size < kPackedHeaderSize + kFooterSize) throw corrupt("too short");
+  const size_t footer_size = version >= 4 ? kFooterSize : kFooterSizeV3;
+  if (file_size < kPackedHeaderSize + footer_size) throw corrupt("too short");
   uint8_t footer[kFooterSize];
-  in.seekg(static_cast<std::streamoff>(file_size - kFooterSize));
-  in.read(reinterpret_cast<char*>(footer), kFooterSize);
-  if (std::memcmp(footer + 24, kFooterMagic, 8) != 0) throw corrupt("no footer: truncated?");
+  in.seekg(static_cast<std::streamoff>(file_size - footer_size));
+  in.read(reinterpret_cast<char*>(footer), static_cast<std::streamsize>(footer_size));
+  if (std::memcmp(footer + footer_size - 8, kFooterMagic, 8) != 0) {
+    throw corrupt("no footer: truncated?");
+  }
   auto meta_offset = load<uint64_t>(footer);
   auto meta_size = load<uint64_t>(footer + 8);
   auto index_offset = load<uint64_t>(footer + 16);
   if (meta_offset > index_offset || meta_size > index_offset - meta_offset ||
-      index_offset > file_size - kFooterSize) {
+      index_offset > file_size - footer_size) {
     throw corrupt("bad footer");
+  }
+  uint64_t index_size = file_size - footer_size - index_offset;
+  std::vector<uint8_t> index(index_size);
+  in.seekg(static_cast<std::streamoff>(index_offset));
+  in.read(reinterpret_cast<char*>(index.data()), static_cast<std::streamsize>(index_size));
+  if (version >= 4) {
+    uLong crc = crc32(0L, header, static_cast<uInt>(kPackedHeaderSize));
+    crc = crc32(crc, index.data(), static_cast<uInt>(index.size()));
+    crc = crc32(crc, footer, 24);
+#ifndef MEMTRACK_FUZZING_SKIPS_CRC
+    if (static_cast<uint32_t>(crc) != load<uint32_t>(footer + 24) ||
+        load<uint32_t>(footer + 28) != 0) {
+      throw corrupt("checksum mismatch in its header, index or footer");
+    }
+#endif
   }
   std::vector<uint8_t> compressed(meta_size);
   in.seekg(static_cast<std::streamoff>(meta_offset));
   in.read(reinterpret_cast<char*>(compressed.data()), static_cast<std::streamsize>(meta_size));
+  require_checksum(compressed, version, path);
   unsigned long long raw_size = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
   if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN ||
       raw_size > (uint64_t{1} << 32)) {
@@ -230,10 +266,6 @@ std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& pa
     for (uint64_t& f : frames) f = b.get<uint64_t>();
     meta.stacks[id] = std::move(frames);
   }
-  uint64_t index_size = file_size - kFooterSize - index_offset;
-  std::vector<uint8_t> index(index_size);
-  in.seekg(static_cast<std::streamoff>(index_offset));
-  in.read(reinterpret_cast<char*>(index.data()), static_cast<std::streamsize>(index_size));
   Bytes x{index.data(), index.size(), path};
   auto count = x.get<uint32_t>();
   if (count > x.left / kIndexEntrySize) throw corrupt("bad index");
@@ -271,7 +303,7 @@ std::optional<uint32_t> unfinished_profile_pid(const std::string& path) {
   if (!in || std::memcmp(header, format::kPackedMagic, 8) != 0) return std::nullopt;
   in.seekg(0, std::ios::end);
   auto size = static_cast<uint64_t>(in.tellg());
-  if (size >= kPackedHeaderSize + kFooterSize) {
+  if (size >= kPackedHeaderSize + kFooterSizeV3) {
     char magic[8] = {};
     in.seekg(static_cast<std::streamoff>(size - 8));
     in.read(magic, sizeof(magic));
@@ -329,7 +361,7 @@ EventReader::EventReader(const std::string& path) : path_(path) {
   }
   packed_version_ = version;
   meta_.pid = load<uint32_t>(header + 12);
-  std::vector<ChunkInfo> chunks = read_packed_tail(in, path_, meta_);
+  std::vector<ChunkInfo> chunks = read_packed_tail(in, path_, meta_, version, header);
   source_ = std::make_unique<PackedSource>(std::move(in), std::move(chunks), path_, version);
 }
 

@@ -2,7 +2,7 @@
 // into chunks at record boundaries, each compressed with zstd, then the stacks and modules,
 // an index of the chunks and a fixed-size footer that locates them.
 //
-//   header   "MTPROFZS"  u32 version = 3  u32 pid
+//   header   "MTPROFZS"  u32 version = 4  u32 pid
 //   chunk*   zstd frame of at most kChunkBytes: the chunk's event records in a row, by pair or by
 //            column (chunk_columns.h: a layout byte first). The records are as in the raw file but
 //            without addresses (a free carries its block's varint size and stack id, both 0 for a
@@ -19,7 +19,13 @@
 //   index    u32 count, per chunk: u64 offset, u32 compressed_size, u32 raw_size,
 //            u64 time_us, u64 allocations, u32 tid, u64 events_before (decoder state at its
 //            start)
-//   footer   u64 meta_offset, u64 meta_size, u64 index_offset, "MTPRFEND"
+//   footer   u64 meta_offset, u64 meta_size, u64 index_offset, u32 crc32, u32 0, "MTPRFEND"
+//
+// Integrity (version 4): every zstd frame (chunks, meta) carries zstd's content checksum,
+// which decompression verifies, and the footer the CRC-32 (zlib's) of the header, the index
+// and the footer's first 24 bytes; a flipped byte anywhere is an error naming the file, never
+// a quietly different report. Versions 1 to 3 have neither, and a 32-byte footer without the
+// CRC and its padding.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +34,8 @@
 namespace memtrack::profile {
 
 inline constexpr size_t kPackedHeaderSize = 16;
-inline constexpr size_t kFooterSize = 32;
+inline constexpr size_t kFooterSize = 40;
+inline constexpr size_t kFooterSizeV3 = 32;  // versions 1 to 3: no CRC
 inline constexpr char kFooterMagic[8] = {'M', 'T', 'P', 'R', 'F', 'E', 'N', 'D'};
 inline constexpr size_t kChunkBytes = size_t{4} << 20;  // raw bytes per chunk
 inline constexpr size_t kIndexEntrySize = 8 + 4 + 4 + 8 + 8 + 4 + 8;
@@ -42,8 +49,8 @@ inline constexpr int kRowsLevel = 7;
 inline constexpr int kPairsLevel = 3;
 // Version 1 (memtrack before chunks were independent) let a temporary free name an
 // allocation of the chunk before: it is read from the first chunk only.
-// Version 2 had no pairs layout (chunk_columns.h).
-inline constexpr uint32_t kPackedVersion = 3;
+// Version 2 had no pairs layout (chunk_columns.h). Version 3 had no checksums.
+inline constexpr uint32_t kPackedVersion = 4;
 inline constexpr uint8_t kTemporaryNamedBit = 0x40;
 
 struct ChunkInfo {

@@ -5,6 +5,8 @@
 // (docs/format.md, "Heap profiles").
 #include "profile/packer.h"
 
+#include <zlib.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -383,6 +385,7 @@ struct ProfilePacker::State {
     append<uint32_t>(head, 0);
     std::memcpy(head.data() + 12, header + 12, 4);  // pid
     writer.write_plain(head);
+    packed_header = head;
     writer.flush();  // memtrack report knows the file for a profile while it is written
   }
 
@@ -659,6 +662,11 @@ struct ProfilePacker::State {
     append(tail, meta_offset);
     append(tail, meta_size);
     append(tail, index_offset);
+    // The CRC of the header, the index and the footer's offsets (packed_format.h).
+    uLong crc = crc32(0L, packed_header.data(), static_cast<uInt>(packed_header.size()));
+    crc = crc32(crc, tail.data(), static_cast<uInt>(tail.size()));
+    append<uint32_t>(tail, static_cast<uint32_t>(crc));
+    append<uint32_t>(tail, 0);
     tail.insert(tail.end(), kFooterMagic, kFooterMagic + 8);
     writer.write_plain(tail);
   }
@@ -673,6 +681,7 @@ struct ProfilePacker::State {
 
   std::string raw_path;
   std::string out_path;
+  std::vector<uint8_t> packed_header;  // as written, for the footer's CRC
   RawScanner scan;
   ChunkWriter writer;
   PackStats stats;

@@ -24,6 +24,7 @@
 #include "runtime/output/report.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
+#include "runtime/output/settings_file.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/unwind.h"
@@ -48,6 +49,7 @@ void report_at_exit(const char* how, int status, bool have_status) {
   if (!initialized()) return;
   trace_log_flush_final();  // every path that ends the process comes here first
   finish_profile();
+  withdraw_settings();
   if (!g_flags.report_at_exit) {
     report_unwinder_check();
     return;

@@ -165,6 +165,7 @@ void fork_child() {
   int parent = g_pid.load(std::memory_order_relaxed);  // getppid() is 1 if the parent has gone
   g_pid.store(core::sys::current_pid(), std::memory_order_relaxed);
   runtime_thread_fork_child();
+  republish_settings_after_fork();
   note_forked_copy();
   if (g_flags.silent_after_fork) {
     g_silent.store(true, std::memory_order_relaxed);

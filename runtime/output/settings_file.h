@@ -3,8 +3,8 @@
 // `memtrack ui` and the profile follower find a running process's result directory and
 // options in its /proc/PID/maps, which the program cannot change. /proc/PID/environ shows the
 // memory the environment started in, which programs overwrite (redis and others write their
-// process title there). A forked child keeps its parent's mapping, and so its settings.
-// Runtime-safe: no malloc.
+// process title there). A forked child republishes its parent's settings under its own pid;
+// the file is removed when the process makes its final report. Runtime-safe: no malloc.
 #pragma once
 
 namespace memtrack::rt {
@@ -12,5 +12,12 @@ namespace memtrack::rt {
 // Writes and maps the file. Does nothing without result_dir; failures are silent (the CLI
 // then reads the environment, as before). Call inside the runtime, once per image.
 void publish_settings(const char* options);
+
+// In a forked child: the parent's settings, written and mapped under the child's pid, and the
+// parent's mapping dropped (its file goes away when the parent ends).
+void republish_settings_after_fork();
+
+// At the final report: removes this process's file (the mapping stays until exit).
+void withdraw_settings();
 
 }  // namespace memtrack::rt

@@ -316,13 +316,22 @@ def test_profile_bad_input(ctx):
         f.write(data[: len(data) // 2])
     run = ctx.memtrack("report", cut)
     pid = int.from_bytes(data[12:16], "little")
-    # Why the process is not recording it: "no process PID", unless the pid was taken since.
+    if not os.path.exists(f"/proc/{pid}"):  # else the pid was taken since: another message
+        ctx.expect((run.exit, run.stdout) == (125, "") and re.fullmatch(
+            f"memtrack: error: {re.escape(cut)} is cut short: it has no index, and process "
+            f"{pid} whose profile it is has ended\. The file was truncated \(copied while "
+            f"memtrack run wrote it, or the disk was full\), or memtrack run was killed before "
+            f"it finished; in that case its result directory still holds the raw profile, "
+            f"profile\.{pid}\.raw: memtrack report reads that file\n",
+            run.stderr), "a packed profile cut short: one line, the way out", run)
+    # A flipped byte in a compressed chunk: the chunk's checksum names it.
+    flipped = ctx.path("flipped.prof")
+    with open(flipped, "wb") as f:
+        f.write(data[:200] + bytes([data[200] ^ 0x10]) + data[201:])
+    run = ctx.memtrack("report", flipped)
     ctx.expect((run.exit, run.stdout) == (125, "") and re.fullmatch(
-        f"memtrack: error: {re.escape(cut)} has no index yet: memtrack run writes it when the "
-        f"run ends, and process {pid} is not recording it now \\(.*\\)\\. If memtrack run is "
-        f"still running, wait for it to end; if it was killed, its result directory still "
-        f"holds the raw profile, profile\\.{pid}\\.raw: memtrack report reads that file\n",
-        run.stderr), "a packed profile cut short: one line, the way out", run)
+        f"memtrack: error: {re.escape(flipped)}: corrupt heap profile \(.*\)\n", run.stderr),
+        "a flipped byte: one line naming the file, never another report", run)
     leak = ctx.path("leak.json")
     run = ctx.memtrack("run", "--keep-results", ctx.path("results"), f"--json={leak}",
                        ctx.program("leak_one"))
