@@ -26,9 +26,12 @@ std::string find_static_runtime_dir() {
 int link_flags_command(const Config&) {
   std::string dir = find_static_runtime_dir();
   // --eh-frame-hdr: gcc -static leaves the unwind table index out, and the runtime's stacks
-  // need it. The wrap list is a response file read by the linker (ld's @FILE).
-  std::cout << "-Wl,--eh-frame-hdr -Wl,@" << dir << "/libmemtrack_static.wrap " << dir
-            << "/libmemtrack_static.a\n";
+  // need it. The wrap list is a response file read by the linker (ld's @FILE). The group
+  // with libstdc++: its objects, which g++ links after these flags, call the operator new
+  // hooks even in a program with no new/delete of its own, and ld rescans only a group; in a
+  // C program nothing references the archive's C++ member, and nothing of libstdc++ is linked.
+  std::cout << "-Wl,--eh-frame-hdr -Wl,@" << dir << "/libmemtrack_static.wrap -Wl,--start-group "
+            << dir << "/libmemtrack_static.a -lstdc++ -Wl,--end-group\n";
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <iostream>
 #include <iterator>
@@ -126,6 +127,12 @@ void apply_output_format(Config& config) {
   config.text_report = false;
 }
 
+// The file options of the formats other than the text.
+std::array<const std::string*, 8> format_files(const Config& config) {
+  return {&config.json_file,  &config.junit_file, &config.collapsed_file,  &config.xml_file,
+          &config.sarif_file, &config.pprof_file, &config.speedscope_file, &config.html_file};
+}
+
 // Checks between options, after all are parsed. Throws Error.
 void check_option_combinations(const Config& config) {
   if (config.command == kRun && config.fail_on != Config::FailOn::kNever &&
@@ -146,12 +153,8 @@ void check_option_combinations(const Config& config) {
   if (config.xml == Config::Xml::kYes && config.xml_file.empty()) {
     throw Error("--xml=yes needs --xml-file=FILE or --xml-fd=N (where to write the XML)");
   }
-  int on_stdout = 0;
-  for (const std::string* file : {&config.log_file, &config.json_file, &config.junit_file,
-                                  &config.collapsed_file, &config.xml_file, &config.sarif_file,
-                                  &config.pprof_file, &config.speedscope_file, &config.html_file}) {
-    on_stdout += *file == "-" ? 1 : 0;
-  }
+  int on_stdout = config.log_file == "-" ? 1 : 0;
+  for (const std::string* file : format_files(config)) on_stdout += *file == "-" ? 1 : 0;
   if (on_stdout > 1) {
     throw Error(
         "only one of --log-file, --json, --junit, --collapsed, --xml-file, --sarif, --pprof, "
@@ -179,6 +182,11 @@ bool reject_program_as_command(int argc, char** argv) {
 }
 
 }  // namespace
+
+bool writes_a_format_to_stdout(const Config& config) {
+  const auto files = format_files(config);
+  return std::any_of(files.begin(), files.end(), [](const std::string* f) { return *f == "-"; });
+}
 
 bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
   CLI::App app{"memtrack: finds memory leaks in native Linux programs without recompiling them",
@@ -283,6 +291,11 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "The program then runs under 'memtrack run' as usual, or alone (its report on stderr).\n"
       "docs/static-link.md has a worked example. Exit status: 0, 125 when memtrack fails.");
 
+  if (argc < 2) {  // a bare "memtrack": what it can do, as --help says it
+    std::cerr << app.help();
+    *exit_code = kExitToolFailed;
+    return false;
+  }
   config->memtrack_argv.assign(argv, argv + argc);
   bool had_dash = false;
   std::vector<std::string> args = split_at_double_dash(argc, argv, *config, &had_dash);

@@ -117,6 +117,10 @@ struct Config {
   enum class FailOn { kNever, kNew, kGrown } fail_on = FailOn::kNever;
 };
 
+// True if a report other than the text goes to stdout (--json=-, --format=sarif, ...): the
+// text report then stays off stdout.
+bool writes_a_format_to_stdout(const Config& config);
+
 // The MEMTRACK_OPTIONS entries for the runtime flags that `config`'s options set, e.g.
 // "max_frames=64:follow_exec=0" ("" for none), from the option table's rows for runtime flags.
 // Throws Error for a path the runtime could not read back (one with a '"').

@@ -231,7 +231,9 @@ int snapshot_command(const Config& config) {
       build_report({path}, load_suppressions(config), std::nullopt, &had_errors);
   std::filesystem::remove(path);
   if (had_errors) return kExitToolFailed;
-  if (!write_outputs(report, config, pid, /*text_to_stdout=*/true)) return kExitToolFailed;
+  // The text goes to stdout unless another report does (--json=-): then to stderr.
+  bool text_to_stdout = !writes_a_format_to_stdout(config);
+  if (!write_outputs(report, config, pid, text_to_stdout)) return kExitToolFailed;
   return exit_status(report, config, 0);
 }
 

@@ -64,7 +64,10 @@ int top_command(const Config& config) {
   }
   top::ProcReader reader(*files);
   top::UserNames users;
-  top::Sampler sampler(reader, users, top::SamplerOptions{t.growth_samples});
+  top::SamplerOptions sampling{t.growth_samples};
+  // --once/--json --samples N -d S: the script chose the span; every rate is over it.
+  if (once) sampling.min_rate_seconds = 0;
+  top::Sampler sampler(reader, users, sampling);
   long ticks = sysconf(_SC_CLK_TCK);
   uint64_t ticks_per_second = ticks > 0 ? static_cast<uint64_t>(ticks) : 100;
   if (!once) {

@@ -65,16 +65,15 @@ int ui_command(const Config& config) {
   }
   ui::Backend backend;
   backend.file_names = config.files;
-  backend.open_file = [&config](size_t index, std::optional<uint64_t> from_us,
-                                std::optional<uint64_t> to_us) {
+  // A file's view; *had_errors when its errors were printed (a corrupt result file).
+  auto read_file = [&config](size_t index, std::optional<uint64_t> from_us,
+                             std::optional<uint64_t> to_us, bool* had_errors) {
     const std::string& path = config.files.at(index);
     // A heap profile gets the profile views, analysed for the window chosen on its chart.
     if (!std::filesystem::is_directory(path) && profile::is_profile_file(path)) {
       return profile_page_model(path, config, from_us, to_us);
     }
-    bool had_errors = false;
-    report::Report report = load_report(path, config, &had_errors);
-    if (had_errors) throw Error("cannot read " + path + " (see the terminal)");
+    report::Report report = load_report(path, config, had_errors);
     nlohmann::ordered_json model = model_of(report);
     // A JSON report is shown as it was written: read back into the model, it would lose
     // what the model does not keep (the totals of its summary). load_report has checked it.
@@ -84,6 +83,30 @@ int ui_command(const Config& config) {
       if (written.is_object() && written.contains("processes")) model["report"] = written;
     }
     return model;
+  };
+  // Every file is read before the server starts, so that a corrupt or unreadable one is an
+  // error here and not a page that fails later. The whole-run views of finished files are
+  // kept for the page; a profile still being recorded is read again on each request.
+  std::vector<std::optional<nlohmann::ordered_json>> first_views;
+  for (size_t index = 0; index < config.files.size(); ++index) {
+    const std::string& path = config.files[index];
+    bool had_errors = false;
+    nlohmann::ordered_json view = read_file(index, std::nullopt, std::nullopt, &had_errors);
+    if (had_errors) return kExitToolFailed;  // the errors are on the terminal
+    bool growing = !std::filesystem::is_directory(path) && profile::is_profile_file(path) &&
+                   profile::unfinished_profile_pid(path).has_value();
+    first_views.push_back(growing ? std::nullopt : std::optional(std::move(view)));
+  }
+  backend.open_file = [&config, read_file, first_views = std::move(first_views)](
+                          size_t index, std::optional<uint64_t> from_us,
+                          std::optional<uint64_t> to_us) {
+    if (!from_us && !to_us && index < first_views.size() && first_views[index]) {
+      return *first_views[index];
+    }
+    bool had_errors = false;
+    nlohmann::ordered_json view = read_file(index, from_us, to_us, &had_errors);
+    if (had_errors) throw Error("cannot read " + config.files.at(index) + " (see the terminal)");
+    return view;
   };
   // The live files stay in the run's result directory until it ends; read again on each
   // request, so every report so far is there, with the growth history of the whole run.

@@ -187,9 +187,17 @@ bool is_main_function(std::string_view function) {
   return function == "main" || function.starts_with("main.");
 }
 
+bool is_start_up_function(std::string_view function) {
+  return function == "__libc_start_call_main" || function == "__libc_start_main" ||
+         function == "__libc_start_main_impl" || function.starts_with("__libc_start_main@") ||
+         function == "_start";
+}
+
 size_t printed_frame_count(const std::vector<Frame>& stack) {
   for (size_t i = 0; i < stack.size(); ++i) {
     if (is_main_function(stack[i].function)) return i + 1;
+    // main without a name (a stripped program): the C library's start-up code calls it.
+    if (i > 0 && is_start_up_function(stack[i].function)) return i;
   }
   return stack.size();
 }

@@ -34,9 +34,15 @@ bool is_system_runtime_module(std::string_view module_path);
 // start-up code, which the text report cuts as valgrind does.
 bool is_main_function(std::string_view function);
 
+// True for the C library's start-up functions that call main (__libc_start_call_main,
+// __libc_start_main and its versions, _start).
+bool is_start_up_function(std::string_view function);
+
 // How many of the stack's frames the reports print: frame #0 down to and including the first
-// main frame (is_main_function), or all of them when none is main (a thread's stack). The
-// one rule for the text and live reports and for what suppressions match.
+// main frame (is_main_function), or down to the frame above the first start-up function
+// (is_start_up_function: main has no name in a stripped program), or all of them when there
+// is neither (a thread's stack). The one rule for the text and live reports and for what
+// suppressions match.
 size_t printed_frame_count(const std::vector<Frame>& stack);
 
 // argv joined by spaces for one line of text. Arguments that a shell would split or

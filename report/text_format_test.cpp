@@ -59,6 +59,26 @@ TEST(TextFormat, IsMainFunction) {
   EXPECT_FALSE(is_main_function(""));
 }
 
+TEST(TextFormat, PrintedFramesEndAtMainOrAboveTheStartUpCode) {
+  auto stack = [](std::vector<std::string> functions) {
+    std::vector<Frame> frames;
+    for (std::string& f : functions) {
+      Frame frame;
+      frame.function = std::move(f);
+      frames.push_back(frame);
+    }
+    return frames;
+  };
+  EXPECT_EQ(printed_frame_count(stack({"f", "main", "__libc_start_call_main", "_start"})), 2u);
+  // A stripped program: main is "", the frames from the C library's start-up code on go.
+  EXPECT_EQ(
+      printed_frame_count(stack({"", "", "__libc_start_call_main", "__libc_start_main_impl", ""})),
+      2u);
+  EXPECT_EQ(printed_frame_count(stack({"", "", "__libc_start_main", "_start"})), 2u);
+  EXPECT_EQ(printed_frame_count(stack({"start_thread", "clone3"})), 2u);  // a thread's stack
+  EXPECT_EQ(printed_frame_count(stack({"_start"})), 1u);  // frame #0 stays, whatever it is
+}
+
 TEST(TextFormat, CommandQuoting) {
   EXPECT_EQ(format_command({"./prog", "arg1"}), "./prog arg1");
   EXPECT_EQ(format_command({"./prog", "two words", "it's", "say \"hi\"", ""}),

@@ -24,6 +24,9 @@ class SymbolTable {
   // before pc (crt and assembly code), up to the next symbol or the end of its section.
   const char* name_at(Dwarf_Addr pc) const;
 
+  // No function symbols at all (a stripped executable): frames get no names.
+  bool empty() const { return sized_.empty() && sizeless_.empty(); }
+
  private:
   struct Symbol {
     Dwarf_Addr start = 0;

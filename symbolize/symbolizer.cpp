@@ -194,11 +194,14 @@ void Symbolizer::Impl::check_dwarf(ModuleFile& file) {
     return;
   }
   std::string why = dwfl_errmsg(-1);
+  // Without symbols either (stripped), its frames are "??" and an address.
+  std::string shown = file.symbol_table().empty()
+                          ? "no symbols either (stripped): its frames show addresses only"
+                          : "its frames show function names only";
   if (why == kNoDwarfMessage) {
-    file.dwarf_note = "no debug info for " + file.path + ": its frames show function names only";
+    file.dwarf_note = "no debug info for " + file.path + ": " + shown;
   } else {
-    file.dwarf_note = "cannot read debug info for " + file.path + ": " + why +
-                      "; its frames show function names only";
+    file.dwarf_note = "cannot read debug info for " + file.path + ": " + why + "; " + shown;
   }
 }
 

@@ -57,7 +57,7 @@ void Sampler::account(ProcessRow* row, double now) {
   }
   h.seen_in = sample_number_;
   row->growth_kb = static_cast<int64_t>(rss) - static_cast<int64_t>(h.first_rss_kb);
-  if (now > h.first_seconds) {
+  if (now > h.first_seconds && now - h.first_seconds >= options_.min_rate_seconds) {
     row->kb_per_min = static_cast<double>(row->growth_kb) * 60.0 / (now - h.first_seconds);
   }
   row->growing = options_.growth_samples > 0 && h.consecutive_growth >= options_.growth_samples;

@@ -18,6 +18,10 @@ struct SamplerOptions {
   // "growing": RSS grew (strictly) from each sample to the next over the last N samples,
   // so N+1 samples are needed.
   int growth_samples = 5;
+  // A rate per minute only once a process has been watched this long: growth over a second
+  // or two, scaled to a minute, says nothing (a process starting up reads as GiB/min). The
+  // live views (top's table, the ui) wait; a script's --samples chose its own span.
+  double min_rate_seconds = 10;
 };
 
 class Sampler {

@@ -56,6 +56,19 @@ TEST_F(SamplerTest, FirstSampleHasNoGrowthAndNoRate) {
   EXPECT_FALSE(s.processes[0].growing);
 }
 
+TEST_F(SamplerTest, NoRateBeforeTheProcessWasWatchedTenSeconds) {
+  set_process(10, 1000);
+  sampler_.sample(nullptr);
+  now_ += 2;
+  set_process(10, 200000);  // 199,000 KiB in 2 s: no rate yet, only growth
+  Snapshot s = sampler_.sample(nullptr);
+  EXPECT_EQ(s.processes[0].growth_kb, 199000);
+  EXPECT_FALSE(s.processes[0].kb_per_min);
+  now_ += 8;
+  s = sampler_.sample(nullptr);
+  EXPECT_DOUBLE_EQ(*s.processes[0].kb_per_min, 199000 * 6);
+}
+
 TEST_F(SamplerTest, GrowthAndRatePerMinute) {
   set_process(10, 1000);
   sample();

@@ -410,3 +410,21 @@ def test_edge_messages(ctx):
     ctx.expect("(1-255; 0 turns it off)" in run.stdout, "--error-exitcode's range", run)
     run = ctx.memtrack("run", "--error-exitcode=256", ctx.program("no_leak"))
     ctx.expect_error(run, 125, "--error-exitcode expects a number from 0 to 255, not '256'")
+
+
+@cli_test
+def test_edge_stripped_program(ctx):
+    """A stripped program: its frames are addresses ('??'), the C library's start-up frames
+    below its unnamed main are cut as below a named one, and the note says what is shown."""
+    program = ctx.path("cli_leak_one")
+    shutil.copy(ctx.program("leak_one"), program)
+    subprocess.run(["strip", program], check=True)
+    json_path = ctx.path("report.json")
+    run = ctx.memtrack("run", f"--json={json_path}", program)
+    ctx.require_eq(run.exit, 0, "exit status", run)
+    lines = [line.split("== ", 1)[1] for line in run.stderr.splitlines() if "#" in line]
+    ctx.expect(len(lines) == 2 and all(re.fullmatch(r"   #\d \?\? \(cli_leak_one\+0x[0-9a-f]+\)",
+                                                    line) for line in lines),
+               "two frames, make_leak and main, as module offsets", run)
+    ctx.expect(f"note: no debug info for {program}: no symbols either (stripped): its frames "
+               "show addresses only" in run.stderr, "the note says addresses", run)

@@ -166,7 +166,6 @@ BAD_OPTIONS = [
     (["run", "--error-exitcode=7"],
      "no program given (usage: memtrack run [OPTIONS] [--] PROG [ARGS...])"),
     (["report"], "FILE is required (see memtrack --help)"),
-    ([], "A subcommand is required (see memtrack --help)"),
 ]
 
 
@@ -179,6 +178,17 @@ def test_exit_bad_options(ctx):
             args = args[:i] + [ctx.program("echo_args"), "ran"] + args[i + 1:]
         run = ctx.memtrack(*args)
         ctx.expect_error(run, 125, message, what=" ".join(["memtrack", *args]))
+
+
+@cli_test
+def test_exit_bare_memtrack_prints_usage(ctx):
+    """A bare `memtrack`: the usage and the commands on stderr (what --help prints), 125."""
+    run = ctx.memtrack()
+    help_run = ctx.memtrack("--help")
+    ctx.expect((run.exit, run.stdout) == (125, "") and run.stderr == help_run.stdout,
+               "bare memtrack: the --help text on stderr, exit 125", run)
+    for command in ("run", "report", "top", "snapshot", "diff", "ui", "link-flags"):
+        ctx.expect(f"\n  {command} " in run.stderr, f"the usage lacks {command}", run)
 
 
 @cli_test

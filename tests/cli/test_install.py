@@ -39,7 +39,8 @@ def test_installed_tree(ctx):
     flags = ctx.memtrack("link-flags", memtrack=memtrack)
     ctx.expect_run(flags, exit=0, stderr="", what="installed memtrack link-flags",
                    stdout=f"-Wl,--eh-frame-hdr -Wl,@{libdir}/libmemtrack_static.wrap "
-                   f"{libdir}/libmemtrack_static.a\n")
+                   f"-Wl,--start-group {libdir}/libmemtrack_static.a -lstdc++ "
+                   "-Wl,--end-group\n")
 
 
 @cli_test

@@ -116,6 +116,16 @@ def test_snapshot(ctx):
                    "the text report's LEAK SUMMARY", run)
         ctx.expect(not [f for f in os.listdir(ctx.tmpdir) if f.startswith("snapshot.")],
                    "the snapshot file was removed", run)
+        # JSON on stdout: stdout is the JSON alone, the text goes to stderr.
+        run = ctx.memtrack("snapshot", str(pid), "--json=-")
+        ctx.require_eq(run.exit, 0, "memtrack snapshot --json=-'s exit status", run)
+        try:
+            on_stdout = json.loads(run.stdout)["processes"][0]["pid"]
+        except (ValueError, KeyError, IndexError):
+            on_stdout = None
+        ctx.expect_eq(on_stdout, pid, "--json=-: stdout is the JSON report alone", run)
+        ctx.expect("definitely lost: 48 bytes in 1 block" in run.stderr,
+                   "--json=-: the text report on stderr", run)
     finally:
         stderr = stop_daemon(ctx, process)
     ctx.expect("definitely lost: 48 bytes in 1 block" in stderr,

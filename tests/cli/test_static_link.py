@@ -34,7 +34,8 @@ def test_static_link_flags(ctx):
     runtime_dir = os.path.join(ctx.paths.build_dir, "runtime")
     ctx.expect_run(flags, exit=0, stderr="", what="memtrack link-flags",
                    stdout=f"-Wl,--eh-frame-hdr -Wl,@{runtime_dir}/libmemtrack_static.wrap "
-                   f"{runtime_dir}/libmemtrack_static.a\n")
+                   f"-Wl,--start-group {runtime_dir}/libmemtrack_static.a -lstdc++ "
+                   "-Wl,--end-group\n")
     program = ctx.path("leak_one")
     source = os.path.join(ctx.paths.source_dir, "tests", "cli", "programs", "leak_one.c")
     build = subprocess.run(["gcc", "-O2", "-g", "-static", "-o", program, source,
@@ -52,6 +53,53 @@ def test_static_link_flags(ctx):
                            env=ctx.env(), cwd=ctx.tmp)
     ctx.expect("definitely lost: 100 bytes in 1 block" in alone.stderr,
                f"run alone, it prints the runtime's report: {alone.stderr}")
+
+
+CXX_WITHOUT_NEW = r"""
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+// No new or delete of its own: libstdc++'s objects (iostream's locale, stable_sort's nothrow
+// buffer) are the only callers of the operator new hooks.
+static char* volatile g_sink;
+__attribute__((noinline)) static void keep(const char* text) {
+  g_sink = strdup(text);
+  g_sink = nullptr;  // lost
+}
+
+int main() {
+  int values[64];
+  for (int i = 0; i < 64; ++i) values[i] = (i * 37) % 64;
+  std::stable_sort(values, values + 64);
+  std::cout << "sorted " << values[0] << ".." << values[63] << "\n";
+  keep("forgotten");
+  return 0;
+}
+"""
+
+
+@cli_test
+def test_static_link_cxx_without_new(ctx):
+    """g++ -static with the link flags, for a C++ program with no new/delete of its own (the
+    hooks are then called only from libstdc++, linked after the runtime's archive)."""
+    flags = ctx.memtrack("link-flags").stdout.split()
+    source = ctx.path("iostream_only.cpp")
+    with open(source, "w") as f:
+        f.write(CXX_WITHOUT_NEW)
+    program = ctx.path("iostream_only")
+    build = subprocess.run(["g++", "-O1", "-g", "-static", "-o", program, source, *flags],
+                           capture_output=True, text=True, check=False)
+    ctx.require_eq((build.returncode, build.stderr), (0, ""), "g++ -static ... $(link-flags)")
+    json_path = ctx.path("report.json")
+    run = ctx.memtrack("run", f"--json={json_path}", program)
+    ctx.require_eq((run.exit, run.stdout), (0, "sorted 0..63\n"), "the program's output", run)
+    process = ctx.read_json(json_path, run)["processes"][0]
+    ctx.expect_eq([(g["kind"], g["bytes"], g["blocks"], g["stack"][1]["function"])
+                   for g in process["leaks"] if g["kind"] == "definite"],
+                  [("definite", 10, 1, "keep(char const*)")], "the strdup leak, with its caller",
+                  run)
 
 
 @cli_test

@@ -236,6 +236,35 @@ def test_ui_read_only_and_files(ctx):
 
 
 @cli_test
+def test_ui_bad_files(ctx):
+    """A corrupt or foreign file named on the command line: one line naming it, exit 125,
+    before any server starts (no URL printed)."""
+    report = ctx.path("report.json")
+    run = ctx.memtrack("run", f"--json={report}", "--profile", ctx.path("p.prof"),
+                       ctx.program("leak_one"))
+    ctx.require_eq(run.exit, 0, "memtrack run --json --profile", run)
+    with open(report, "rb") as f:
+        json_bytes = f.read()
+    with open(ctx.path("p.prof"), "rb") as f:
+        profile_bytes = f.read()
+    cases = {
+        "cut.json": (json_bytes[: len(json_bytes) // 2], "not a memtrack JSON report"),
+        "junk.mtr": (b"MTRESULT" + bytes(range(200)), "not a memtrack result file"),
+        "flipped.prof": (profile_bytes[:40] + bytes([profile_bytes[40] ^ 0x10]) +
+                         profile_bytes[41:], "corrupt heap profile"),
+    }
+    for name, (data, message) in cases.items():
+        path = ctx.path(name)
+        with open(path, "wb") as f:
+            f.write(data)
+        run = ctx.memtrack("ui", path, timeout=60)
+        ctx.expect(run.exit == 125 and run.stdout == "" and
+                   run.stderr.startswith(f"memtrack: error: {path}") and message in run.stderr
+                   and run.stderr.count("\n") == 1,
+                   f"memtrack ui {name}: one line naming the file, exit 125", run)
+
+
+@cli_test
 def test_ui_profile_file(ctx):
     """A heap profile named on the command line: its page model, analysed again for a window
     given as from_us/to_us (heap_pattern: from the peak's step on, grow_cache's second five

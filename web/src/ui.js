@@ -17,7 +17,7 @@
     {key: 'uss', title: 'USS', value: (p) => p.uss_kb, kb: true},
     {key: 'swap', title: 'SWAP', value: (p) => p.swap_kb, kb: true},
     {key: 'growth', title: 'GROWTH', value: (p) => p.growth_kb, kb: true},
-    {key: 'rate', title: 'KiB/min', value: (p) => p.growth_kb_per_min},
+    {key: 'rate', title: '/MIN', value: (p) => p.growth_kb_per_min},
     {key: 'threads', title: 'THR', value: (p) => p.num_threads},
     {key: 'recent', title: 'LAST MINUTE', value: (p) => p.growth_kb, chart: true},
     {key: 'command', title: 'COMMAND', value: (p) => p.command, text: true},
@@ -33,7 +33,8 @@
   const cellText = (c, p) => {
     const v = c.value(p);
     if (c.kb) return c.key === 'growth' ? (v > 0 ? '+' : '') + kb(v) : kb(v);
-    if (c.key === 'rate') return v === null || v === undefined ? '-' : v.toFixed(1);
+    // Growth per minute, in the units of the other columns; '-' until watched 10 s.
+    if (c.key === 'rate') return v === null || v === undefined ? '-' : (v > 0 ? '+' : '') + V.formatBytes(Math.round(v * 1024)) + '/min';
     return String(v);
   };
 
