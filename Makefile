@@ -1,7 +1,8 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install the Debian
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
-.PHONY: all deps bench-deps build demo test test-asan build-asan build-allocguard test-tsan build-tsan \
-        build-emulated test-emulated test-aarch64-full bench compare format clean
+.PHONY: all deps demo-deps bench-deps build demo test test-asan build-asan build-allocguard \
+        test-tsan build-tsan build-emulated test-emulated test-aarch64-full bench compare format \
+        clean
 
 all: build
 
@@ -9,11 +10,21 @@ deps:
 	@scripts/install-deps.sh
 	@scripts/install-web-deps.sh
 
+# Only what building and running memtrack needs: no test tools, no Node.js (the three browser
+# libraries the HTML report embeds come straight from the npm registry, integrity-checked).
+demo-deps:
+	@scripts/install-deps.sh --demo
+	@scripts/fetch-web-assets.py
+
 build: deps
-	cmake --preset release >/dev/null
+	cmake --preset release -DMEMTRACK_TESTS=ON >/dev/null
 	cmake --build --preset release
 
-demo: build
+# The first report: memtrack and the example only (the tests are not configured; `make test`
+# configures them in the same build directory and reuses what this built).
+demo: demo-deps
+	cmake --preset release -DMEMTRACK_TESTS=OFF >/dev/null
+	cmake --build --preset release --target memtrack memtrack_rt leaky
 	build/release/cli/memtrack run -- build/release/examples/leaky
 
 # The whole suite in the release build, then the unit tests again under ASan + UBSan (the

@@ -107,7 +107,8 @@ std::string find_runtime() {
     throw Error("cannot execute " + path.string() + ": " + std::strerror(errno));
   }
   throw Error("cannot find memtrack-ui next to " + self.string() +
-              " (looked there and in ../lib/memtrack/); it is built and installed with memtrack");
+              " (looked there and in ../lib/memtrack/); the whole build installs it with memtrack "
+              "(make build; make demo builds only memtrack and its runtime)");
 }
 
 std::string resolve_program(const std::string& program) {

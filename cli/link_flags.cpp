@@ -17,7 +17,8 @@ std::string find_static_runtime_dir() {
     std::filesystem::path path = dir / file;
     if (access(path.c_str(), R_OK) != 0) {
       throw Error("cannot find " + path.string() +
-                  " (the link-time runtime is built and installed beside libmemtrack.so)");
+                  " (the whole build makes the link-time runtime and installs it beside libmemtrack.so: "
+                  "make build; make demo builds only memtrack and its runtime)");
     }
   }
   return dir.string();

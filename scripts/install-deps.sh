@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
 # Installs, idempotently, every Debian 12 package that memtrack's build and tests need (or,
-# given package names as arguments, those instead: scripts/install-bench-deps.sh does that;
-# or, with --aarch64-full, the arm64 libraries of the whole-project aarch64 cross build).
+# with --demo, only what building and running memtrack needs: `make demo`; given package names
+# as arguments, those instead: scripts/install-bench-deps.sh does that; with --aarch64-full,
+# the arm64 libraries of the whole-project aarch64 cross build).
 # Packages already present are not touched, so a second run costs only a dpkg query.
 set -euo pipefail
 
-packages=(
-  build-essential g++ cmake make pkg-config git python3
-  libgtest-dev libgmock-dev libbenchmark-dev
+# Building memtrack (every tool and the runtime) and running it: `make demo`.
+demo_packages=(
+  build-essential g++ cmake make pkg-config python3
+  libgtest-dev libgmock-dev libbenchmark-dev   # the unit tests beside the code are configured
   libdw-dev libelf-dev              # symbolization (elfutils libdw)
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
+  libncurses-dev      # memtrack top's full-screen view
+  libzstd-dev                       # compressed profile recordings
+  libprotobuf-dev protobuf-compiler zlib1g-dev   # pprof output (profile.proto, gzip)
+  libcpp-httplib-dev  # memtrack ui's HTTP server
+)
+
+# Everything else the tests need: `make test`.
+packages=(
+  "${demo_packages[@]}"
+  git
   clang libclang-rt-14-dev          # libFuzzer target for the result-file reader
   clang-format        # the format check (tests/check_format.py)
-  libunwind8          # runtime unwinder, loaded privately by libmemtrack.so
   coreutils procps    # real-program tests: ls, sort
   valgrind            # the oracle for leak classification (tests/memcheck)
   gdb                 # a real program the leak scan must survive (tests/cli, scan_gdb)
   strace              # what a short run opens, checked by tests/cli/test_startup.py
-  libncurses-dev      # memtrack top's full-screen view
   tmux                # memtrack top's end-to-end test drives it in a tmux pane
-  libzstd-dev                       # compressed profile recordings
-  libprotobuf-dev protobuf-compiler zlib1g-dev   # pprof output (profile.proto, gzip)
   golang-go           # `go tool pprof` reads the pprof output in the tests
   python3-jsonschema  # speedscope output checked against speedscope's own schema
   python3-yaml        # the CI recipes' YAML (docs/ci-recipes.md) parsed by the tests
-  libcpp-httplib-dev  # memtrack ui's HTTP server
   chromium            # the HTML report and memtrack ui tested in headless Chromium
   qemu-user           # aarch64 and armhf builds run emulated in the tests
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
@@ -43,6 +51,8 @@ aarch64_full_packages=(
 
 if [[ "${1:-}" == "--aarch64-full" ]]; then
   packages=("${aarch64_full_packages[@]}")
+elif [[ "${1:-}" == "--demo" ]]; then
+  packages=("${demo_packages[@]}")
 elif [[ $# -gt 0 ]]; then
   packages=("$@")
 fi

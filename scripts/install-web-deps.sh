@@ -6,14 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/../web"
 
-if ! command -v npm >/dev/null; then
-  echo "install-web-deps: error: npm not found; install Node.js 18 or later (Debian: apt-get install nodejs npm)" >&2
-  exit 1
-fi
-
 stamp=node_modules/.memtrack-lock-stamp
 if [[ -f $stamp ]] && cmp -s package-lock.json "$stamp"; then
   exit 0
+fi
+
+# A machine without Node.js gets Debian's (nodejs and npm; Node.js from elsewhere, such as
+# NodeSource's package, which brings its own npm, is used as it is).
+if ! command -v npm >/dev/null; then
+  ../scripts/install-deps.sh nodejs npm
 fi
 
 echo "install-web-deps: npm ci in web/"
