@@ -2,7 +2,7 @@
 # packages they need first (scripts/install-deps.sh is idempotent and quick when all are there).
 .PHONY: all deps demo-deps bench-deps build demo test test-asan build-asan build-allocguard \
         test-tsan build-tsan build-emulated test-emulated test-aarch64-full bench compare format \
-        clean
+        install package clean
 
 all: build
 
@@ -17,15 +17,27 @@ demo-deps:
 	@scripts/fetch-web-assets.py
 
 build: deps
-	cmake --preset release -DMEMTRACK_TESTS=ON >/dev/null
+	cmake --preset release >/dev/null
 	cmake --build --preset release
 
-# The first report: memtrack and the example only (the tests are not configured; `make test`
-# configures them in the same build directory and reuses what this built).
+# The first report: memtrack, its runtime and the example only, in build/demo (the demo
+# preset: tests not configured, the tools at -O1 without debug info).
 demo: demo-deps
-	cmake --preset release -DMEMTRACK_TESTS=OFF >/dev/null
-	cmake --build --preset release --target memtrack memtrack_rt leaky
-	build/release/cli/memtrack run -- build/release/examples/leaky
+	cmake --preset demo >/dev/null
+	cmake --build --preset demo
+	build/demo/cli/memtrack run -- build/demo/examples/leaky
+
+# Installs the release build, stripped, under PREFIX (default /usr/local): binaries, runtime,
+# header, man page, bash completion, pkg-config files, documentation.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build/release --strip --prefix $(PREFIX)
+
+# The Debian package of the release build (CPack, packaging/CMakeLists.txt), in
+# build/release/packages/. It installs under the build's CMAKE_INSTALL_PREFIX (/usr/local
+# unless configured with -DCMAKE_INSTALL_PREFIX=/usr).
+package: build
+	cd build/release && cpack -G DEB -B packages
 
 # The whole suite in the release build, then the unit tests again under ASan + UBSan (the
 # preload runtime and the e2e programs cannot run under ASan, so the asan preset runs only

@@ -30,6 +30,8 @@ packages=(
   gdb                 # a real program the leak scan must survive (tests/cli, scan_gdb)
   strace              # what a short run opens, checked by tests/cli/test_startup.py
   tmux                # memtrack top's end-to-end test drives it in a tmux pane
+  groff-base          # the installed man page is checked with groff -ww
+  file                # CPack's Debian package finds the ELF files dpkg-shlibdeps reads
   golang-go           # `go tool pprof` reads the pprof output in the tests
   python3-jsonschema  # speedscope output checked against speedscope's own schema
   python3-yaml        # the CI recipes' YAML (docs/ci-recipes.md) parsed by the tests

@@ -8,7 +8,8 @@ import subprocess
 
 from cli_harness import TIMEOUT_SECONDS, Run, cli_test, exit_status
 
-DEMO = "$ build/release/cli/memtrack run -- build/release/examples/leaky"
+# make demo builds in build/demo; the test runs the same example from this build tree.
+DEMO = "$ build/demo/cli/memtrack run -- build/demo/examples/leaky"
 CRASH = "$ build/release/cli/memtrack run -- build/release/examples/crash"
 SUPPRESSED = ("$ memtrack run --suppressions=known.supp --error-exitcode=23 -- "
               "build/release/examples/leaky")
@@ -37,6 +38,7 @@ def normalize(lines):
         line = re.sub(r"\(pid \d+, parent \d+\)", "(pid PID, parent PID)", line)
         line = re.sub(r"\(\S*/examples/(leaky|crash)\.c", r"(examples/\1.c", line)
         line = re.sub(r"in thread \d+", "in thread TID", line)
+        line = re.sub(r"\bbuild/(release|demo)/", "build/TREE/", line)
         out.append(line)
     return out
 
