@@ -16,9 +16,10 @@ std::string find_static_runtime_dir() {
   for (const char* file : {"libmemtrack_static.a", "libmemtrack_static.wrap"}) {
     std::filesystem::path path = dir / file;
     if (access(path.c_str(), R_OK) != 0) {
-      throw Error("cannot find " + path.string() +
-                  " (the whole build makes the link-time runtime and installs it beside libmemtrack.so: "
-                  "make build; make demo builds only memtrack and its runtime)");
+      throw Error(
+          "cannot find " + path.string() +
+          " (the whole build makes the link-time runtime and installs it beside libmemtrack.so: "
+          "make build; make demo builds only memtrack and its runtime)");
     }
   }
   return dir.string();
