@@ -138,6 +138,7 @@ class PackedSource : public EventReader::Source {
     if (next_ >= chunks_.size()) return false;
     const ChunkInfo& chunk = chunks_[next_++];
     std::vector<uint8_t> compressed(chunk.compressed_size);
+    in_.clear();
     in_.seekg(static_cast<std::streamoff>(chunk.offset));
     in_.read(reinterpret_cast<char*>(compressed.data()), chunk.compressed_size);
     if (static_cast<size_t>(in_.gcount()) != chunk.compressed_size) {
@@ -204,16 +205,26 @@ class PackedSource : public EventReader::Source {
 std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& path,
                                         ProfileMeta& meta, uint32_t version,
                                         const uint8_t* header) {
-  in.seekg(0, std::ios::end);
-  auto file_size = static_cast<uint64_t>(in.tellg());
   auto corrupt = [&](const std::string& what) {
     return Error(path + ": corrupt heap profile (" + what + ")");
   };
+  // A short header read leaves the stream failed, and a failed stream's tellg is -1: clear it
+  // so the size below is the file's, and check every read's count rather than trusting it.
+  in.clear();
+  in.seekg(0, std::ios::end);
+  std::streamoff end = in.tellg();
+  if (end < 0) throw corrupt("cannot find its size");
+  auto file_size = static_cast<uint64_t>(end);
+  auto read_at = [&](uint64_t offset, uint8_t* into, uint64_t size) {
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(size));
+    if (static_cast<uint64_t>(in.gcount()) != size) throw corrupt("cut short");
+  };
   const size_t footer_size = version >= 4 ? kFooterSize : kFooterSizeV3;
   if (file_size < kPackedHeaderSize + footer_size) throw corrupt("too short");
-  uint8_t footer[kFooterSize];
-  in.seekg(static_cast<std::streamoff>(file_size - footer_size));
-  in.read(reinterpret_cast<char*>(footer), static_cast<std::streamsize>(footer_size));
+  uint8_t footer[kFooterSize] = {};
+  read_at(file_size - footer_size, footer, footer_size);
   if (std::memcmp(footer + footer_size - 8, kFooterMagic, 8) != 0) {
     throw corrupt("no footer: truncated?");
   }
@@ -226,8 +237,7 @@ std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& pa
   }
   uint64_t index_size = file_size - footer_size - index_offset;
   std::vector<uint8_t> index(index_size);
-  in.seekg(static_cast<std::streamoff>(index_offset));
-  in.read(reinterpret_cast<char*>(index.data()), static_cast<std::streamsize>(index_size));
+  read_at(index_offset, index.data(), index_size);
   if (version >= 4) {
     uLong crc = crc32(0L, header, static_cast<uInt>(kPackedHeaderSize));
     crc = crc32(crc, index.data(), static_cast<uInt>(index.size()));
@@ -240,8 +250,7 @@ std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& pa
 #endif
   }
   std::vector<uint8_t> compressed(meta_size);
-  in.seekg(static_cast<std::streamoff>(meta_offset));
-  in.read(reinterpret_cast<char*>(compressed.data()), static_cast<std::streamsize>(meta_size));
+  read_at(meta_offset, compressed.data(), meta_size);
   require_checksum(compressed, version, path);
   unsigned long long raw_size = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
   if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN ||
@@ -349,6 +358,9 @@ EventReader::EventReader(const std::string& path) : path_(path) {
   bool packed = std::memcmp(header, format::kPackedMagic, 8) == 0;
   if (!raw && !packed) throw Error(path + " is not a memtrack heap profile");
   raw_ = raw;
+  if (packed && static_cast<size_t>(in.gcount()) < kPackedHeaderSize) {
+    throw Error(path + ": corrupt heap profile (too short)");
+  }
   if (raw) {
     in = pack_raw(path);
     in.read(reinterpret_cast<char*>(header), sizeof(header));

@@ -384,6 +384,29 @@ TEST_F(PackerTest, EveryFlippedByteOfAPackedFileIsAnErrorOrChangesNothing) {
   EXPECT_GT(errors, good.size() * 3 * 9 / 10);  // nearly every flip is an error
 }
 
+// Cuts shorter than the raw header once left the stream failed and the footer read from
+// uninitialized memory (found by fuzz.profile_reader): every cut must be one error naming the file.
+TEST_F(PackerTest, EveryCutOfAPackedFileIsAnErrorNamingIt) {
+  RawWriter w = churn(300);
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  pack_profile(raw_, packed_);
+  const std::vector<uint8_t> good = read_packed();
+  for (size_t cut = 8; cut < good.size(); cut += cut < 64 ? 1 : 7) {
+    {
+      std::ofstream out(packed_, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(good.data()), static_cast<std::streamsize>(cut));
+    }
+    try {
+      analyze_profile(packed_, AnalyzeOptions{});
+      ADD_FAILURE() << "a packed file cut at byte " << cut << " of " << good.size()
+                    << " was read without an error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(packed_ + ": corrupt heap profile"), std::string::npos)
+          << "cut at " << cut << ": " << e.what();
+    }
+  }
+}
+
 TEST_F(PackerTest, ARawFileOfANewerVersionIsRefusedByName) {
   std::vector<uint8_t> bytes = batch_file_start();
   uint32_t version = format::kVersion + 1;
