@@ -88,10 +88,7 @@ Report make_report(uint64_t processes, uint64_t groups) {
       process.leaks.push_back(make_group(g + p % 3));
       const LeakGroup& added = process.leaks.back();
       process.summary.allocations += added.blocks;
-      if (added.kind == LeakKind::kDefinite) {
-        process.summary.definite_bytes += added.bytes;
-        process.summary.definite_blocks += added.blocks;
-      }
+      process.summary.of_kind(added.kind).add(added.bytes, added.blocks);
     }
     report.processes.push_back(std::move(process));
   }

@@ -25,32 +25,6 @@ std::vector<Frame> symbolize_stack(const ResultFile& file, uint32_t stack_id,
   return stack;
 }
 
-// Adds an unsuppressed group to the totals of its kind and, unless it is still reachable, to
-// leaked_* (unclassified groups only go there).
-void add_to_summary(const LeakGroup& group, Summary& summary) {
-  auto add = [&](uint64_t& bytes, uint64_t& blocks) {
-    bytes += group.bytes;
-    blocks += group.blocks;
-  };
-  switch (group.kind) {
-    case LeakKind::kDefinite:
-      add(summary.definite_bytes, summary.definite_blocks);
-      break;
-    case LeakKind::kIndirect:
-      add(summary.indirect_bytes, summary.indirect_blocks);
-      break;
-    case LeakKind::kPossible:
-      add(summary.possible_bytes, summary.possible_blocks);
-      break;
-    case LeakKind::kReachable:
-      add(summary.reachable_bytes, summary.reachable_blocks);
-      break;
-    case LeakKind::kUnclassified:
-      break;
-  }
-  if (is_leak(group.kind)) add(summary.leaked_bytes, summary.leaked_blocks);
-}
-
 ErrorReport error_report(const ResultFile& file, const RawError& raw,
                          const SymbolizeFn& symbolize) {
   ErrorReport error;
@@ -143,8 +117,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   UsedCounts used;
   for (const RawLeak& raw : file.leaks) {
     if (raw.runtime_internal) {
-      summary.runtime_internal_bytes += raw.bytes;
-      summary.runtime_internal_blocks += raw.blocks;
+      summary.runtime_internal.add(raw.bytes, raw.blocks);
       continue;
     }
     LeakGroup group;
@@ -154,7 +127,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     group.indirect_bytes = raw.indirect_bytes;
     group.indirect_blocks = raw.indirect_blocks;
     if (!stack_kinds.contains(group.kind)) {
-      add_to_summary(group, summary);
+      summary.of_kind(group.kind).add(group.bytes, group.blocks);
       report.leaks.push_back(std::move(group));
       continue;
     }
@@ -164,11 +137,10 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
       use.groups += 1;
       use.bytes += group.bytes;
       use.blocks += group.blocks;
-      summary.suppressed_bytes += group.bytes;
-      summary.suppressed_blocks += group.blocks;
+      summary.suppressed.add(group.bytes, group.blocks);
       report.suppressed.push_back(std::move(group));
     } else {
-      add_to_summary(group, summary);
+      summary.of_kind(group.kind).add(group.bytes, group.blocks);
       report.leaks.push_back(std::move(group));
     }
   }

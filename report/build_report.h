@@ -32,7 +32,7 @@ using SymbolizeFn =
 //     thousands of still reachable groups, whose symbolization would cost more than the
 //     report no output lists them in);
 //   - groups matched by `suppressions` go to `suppressed` (summary.suppressed_*), the rest to
-//     `leaks` (summary.leaked_*); used_suppressions counts, per matching entry in the order
+//     `leaks` (summary.leaked()); used_suppressions counts, per matching entry in the order
 //     of the suppressions, the groups, bytes and blocks (and descriptors, below) it took.
 // Both lists are sorted by total bytes (own plus indirect), then blocks (largest first), then
 // by the first frame's

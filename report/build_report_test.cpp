@@ -122,10 +122,10 @@ TEST(BuildReport, RuntimeInternalIsCountedNotListedNorSymbolized) {
   ASSERT_EQ(p.leaks.size(), 1u);
   EXPECT_EQ(p.leaks[0].bytes, 16u);
   EXPECT_TRUE(p.suppressed.empty());
-  EXPECT_EQ(p.summary.runtime_internal_bytes, 300u);
-  EXPECT_EQ(p.summary.runtime_internal_blocks, 3u);
-  EXPECT_EQ(p.summary.leaked_bytes, 16u);
-  EXPECT_EQ(p.summary.leaked_blocks, 1u);
+  EXPECT_EQ(p.summary.runtime_internal.bytes, 300u);
+  EXPECT_EQ(p.summary.runtime_internal.blocks, 3u);
+  EXPECT_EQ(p.summary.leaked().bytes, 16u);
+  EXPECT_EQ(p.summary.leaked().blocks, 1u);
 }
 
 TEST(BuildReport, KindsOutsideStackKindsAreCountedWithoutSymbolizing) {
@@ -141,9 +141,9 @@ TEST(BuildReport, KindsOutsideStackKindsAreCountedWithoutSymbolizing) {
   EXPECT_EQ(p.leaks[0].kind, LeakKind::kReachable);  // still listed by size, stack left empty
   EXPECT_TRUE(p.leaks[0].stack.empty());
   EXPECT_EQ(p.leaks[1].stack.size(), 1u);
-  EXPECT_EQ(p.summary.reachable_bytes, 500u);
-  EXPECT_EQ(p.summary.reachable_blocks, 5u);
-  EXPECT_EQ(p.summary.leaked_bytes, 16u);
+  EXPECT_EQ(p.summary.of_kind(LeakKind::kReachable).bytes, 500u);
+  EXPECT_EQ(p.summary.of_kind(LeakKind::kReachable).blocks, 5u);
+  EXPECT_EQ(p.summary.leaked().bytes, 16u);
 
   // A suppression may match any kind: then every stack is symbolized.
   FakeSymbolizer with_supp;
@@ -174,10 +174,10 @@ TEST(BuildReport, SuppressedGroupsAreMovedAndTotalled) {
   EXPECT_EQ(p.suppressed[0].bytes, 25u);  // sorted like leaks
   EXPECT_EQ(p.suppressed[1].bytes, 20u);
   EXPECT_EQ(p.suppressed[2].bytes, 10u);
-  EXPECT_EQ(p.summary.suppressed_bytes, 55u);
-  EXPECT_EQ(p.summary.suppressed_blocks, 4u);
-  EXPECT_EQ(p.summary.leaked_bytes, 40u);
-  EXPECT_EQ(p.summary.leaked_blocks, 4u);
+  EXPECT_EQ(p.summary.suppressed.bytes, 55u);
+  EXPECT_EQ(p.summary.suppressed.blocks, 4u);
+  EXPECT_EQ(p.summary.leaked().bytes, 40u);
+  EXPECT_EQ(p.summary.leaked().blocks, 4u);
   // -v: what each entry took, in the order of the file.
   ASSERT_EQ(p.used_suppressions.size(), 2u);
   EXPECT_EQ(p.used_suppressions[0].name, "leak:^libvendor.so.1$");
@@ -232,12 +232,12 @@ TEST(BuildReport, CopiesProcessFieldsStatsAndNotes) {
   EXPECT_EQ(s.peak_bytes, 3000u);
   EXPECT_EQ(s.untracked_allocations, 3u);
   EXPECT_EQ(s.untracked_bytes, 30u);
-  EXPECT_EQ(s.leaked_bytes, 16u);
-  EXPECT_EQ(s.leaked_blocks, 4u);
-  EXPECT_EQ(s.suppressed_bytes, 0u);
-  EXPECT_EQ(s.suppressed_blocks, 0u);
-  EXPECT_EQ(s.runtime_internal_bytes, 0u);
-  EXPECT_EQ(s.runtime_internal_blocks, 0u);
+  EXPECT_EQ(s.leaked().bytes, 16u);
+  EXPECT_EQ(s.leaked().blocks, 4u);
+  EXPECT_EQ(s.suppressed.bytes, 0u);
+  EXPECT_EQ(s.suppressed.blocks, 0u);
+  EXPECT_EQ(s.runtime_internal.bytes, 0u);
+  EXPECT_EQ(s.runtime_internal.blocks, 0u);
   ASSERT_EQ(p.leaks.size(), 2u);
   EXPECT_EQ(p.leaks[0].bytes, 9u);
 }
@@ -256,14 +256,19 @@ TEST(BuildReport, TotalsPerKindAndLeakedExcludesReachable) {
   FakeSymbolizer sym;
   ProcessReport p = build_process_report(file, sym.fn(), {}, Suppressions{});
   const Summary& s = p.summary;
-  EXPECT_EQ(std::pair(s.definite_bytes, s.definite_blocks), std::pair(48ul, 3ul));
-  EXPECT_EQ(std::pair(s.indirect_bytes, s.indirect_blocks), std::pair(64ul, 4ul));
-  EXPECT_EQ(std::pair(s.possible_bytes, s.possible_blocks), std::pair(8ul, 1ul));
-  EXPECT_EQ(std::pair(s.reachable_bytes, s.reachable_blocks), std::pair(1024ul, 1ul));
+  EXPECT_EQ(std::pair(s.of_kind(LeakKind::kDefinite).bytes, s.of_kind(LeakKind::kDefinite).blocks),
+            std::pair(48ul, 3ul));
+  EXPECT_EQ(std::pair(s.of_kind(LeakKind::kIndirect).bytes, s.of_kind(LeakKind::kIndirect).blocks),
+            std::pair(64ul, 4ul));
+  EXPECT_EQ(std::pair(s.of_kind(LeakKind::kPossible).bytes, s.of_kind(LeakKind::kPossible).blocks),
+            std::pair(8ul, 1ul));
+  EXPECT_EQ(
+      std::pair(s.of_kind(LeakKind::kReachable).bytes, s.of_kind(LeakKind::kReachable).blocks),
+      std::pair(1024ul, 1ul));
   // definite + indirect + possible + unclassified; the indirect totals of the definite group
   // are not added again.
-  EXPECT_EQ(std::pair(s.leaked_bytes, s.leaked_blocks), std::pair(125ul, 13ul));
-  EXPECT_EQ(std::pair(s.runtime_internal_bytes, s.runtime_internal_blocks), std::pair(365ul, 8ul));
+  EXPECT_EQ(std::pair(s.leaked().bytes, s.leaked().blocks), std::pair(125ul, 13ul));
+  EXPECT_EQ(std::pair(s.runtime_internal.bytes, s.runtime_internal.blocks), std::pair(365ul, 8ul));
 
   // Every unsuppressed group of every kind is listed, sorted by its total bytes (a definite
   // group counts what hangs off it, as memcheck ranks loss records).
@@ -298,14 +303,16 @@ TEST(BuildReport, SuppressionsMatchEachGroupOnItsOwnStack) {
   EXPECT_EQ(p.suppressed[0].kind, LeakKind::kReachable);
   EXPECT_EQ(p.suppressed[1].kind, LeakKind::kDefinite);
   EXPECT_EQ(p.suppressed[1].indirect_bytes, 64u);
-  EXPECT_EQ(std::pair(p.summary.suppressed_bytes, p.summary.suppressed_blocks),
+  EXPECT_EQ(std::pair(p.summary.suppressed.bytes, p.summary.suppressed.blocks),
             std::pair(116ul, 2ul));
   ASSERT_EQ(p.leaks.size(), 1u);
   EXPECT_EQ(p.leaks[0].kind, LeakKind::kIndirect);
-  EXPECT_EQ(std::pair(p.summary.indirect_bytes, p.summary.indirect_blocks), std::pair(64ul, 4ul));
-  EXPECT_EQ(p.summary.definite_bytes, 0u);
-  EXPECT_EQ(p.summary.reachable_bytes, 0u);
-  EXPECT_EQ(std::pair(p.summary.leaked_bytes, p.summary.leaked_blocks), std::pair(64ul, 4ul));
+  EXPECT_EQ(std::pair(p.summary.of_kind(LeakKind::kIndirect).bytes,
+                      p.summary.of_kind(LeakKind::kIndirect).blocks),
+            std::pair(64ul, 4ul));
+  EXPECT_EQ(p.summary.of_kind(LeakKind::kDefinite).bytes, 0u);
+  EXPECT_EQ(p.summary.of_kind(LeakKind::kReachable).bytes, 0u);
+  EXPECT_EQ(std::pair(p.summary.leaked().bytes, p.summary.leaked().blocks), std::pair(64ul, 4ul));
 }
 
 RawError raw_error(ErrorKind kind, uint32_t occurrences, uint32_t bad, uint32_t alloc,
@@ -371,7 +378,7 @@ TEST(BuildReport, ErrorsGetThreeSymbolizedStacks) {
   EXPECT_EQ(p.summary.error_occurrences, 3u);
   // Errors are no leaks.
   EXPECT_TRUE(p.leaks.empty());
-  EXPECT_EQ(p.summary.leaked_bytes, 0u);
+  EXPECT_EQ(p.summary.leaked().bytes, 0u);
 }
 
 TEST(BuildReport, ErrorStackIdZeroIsNotKnown) {
@@ -418,7 +425,7 @@ TEST(BuildReport, EmptyFile) {
   EXPECT_TRUE(p.leaks.empty());
   EXPECT_TRUE(p.suppressed.empty());
   EXPECT_EQ(p.exit.how, ExitInfo::How::kUnknown);
-  EXPECT_EQ(p.summary.leaked_bytes, 0u);
+  EXPECT_EQ(p.summary.leaked().bytes, 0u);
   EXPECT_TRUE(p.errors.empty());
   EXPECT_EQ(p.summary.errors, 0u);
   EXPECT_EQ(p.summary.error_occurrences, 0u);

@@ -22,7 +22,7 @@ std::string collapsed_frame(const Frame& frame);
 // thread's start, down to the allocator's caller), with the printed frames of the text report
 // (printed_frame_count). Groups with the same line are summed; lines keep the order of their
 // first group. With the default kinds the bytes of a process's lines sum to its
-// summary.leaked_bytes.
+// summary.leaked().bytes.
 void render_collapsed(const Report& report, std::ostream& out,
                       const CollapsedOptions& options = {});
 

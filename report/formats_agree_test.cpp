@@ -117,12 +117,10 @@ ProcessReport second_process() {
       group(LeakKind::kDefinite, 50, 1, {debug_frame(0x401200, "main", "helper.c", 30, 9)}),
       group(LeakKind::kPossible, 64, 2, {debug_frame(0x401300, "main", "helper.c", 31, 9)})};
   Summary& s = p.summary;
-  s.leaked_bytes = 814;
-  s.leaked_blocks = 10;
-  s.definite_bytes = 750;
-  s.definite_blocks = 8;
-  s.possible_bytes = 64;
-  s.possible_blocks = 2;
+  s.of_kind(LeakKind::kDefinite).bytes = 750;
+  s.of_kind(LeakKind::kDefinite).blocks = 8;
+  s.of_kind(LeakKind::kPossible).bytes = 64;
+  s.of_kind(LeakKind::kPossible).blocks = 2;
   return p;
 }
 
@@ -133,8 +131,7 @@ ProcessReport unclassified_process() {
   p.command = {"./plain"};
   p.leaks = {group(LeakKind::kUnclassified, 30, 3, {debug_frame(0x401400, "f", "p.c", 3, 1)}),
              group(LeakKind::kUnclassified, 8, 1, {debug_frame(0x401500, "g", "p.c", 4, 1)})};
-  p.summary.leaked_bytes = 38;
-  p.summary.leaked_blocks = 4;
+  p.summary.of_kind(LeakKind::kUnclassified) = {38, 4};
   return p;
 }
 
@@ -166,7 +163,7 @@ TEST_P(FormatsAgree, Json) {
       t.bytes += leaks[g]["bytes"].get<uint64_t>();
       t.blocks += leaks[g]["blocks"].get<uint64_t>();
     }
-    EXPECT_EQ(json["processes"][i]["summary"]["leaked_bytes"], p.summary.leaked_bytes);
+    EXPECT_EQ(json["processes"][i]["summary"]["leaked_bytes"], p.summary.leaked().bytes);
   }
   EXPECT_EQ(totals, text_totals(report_, kinds()));
 }

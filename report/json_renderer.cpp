@@ -37,28 +37,24 @@ void write_exit(JsonText& j, const ExitInfo& exit) {
   j.end_object();
 }
 
+void write_amount(JsonText& j, const std::string& name, const Amount& amount) {
+  j.member(name + "_bytes", amount.bytes);
+  j.member(name + "_blocks", amount.blocks);
+}
+
 void write_summary(JsonText& j, const Summary& s) {
   j.begin_object();
-  j.member("allocations", s.allocations);
-  j.member("frees", s.frees);
-  j.member("bytes_allocated", s.bytes_allocated);
-  j.member("peak_bytes", s.peak_bytes);
-  j.member("leaked_bytes", s.leaked_bytes);
-  j.member("leaked_blocks", s.leaked_blocks);
-  j.member("definite_bytes", s.definite_bytes);
-  j.member("definite_blocks", s.definite_blocks);
-  j.member("indirect_bytes", s.indirect_bytes);
-  j.member("indirect_blocks", s.indirect_blocks);
-  j.member("possible_bytes", s.possible_bytes);
-  j.member("possible_blocks", s.possible_blocks);
-  j.member("reachable_bytes", s.reachable_bytes);
-  j.member("reachable_blocks", s.reachable_blocks);
-  j.member("suppressed_bytes", s.suppressed_bytes);
-  j.member("suppressed_blocks", s.suppressed_blocks);
-  j.member("runtime_internal_bytes", s.runtime_internal_bytes);
-  j.member("runtime_internal_blocks", s.runtime_internal_blocks);
-  j.member("untracked_allocations", s.untracked_allocations);
-  j.member("untracked_bytes", s.untracked_bytes);
+#define MEMTRACK_COUNTER(Enumerator, name, description) j.member(#name, s.name);
+#include "core/stats.inc"
+#undef MEMTRACK_COUNTER
+  write_amount(j, "leaked", s.leaked());
+  // Unclassified groups are leaked_* minus the classified kinds, as in the schema.
+  for (LeakKind kind :
+       {LeakKind::kDefinite, LeakKind::kIndirect, LeakKind::kPossible, LeakKind::kReachable}) {
+    write_amount(j, core::leak_kind_name(kind), s.of_kind(kind));
+  }
+  write_amount(j, "suppressed", s.suppressed);
+  write_amount(j, "runtime_internal", s.runtime_internal);
   j.member("errors", s.errors);
   j.member("error_occurrences", s.error_occurrences);
   j.member("open_descriptors", s.open_descriptors);

@@ -49,8 +49,8 @@ std::pair<std::string, std::string> failure_of(const ProcessReport& p, LeakKinds
     if (type.empty()) type = kind;
   };
   if (has_leaks_of_kinds(p, kinds)) {
-    add(count_of(p.summary.leaked_bytes, "byte", "bytes") + " leaked in " +
-            count_of(p.summary.leaked_blocks, "block", "blocks"),
+    add(count_of(p.summary.leaked().bytes, "byte", "bytes") + " leaked in " +
+            count_of(p.summary.leaked().blocks, "block", "blocks"),
         "leaks");
   }
   if (!p.errors.empty())

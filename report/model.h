@@ -4,6 +4,8 @@
 // Ordinary C++ (may allocate, may throw memtrack::Error).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -73,30 +75,50 @@ struct CrashReport : CrashFacts {
   std::vector<Frame> stack;  // the crashing thread, innermost first; frame 0 faulted
 };
 
+// The bytes and blocks of a set of leak groups.
+struct Amount {
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  void add(uint64_t more_bytes, uint64_t more_blocks) {
+    bytes += more_bytes;
+    blocks += more_blocks;
+  }
+  bool empty() const { return bytes == 0 && blocks == 0; }
+  bool operator==(const Amount&) const = default;
+};
+
+inline constexpr size_t kLeakKindCount = static_cast<size_t>(LeakKind::kUnclassified) + 1;
+
 struct Summary {
   // The process's counters as its stats section has them (core/stats.inc): allocations,
   // frees, bytes_allocated, peak_bytes, untracked_allocations, ...
 #define MEMTRACK_COUNTER(Enumerator, name, description) uint64_t name = 0;
 #include "core/stats.inc"
 #undef MEMTRACK_COUNTER
-  // Unsuppressed groups, excluding runtime-internal ones, of every kind but kReachable:
-  // definite + indirect + possible + unclassified.
-  uint64_t leaked_bytes = 0;
-  uint64_t leaked_blocks = 0;
-  // The same groups per kind (unclassified ones are leaked_* minus the other three).
-  uint64_t definite_bytes = 0, definite_blocks = 0;
-  uint64_t indirect_bytes = 0, indirect_blocks = 0;
-  uint64_t possible_bytes = 0, possible_blocks = 0;
-  uint64_t reachable_bytes = 0, reachable_blocks = 0;  // not part of leaked_*
-  uint64_t suppressed_bytes = 0;  // matched by a suppression, groups of every kind
-  uint64_t suppressed_blocks = 0;
-  uint64_t runtime_internal_bytes = 0;
-  uint64_t runtime_internal_blocks = 0;
+  // Unsuppressed groups, excluding runtime-internal ones, by kind (of_kind).
+  std::array<Amount, kLeakKindCount> kinds{};
+  Amount suppressed;                    // matched by a suppression, groups of every kind
+  Amount runtime_internal;              // kept by the C/C++ runtime for its own use, every kind
   uint64_t errors = 0;                  // distinct allocator misuse errors (ProcessReport::errors)
   uint64_t error_occurrences = 0;       // the sum of their occurrences
   uint64_t open_descriptors = 0;        // in ProcessReport::resource_sites
   uint64_t suppressed_descriptors = 0;  // open at exit, at sites matched by a suppression
   uint64_t untracked_descriptors = 0;   // opened, but beyond what the runtime could record
+
+  Amount& of_kind(LeakKind kind) {
+    return kinds[static_cast<size_t>(kind)];
+  }
+  const Amount& of_kind(LeakKind kind) const {
+    return kinds[static_cast<size_t>(kind)];
+  }
+  // What leaked: the groups of every kind that is_leak (all but kReachable).
+  Amount leaked() const {
+    Amount sum;
+    for (size_t i = 0; i < kLeakKindCount; ++i) {
+      if (is_leak(static_cast<LeakKind>(i))) sum.add(kinds[i].bytes, kinds[i].blocks);
+    }
+    return sum;
+  }
 };
 
 // A suppression entry that matched something in one process (valgrind -v's

@@ -26,7 +26,7 @@ inline constexpr const char* kLeakedSpace = "leaked_space";
 // kind (its JSON name: "definite", "indirect", ...) and pid (a number). Each process's
 // modules become mappings (path, address range, build-id). Comments: "memtrack VERSION" and
 // one "PID: COMMAND" per process. With the default kinds each pid's samples add up to its
-// summary.leaked_bytes and leaked_blocks.
+// summary.leaked().
 void render_pprof(const Report& report, std::ostream& out, const PprofOptions& options = {});
 
 }  // namespace memtrack::report

@@ -25,7 +25,7 @@ using core::result::FreeCall;
 using core::result::LeakKind;
 using core::result::ResourceKind;
 
-// True for the kinds that count as leaked (Summary::leaked_*): all but kReachable.
+// True for the kinds that count as leaked (Summary::leaked): all but kReachable.
 constexpr bool is_leak(LeakKind kind) {
   return kind != LeakKind::kReachable;
 }

@@ -26,7 +26,7 @@ struct SpeedscopeOptions {
 // bytes; startValue 0, endValue the profile's total. Frames are shared by all profiles, one
 // per distinct function, file and line: {"name", "file", "line", "col"} ("file", "line" and
 // "col" only when known; the name of a frame without a function is "?? (module)"). With the
-// default kinds a process's profiles add up to its summary.leaked_bytes.
+// default kinds a process's profiles add up to its summary.leaked().bytes.
 nlohmann::ordered_json to_speedscope(const Report& report, const SpeedscopeOptions& options = {});
 
 // to_speedscope(...) as compact JSON plus a final newline (invalid UTF-8 as U+FFFD).

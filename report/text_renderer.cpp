@@ -64,13 +64,14 @@ std::string process_phrase(const ProcessReport& process) {
 // "12 allocations, all freed": what the no-leaks line says in its parenthesis.
 std::string no_leaks_detail(const Summary& s) {
   std::string detail = count_of(s.allocations, "allocation", "allocations");
-  if (s.reachable_blocks > 0) {
-    detail += fmt::format(", {} {}", count_of(s.reachable_bytes, "byte", "bytes"),
+  const Amount& reachable = s.of_kind(LeakKind::kReachable);
+  if (reachable.blocks > 0) {
+    detail += fmt::format(", {} {}", count_of(reachable.bytes, "byte", "bytes"),
                           core::leak_kind_phrase(LeakKind::kReachable));
   }
-  if (s.suppressed_blocks > 0) {
-    detail += fmt::format(", {} suppressed", count_of(s.suppressed_blocks, "block", "blocks"));
-  } else if (s.runtime_internal_blocks == 0 && s.reachable_blocks == 0) {
+  if (s.suppressed.blocks > 0) {
+    detail += fmt::format(", {} suppressed", count_of(s.suppressed.blocks, "block", "blocks"));
+  } else if (s.runtime_internal.blocks == 0 && reachable.blocks == 0) {
     detail += ", all freed";
   }
   if (s.suppressed_descriptors > 0) {
@@ -287,27 +288,16 @@ bool has_classified_group(const ProcessReport& process) {
 
 // valgrind's per-kind block: every kind, also at 0, labels right-aligned.
 void write_kind_totals(const Summary& s, LineWriter& lines) {
-  auto total = [&](std::string_view label, uint64_t bytes, uint64_t blocks) {
-    lines.line(fmt::format("{:>18}: {}", label, bytes_in_blocks(bytes, blocks)));
+  auto total = [&](std::string_view label, const Amount& amount) {
+    lines.line(fmt::format("{:>18}: {}", label, bytes_in_blocks(amount.bytes, amount.blocks)));
   };
-  total(core::leak_kind_phrase(LeakKind::kDefinite), s.definite_bytes, s.definite_blocks);
-  total(core::leak_kind_phrase(LeakKind::kIndirect), s.indirect_bytes, s.indirect_blocks);
-  total(core::leak_kind_phrase(LeakKind::kPossible), s.possible_bytes, s.possible_blocks);
-  total(core::leak_kind_phrase(LeakKind::kReachable), s.reachable_bytes, s.reachable_blocks);
-  // Only a mixed file has both (the runtime classifies all blocks or none). Saturating: a
-  // hand-made Summary need not add up.
-  auto rest = [](uint64_t all, uint64_t a, uint64_t b, uint64_t c) {
-    uint64_t classified = a + b + c;
-    return all > classified ? all - classified : 0;
-  };
-  uint64_t unclassified_bytes =
-      rest(s.leaked_bytes, s.definite_bytes, s.indirect_bytes, s.possible_bytes);
-  uint64_t unclassified_blocks =
-      rest(s.leaked_blocks, s.definite_blocks, s.indirect_blocks, s.possible_blocks);
-  if (unclassified_bytes > 0 || unclassified_blocks > 0) {
-    total(core::leak_kind_phrase(LeakKind::kUnclassified), unclassified_bytes, unclassified_blocks);
+  for (size_t i = 0; i < kLeakKindCount; ++i) {
+    auto kind = static_cast<LeakKind>(i);
+    // Only a mixed file has unclassified groups (the runtime classifies all blocks or none).
+    if (kind == LeakKind::kUnclassified && s.of_kind(kind).empty()) continue;
+    total(core::leak_kind_phrase(kind), s.of_kind(kind));
   }
-  total("suppressed", s.suppressed_bytes, s.suppressed_blocks);
+  total("suppressed", s.suppressed);
 }
 
 // `no_leaks`: nothing leaked and nothing listed, but the process had errors, so it got the
@@ -325,16 +315,16 @@ void write_leak_summary(const ProcessReport& process, bool no_leaks, LineWriter&
     auto groups = std::count_if(process.leaks.begin(), process.leaks.end(),
                                 [](const LeakGroup& g) { return is_leak(g.kind); });
     lines.line(
-        fmt::format("LEAK SUMMARY: {} in {}", bytes_in_blocks(s.leaked_bytes, s.leaked_blocks),
+        fmt::format("LEAK SUMMARY: {} in {}", bytes_in_blocks(s.leaked().bytes, s.leaked().blocks),
                     count_of(static_cast<uint64_t>(groups), "group", "groups")),
         kBold);
-    if (s.suppressed_blocks > 0 || s.suppressed_bytes > 0) {
-      lines.line("  suppressed: " + bytes_in_blocks(s.suppressed_bytes, s.suppressed_blocks));
+    if (!s.suppressed.empty()) {
+      lines.line("  suppressed: " + bytes_in_blocks(s.suppressed.bytes, s.suppressed.blocks));
     }
   }
-  if (!no_leaks && (s.runtime_internal_blocks > 0 || s.runtime_internal_bytes > 0)) {
+  if (!no_leaks && !s.runtime_internal.empty()) {
     lines.line(fmt::format("  not shown: {} kept by the C/C++ runtime for its own use",
-                           bytes_in_blocks(s.runtime_internal_bytes, s.runtime_internal_blocks)));
+                           bytes_in_blocks(s.runtime_internal.bytes, s.runtime_internal.blocks)));
   }
   if (!no_leaks && s.untracked_allocations > 0) {
     lines.line(

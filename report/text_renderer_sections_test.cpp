@@ -109,8 +109,8 @@ TEST(TextRenderer, UsedSuppressionsAfterTheSummary) {
   ProcessReport clean;
   clean.pid = 9;
   clean.command = {"./prog"};
-  clean.summary.suppressed_bytes = 8;
-  clean.summary.suppressed_blocks = 1;
+  clean.summary.suppressed.bytes = 8;
+  clean.summary.suppressed.blocks = 1;
   clean.used_suppressions = {UsedSuppression{"leak:x", "s:1", 1, 8, 1, 0}};
   EXPECT_NE(render(clean, options)
                 .find("==9== used_suppression:      1 leak:x s:1 (8 bytes in 1 "

@@ -173,8 +173,7 @@ TEST(TextRenderer, ColourOnlyOnGroupTitlesAndLeakSummary) {
   p.leaks[0].indirect_blocks = 0;
   p.suppressed.clear();
   p.summary = Summary{};
-  p.summary.leaked_bytes = 4096;
-  p.summary.leaked_blocks = 1;
+  p.summary.of_kind(LeakKind::kUnclassified) = {4096, 1};
   p.notes.clear();
   TextOptions options = with_version();
   options.color = true;
@@ -219,20 +218,18 @@ TEST(TextRenderer, SingularAndPlural) {
   p.leaks = {group(LeakKind::kReachable, 1, 1), group(LeakKind::kIndirect, 0, 2),
              group(LeakKind::kDefinite, 2, 1), group(LeakKind::kPossible, 1000, 1000)};
   Summary& s = p.summary;
-  s.leaked_bytes = 1002;
-  s.leaked_blocks = 1003;
-  s.definite_bytes = 2;
-  s.definite_blocks = 1;
-  s.indirect_bytes = 0;
-  s.indirect_blocks = 2;
-  s.possible_bytes = 1000;
-  s.possible_blocks = 1000;
-  s.reachable_bytes = 1;
-  s.reachable_blocks = 1;
-  s.suppressed_bytes = 1;
-  s.suppressed_blocks = 1;
-  s.runtime_internal_bytes = 2;
-  s.runtime_internal_blocks = 2;
+  s.of_kind(LeakKind::kDefinite).bytes = 2;
+  s.of_kind(LeakKind::kDefinite).blocks = 1;
+  s.of_kind(LeakKind::kIndirect).bytes = 0;
+  s.of_kind(LeakKind::kIndirect).blocks = 2;
+  s.of_kind(LeakKind::kPossible).bytes = 1000;
+  s.of_kind(LeakKind::kPossible).blocks = 1000;
+  s.of_kind(LeakKind::kReachable).bytes = 1;
+  s.of_kind(LeakKind::kReachable).blocks = 1;
+  s.suppressed.bytes = 1;
+  s.suppressed.blocks = 1;
+  s.runtime_internal.bytes = 2;
+  s.runtime_internal.blocks = 2;
   s.untracked_allocations = 1;
   s.untracked_bytes = 1;
   TextOptions options;
@@ -273,8 +270,8 @@ TEST(TextRenderer, IndirectTitleAndAllKindsAtZero) {
   LeakGroup empty_indirect = group(LeakKind::kDefinite, 8, 1);
   empty_indirect.indirect_blocks = 1;
   p.leaks = {head, empty_indirect};
-  p.summary.leaked_bytes = p.summary.definite_bytes = 24;
-  p.summary.leaked_blocks = p.summary.definite_blocks = 3;
+  p.summary.of_kind(LeakKind::kDefinite).bytes = 24;
+  p.summary.of_kind(LeakKind::kDefinite).blocks = 3;
   EXPECT_EQ(render(p),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
             "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
@@ -296,10 +293,9 @@ TEST(TextRenderer, IndirectTitleAndAllKindsAtZero) {
 TEST(TextRenderer, UnclassifiedGroupsMixedWithClassifiedOnes) {
   ProcessReport p = quiet_process();
   p.leaks = {group(LeakKind::kUnclassified, 40, 4), group(LeakKind::kPossible, 8, 1)};
-  p.summary.leaked_bytes = 48;
-  p.summary.leaked_blocks = 5;
-  p.summary.possible_bytes = 8;
-  p.summary.possible_blocks = 1;
+  p.summary.of_kind(LeakKind::kUnclassified) = {40, 4};
+  p.summary.of_kind(LeakKind::kPossible).bytes = 8;
+  p.summary.of_kind(LeakKind::kPossible).blocks = 1;
   std::string text = render(p);
   EXPECT_NE(text.find("==77== 40 bytes in 4 blocks are unfreed at exit\n"), std::string::npos);
   EXPECT_TRUE(
@@ -321,10 +317,10 @@ TEST(TextRenderer, ClassifiedSummaryAlsoWhenOnlySuppressedGroupsAreClassified) {
   ProcessReport p = quiet_process();
   p.leaks = {group(LeakKind::kIndirect, 32, 2)};
   p.suppressed = {group(LeakKind::kDefinite, 16, 1)};
-  p.summary.leaked_bytes = p.summary.indirect_bytes = 32;
-  p.summary.leaked_blocks = p.summary.indirect_blocks = 2;
-  p.summary.suppressed_bytes = 16;
-  p.summary.suppressed_blocks = 1;
+  p.summary.of_kind(LeakKind::kIndirect).bytes = 32;
+  p.summary.of_kind(LeakKind::kIndirect).blocks = 2;
+  p.summary.suppressed.bytes = 16;
+  p.summary.suppressed.blocks = 1;
   std::string text = render(p);
   EXPECT_TRUE(
       text.ends_with("==77==    indirectly lost: 32 bytes in 2 blocks\n"
@@ -337,13 +333,13 @@ TEST(TextRenderer, ClassifiedSummaryAlsoWhenOnlySuppressedGroupsAreClassified) {
 TEST(TextRenderer, StillReachableAloneIsNoLeak) {
   ProcessReport p = quiet_process();
   p.leaks = {group(LeakKind::kReachable, 1024, 1), group(LeakKind::kReachable, 1, 1)};
-  p.summary.reachable_bytes = 1025;
-  p.summary.reachable_blocks = 2;
+  p.summary.of_kind(LeakKind::kReachable).bytes = 1025;
+  p.summary.of_kind(LeakKind::kReachable).blocks = 2;
   EXPECT_EQ(render(p),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
             "allocations, 1,025 bytes still reachable)\n");
-  p.summary.suppressed_bytes = 7;
-  p.summary.suppressed_blocks = 1;
+  p.summary.suppressed.bytes = 7;
+  p.summary.suppressed.blocks = 1;
   p.summary.untracked_allocations = 2;
   EXPECT_EQ(render(p),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
@@ -375,8 +371,8 @@ TEST(TextRenderer, StillReachableAloneIsNoLeak) {
 TEST(TextRenderer, HiddenLeaksStillGiveTheFullReport) {
   ProcessReport p = quiet_process();
   p.leaks = {group(LeakKind::kIndirect, 32, 2)};
-  p.summary.leaked_bytes = p.summary.indirect_bytes = 32;
-  p.summary.leaked_blocks = p.summary.indirect_blocks = 2;
+  p.summary.of_kind(LeakKind::kIndirect).bytes = 32;
+  p.summary.of_kind(LeakKind::kIndirect).blocks = 2;
   TextOptions options;
   options.show_kinds = LeakKinds{LeakKind::kDefinite};
   EXPECT_EQ(render(p, options),
@@ -394,8 +390,7 @@ TEST(TextRenderer, HiddenLeaksStillGiveTheFullReport) {
 TEST(TextRenderer, OneGroupAndNoOptionalSummaryLines) {
   ProcessReport p = quiet_process();
   p.leaks = {group(LeakKind::kUnclassified, 24, 1)};
-  p.summary.leaked_bytes = 24;
-  p.summary.leaked_blocks = 1;
+  p.summary.of_kind(LeakKind::kUnclassified) = {24, 1};
   EXPECT_EQ(render(p),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
             "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
@@ -420,18 +415,18 @@ TEST(TextRenderer, NoLeaksOneLiner) {
 
 TEST(TextRenderer, NoLeaksButSuppressedOrRuntimeInternal) {
   ProcessReport p = quiet_process();
-  p.summary.runtime_internal_bytes = 288;
-  p.summary.runtime_internal_blocks = 1;
+  p.summary.runtime_internal.bytes = 288;
+  p.summary.runtime_internal.blocks = 1;
   EXPECT_EQ(render(p),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
             "allocations)\n");
-  p.summary.suppressed_bytes = 50;
-  p.summary.suppressed_blocks = 2;
+  p.summary.suppressed.bytes = 50;
+  p.summary.suppressed.blocks = 2;
   p.suppressed = {group(LeakKind::kDefinite, 50, 2)};
   EXPECT_EQ(render(p),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
             "allocations, 2 blocks suppressed)\n");
-  p.summary.suppressed_blocks = 1;
+  p.summary.suppressed.blocks = 1;
   p.summary.untracked_allocations = 4;
   EXPECT_EQ(render(p),
             "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
@@ -465,8 +460,8 @@ TEST(TextRenderer, CutsBelowMainColdAndShowsEmptyStacks) {
   LeakGroup no_stack = group(LeakKind::kDefinite, 4, 1);
   no_stack.stack.clear();
   p.leaks = {g, no_stack};
-  p.summary.leaked_bytes = p.summary.definite_bytes = 12;
-  p.summary.leaked_blocks = p.summary.definite_blocks = 2;
+  p.summary.of_kind(LeakKind::kDefinite).bytes = 12;
+  p.summary.of_kind(LeakKind::kDefinite).blocks = 2;
   TextOptions options;
   options.gen_suppressions = GenSuppressions::kLsan;
   EXPECT_EQ(render(p, options),
@@ -530,10 +525,10 @@ TEST(TextRenderer, ErrorsWithoutLeaksGetTheFullReport) {
             "==77== ERROR SUMMARY: 1 error from 1 context\n");
   // The no-leaks parenthesis keeps its details; notes still follow.
   p.leaks = {group(LeakKind::kReachable, 1024, 1)};
-  p.summary.reachable_bytes = 1024;
-  p.summary.reachable_blocks = 1;
+  p.summary.of_kind(LeakKind::kReachable).bytes = 1024;
+  p.summary.of_kind(LeakKind::kReachable).blocks = 1;
   p.summary.untracked_allocations = 2;
-  p.summary.runtime_internal_blocks = 1;
+  p.summary.runtime_internal.blocks = 1;
   p.notes = {"a note"};
   std::string text = render(p);
   EXPECT_TRUE(
@@ -548,8 +543,7 @@ TEST(TextRenderer, ErrorsWithoutLeaksGetTheFullReport) {
 TEST(TextRenderer, ErrorsComeBeforeLeakGroupsAndTheirSummaryAfterTheLeakSummary) {
   ProcessReport p = quiet_process();
   p.leaks = {group(LeakKind::kUnclassified, 24, 1)};
-  p.summary.leaked_bytes = 24;
-  p.summary.leaked_blocks = 1;
+  p.summary.of_kind(LeakKind::kUnclassified) = {24, 1};
   p.errors = {error(ErrorKind::kDoubleFree, 1000), error(ErrorKind::kInvalidFree, 2)};
   p.errors[1].where = ErrorWhere::kHeap;
   p.errors[1].address = 0x4a5b041;
@@ -676,8 +670,8 @@ TEST(TextRenderer, DescriptorsOnlyGetTheFullReportAndSayNoMemoryLeaks) {
 TEST(TextRenderer, DescriptorsComeAfterTheLeakGroups) {
   ProcessReport p = testing::with_resources(quiet_process());
   p.leaks = {group(LeakKind::kDefinite, 16, 1)};
-  p.summary.leaked_bytes = p.summary.definite_bytes = 16;
-  p.summary.leaked_blocks = p.summary.definite_blocks = 1;
+  p.summary.of_kind(LeakKind::kDefinite).bytes = 16;
+  p.summary.of_kind(LeakKind::kDefinite).blocks = 1;
   std::string text = render(p);
   size_t group_title = text.find("16 bytes in 1 block is definitely lost");
   size_t descriptors = text.find("FILE DESCRIPTORS: 3 open at exit");

@@ -60,16 +60,7 @@ int main(int argc, char** argv) {
   std::stable_sort(p.leaks.begin(), p.leaks.end(), leak_group_before);
   for (const LeakGroup& group : p.leaks) {
     Summary& s = p.summary;
-    s.leaked_bytes += group.bytes;
-    s.leaked_blocks += group.blocks;
-    uint64_t& bytes = group.kind == LeakKind::kDefinite   ? s.definite_bytes
-                      : group.kind == LeakKind::kIndirect ? s.indirect_bytes
-                                                          : s.possible_bytes;
-    uint64_t& blocks = group.kind == LeakKind::kDefinite   ? s.definite_blocks
-                       : group.kind == LeakKind::kIndirect ? s.indirect_blocks
-                                                           : s.possible_blocks;
-    bytes += group.bytes;
-    blocks += group.blocks;
+    s.of_kind(group.kind).add(group.bytes, group.blocks);
     s.allocations += group.blocks;
     s.bytes_allocated += group.bytes;
   }
