@@ -42,7 +42,7 @@ Linking linking_of(std::ifstream& in) {
   return Linking::kStatic;
 }
 
-// The section the link-time runtime puts in a program (runtime/hooks/resolve_linked.cpp):
+// The section the link-time runtime puts in a program (runtime/link/resolve_linked.cpp):
 // section headers survive strip, symbols do not.
 constexpr char kRuntimeSection[] = ".memtrack_runtime";
 

@@ -12,7 +12,7 @@ import re
 import sys
 
 # Highest first: a folder may include itself and any folder after it.
-LAYERS = ["hooks", "live", "output", "record", "leakcheck", "unwind", "fd"]
+LAYERS = ["hooks", "live", "output", "record", "leakcheck", "unwind", "fd", "link"]
 BASE = ""  # runtime/*.h and *.cpp: the shared state, below every folder
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"runtime/([^"]+)"', re.MULTILINE)

@@ -15,13 +15,15 @@ import subprocess
 import sys
 import tempfile
 
+import interposed_table
+
 # Exported by libmemtrack.so but not hooks: the cooperation API keeps its name.
 NOT_HOOKS = re.compile(r"^(memtrack_|_init$|_fini$)")
 # Hooked in libmemtrack.so but not wrapped in a static link: dlopen in a static program is
 # rare, and wrapping dlclose would pull glibc's static dlopen machinery into every program.
 NOT_WRAPPED = {"dlclose"}
 # The preload entry path: the archive has its own (__wrap___libc_start_main in
-# hooks/resolve_linked.cpp, which must not touch TLS), so this one is renamed out of the way.
+# link/resolve_linked.cpp, which must not touch TLS), so this one is renamed out of the way.
 RENAMED_AWAY = {"__libc_start_main": "memtrack_unused_preload_libc_start_main"}
 # The runtime's globals must outlive the exit report. In libmemtrack.so their destructors are
 # registered before __libc_start_main registers the program's exit path, so they run after
@@ -46,20 +48,14 @@ def hooks_of(nm: str, preload: str) -> list:
     return sorted(set(names))
 
 
-def real_names(inc: str, preload: str) -> list:
-    """The names the .inc lists for the target of `preload`: operator new's size_t is mangled
-    'm' (unsigned long) on 64-bit targets and 'j' (unsigned int) on 32-bit ones, and the .inc
-    lists both under #if."""
-    names = re.findall(r"^MEMTRACK_REAL(?:_CXX)?\((\w+)\)", pathlib.Path(inc).read_text(), re.M)
-    with open(preload, "rb") as elf:
-        is_64_bit = elf.read(5)[4] == 2  # e_ident[EI_CLASS]: ELFCLASS64
-    other_size_t = re.compile(r"^_Zn[wa]" + ("j" if is_64_bit else "m"))
-    return [name for name in names if not other_size_t.match(name)]
+def is_64_bit(elf_path: str) -> bool:
+    with open(elf_path, "rb") as elf:
+        return elf.read(5)[4] == 2  # e_ident[EI_CLASS]: ELFCLASS64
 
 
 # All the runtime's code in one section whose name is a C identifier, so the final link defines
 # __start_memtrack_text and __stop_memtrack_text around it: the unwinder skips the frames in
-# that range (hooks/resolve_linked.cpp), as it skips libmemtrack.so's in preload mode. Its
+# that range (link/resolve_linked.cpp), as it skips libmemtrack.so's in preload mode. Its
 # zero-initialised globals likewise (memtrack_bss), which the leak scan does not take as roots.
 MERGE_TEXT = """SECTIONS {
   memtrack_text : { *(.text.unlikely .text.unlikely.*) *(.text.startup .text.startup.*)
@@ -99,11 +95,13 @@ def main() -> int:
     args = parser.parse_args()
 
     hooks = hooks_of(args.nm, args.preload)
-    missing = [name for name in real_names(args.names, args.preload) if name not in hooks]
-    if missing:
-        print(f"make_static_archive.py: {args.names} names functions libmemtrack.so does not "
-              f"hook: {' '.join(missing)}", file=sys.stderr)
-        return 1
+    listed = interposed_table.hooks(args.names, is_64_bit(args.preload))
+    for names, problem in ((set(listed) - set(hooks), "lists functions libmemtrack.so does not export"),
+                           (set(hooks) - set(listed), "does not list functions libmemtrack.so exports")):
+        if names:
+            print(f"make_static_archive.py: {args.names} {problem}: {' '.join(sorted(names))}",
+                  file=sys.stderr)
+            return 1
     with tempfile.TemporaryDirectory() as work:
         core = pathlib.Path(work) / "memtrack_runtime.o"
         cxx = pathlib.Path(work) / "memtrack_operator_new.o"

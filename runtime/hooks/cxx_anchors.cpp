@@ -3,11 +3,17 @@
 // forward to. A C program never references the C++ member, so it links without libstdc++.
 // Runtime-safe: data only.
 
-#define MEMTRACK_REAL(name)
-#define MEMTRACK_REAL_CXX(name) extern "C" void __real_##name();
-#include "runtime/hooks/resolve_linked_names.inc"
+#define MEMTRACK_DECLARE_EAGER(symbol)
+#define MEMTRACK_DECLARE_LAZY(symbol)
+#define MEMTRACK_DECLARE_CXX(symbol) extern "C" void __real_##symbol();
+#define MEMTRACK_REAL(group, link, member, symbol, ...) MEMTRACK_DECLARE_##group(symbol)
+#define MEMTRACK_HOOK(symbol)
+#include "runtime/link/interposed.inc"
 #undef MEMTRACK_REAL
-#undef MEMTRACK_REAL_CXX
+#undef MEMTRACK_HOOK
+#undef MEMTRACK_DECLARE_EAGER
+#undef MEMTRACK_DECLARE_LAZY
+#undef MEMTRACK_DECLARE_CXX
 
 extern "C" void memtrack_cxx_get_new_handler() __asm__("_ZSt15get_new_handlerv");
 extern "C" void memtrack_cxx_throw_bad_alloc() __asm__("_ZSt17__throw_bad_allocv");
@@ -17,11 +23,17 @@ namespace {
 using Function = void (*)();
 
 __attribute__((used)) const Function kCxxAnchors[] = {
-#define MEMTRACK_REAL(name)
-#define MEMTRACK_REAL_CXX(name) &__real_##name,
-#include "runtime/hooks/resolve_linked_names.inc"
+#define MEMTRACK_ANCHOR_EAGER(symbol)
+#define MEMTRACK_ANCHOR_LAZY(symbol)
+#define MEMTRACK_ANCHOR_CXX(symbol) &__real_##symbol,
+#define MEMTRACK_REAL(group, link, member, symbol, ...) MEMTRACK_ANCHOR_##group(symbol)
+#define MEMTRACK_HOOK(symbol)
+#include "runtime/link/interposed.inc"
 #undef MEMTRACK_REAL
-#undef MEMTRACK_REAL_CXX
+#undef MEMTRACK_HOOK
+#undef MEMTRACK_ANCHOR_EAGER
+#undef MEMTRACK_ANCHOR_LAZY
+#undef MEMTRACK_ANCHOR_CXX
     &memtrack_cxx_get_new_handler,
     &memtrack_cxx_throw_bad_alloc,
 };

@@ -4,7 +4,7 @@
 #include <errno.h>
 
 #include "runtime/hooks/init.h"
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/unwind.h"
 

@@ -12,7 +12,7 @@
 
 #include "runtime/hooks/exec_env.h"
 #include "runtime/hooks/export.h"
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/output/start_marker.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/profile.h"
@@ -82,7 +82,7 @@ void mark_spawned(int result, const pid_t* pid, char* const argv[]) {
 MEMTRACK_EXPORT_C int execve(const char* path, char* const argv[], char* const envp[]) noexcept {
   ExecScope exec(argv);
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.execve.get()(path, argv, env.get());
+  return rt::g_lazy_real.execve.get()(path, argv, env.get());
 }
 
 MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
@@ -92,7 +92,7 @@ MEMTRACK_EXPORT_C int execv(const char* path, char* const argv[]) noexcept {
 MEMTRACK_EXPORT_C int execvpe(const char* file, char* const argv[], char* const envp[]) noexcept {
   ExecScope exec(argv);
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.execvpe.get()(file, argv, env.get());
+  return rt::g_lazy_real.execvpe.get()(file, argv, env.get());
 }
 
 MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
@@ -102,7 +102,7 @@ MEMTRACK_EXPORT_C int execvp(const char* file, char* const argv[]) noexcept {
 MEMTRACK_EXPORT_C int fexecve(int fd, char* const argv[], char* const envp[]) noexcept {
   ExecScope exec(argv);
   rt::TracedEnvironment env(envp);
-  return rt::g_fd_real.fexecve.get()(fd, argv, env.get());
+  return rt::g_lazy_real.fexecve.get()(fd, argv, env.get());
 }
 
 // posix_spawn runs glibc's internal execve, which no hook sees: the environment is handed
@@ -115,7 +115,7 @@ MEMTRACK_EXPORT_C int posix_spawn(pid_t* pid, const char* path,
   rt::trace_log_flush();
   rt::profile_flush();
   rt::TracedEnvironment env(envp);
-  int result = rt::g_fd_real.posix_spawn.get()(pid, path, actions, attributes, argv, env.get());
+  int result = rt::g_lazy_real.posix_spawn.get()(pid, path, actions, attributes, argv, env.get());
   mark_spawned(result, pid, argv);
   return result;
 }
@@ -127,7 +127,7 @@ MEMTRACK_EXPORT_C int posix_spawnp(pid_t* pid, const char* file,
   rt::trace_log_flush();
   rt::profile_flush();
   rt::TracedEnvironment env(envp);
-  int result = rt::g_fd_real.posix_spawnp.get()(pid, file, actions, attributes, argv, env.get());
+  int result = rt::g_lazy_real.posix_spawnp.get()(pid, file, actions, attributes, argv, env.get());
   mark_spawned(result, pid, argv);
   return result;
 }

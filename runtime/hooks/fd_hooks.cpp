@@ -28,7 +28,7 @@
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/fd_record.h"
 #include "runtime/hooks/init.h"
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/profile_output.h"
 #include "runtime/output/trace_log.h"
@@ -82,7 +82,7 @@ int copied(int fd, int old, Call call, uint32_t cloexec, uintptr_t caller) {
   {
     rt::RuntimeScope scope;
     known = rt::g_fds.lookup(old, &source);
-    if (!known) flags = static_cast<uint32_t>(rt::g_fd_real.fcntl.get()(fd, F_GETFL));
+    if (!known) flags = static_cast<uint32_t>(rt::g_lazy_real.fcntl.get()(fd, F_GETFL));
   }
   flags = known ? source.flags : flags & ~of::kLargeFile;
   rt::note_open(fd, call, (flags & ~of::kCloseOnExec) | cloexec, nullptr);
@@ -135,70 +135,70 @@ int missing_function() {
 
 MEMTRACK_EXPORT_C int open(const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
-  return created(rt::g_fd_real.open.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER,
+  return created(rt::g_lazy_real.open.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER,
                  path);
 }
 
 MEMTRACK_EXPORT_C int open64(const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
-  return created(rt::g_fd_real.open64.get()(path, flags, mode), Call::kOpen, flags, MEMTRACK_CALLER,
-                 path);
+  return created(rt::g_lazy_real.open64.get()(path, flags, mode), Call::kOpen, flags,
+                 MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT_C int openat(int dir, const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
-  return created(rt::g_fd_real.openat.get()(dir, path, flags, mode), Call::kOpenat, flags,
+  return created(rt::g_lazy_real.openat.get()(dir, path, flags, mode), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT_C int openat64(int dir, const char* path, int flags, ...) {
   MEMTRACK_MODE_ARG(flags, flags);
-  return created(rt::g_fd_real.openat64.get()(dir, path, flags, mode), Call::kOpenat, flags,
+  return created(rt::g_lazy_real.openat64.get()(dir, path, flags, mode), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
 // What -D_FORTIFY_SOURCE makes of open() when the flags are not known at compile time.
 MEMTRACK_EXPORT_C int __open_2(const char* path, int flags) {
-  return created(rt::g_fd_real.open_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
+  return created(rt::g_lazy_real.open_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
                  path);
 }
 
 MEMTRACK_EXPORT_C int __open64_2(const char* path, int flags) {
-  return created(rt::g_fd_real.open64_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
+  return created(rt::g_lazy_real.open64_2.get()(path, flags), Call::kOpen, flags, MEMTRACK_CALLER,
                  path);
 }
 
 MEMTRACK_EXPORT_C int __openat_2(int dir, const char* path, int flags) {
-  return created(rt::g_fd_real.openat_2.get()(dir, path, flags), Call::kOpenat, flags,
+  return created(rt::g_lazy_real.openat_2.get()(dir, path, flags), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT_C int __openat64_2(int dir, const char* path, int flags) {
-  return created(rt::g_fd_real.openat64_2.get()(dir, path, flags), Call::kOpenat, flags,
+  return created(rt::g_lazy_real.openat64_2.get()(dir, path, flags), Call::kOpenat, flags,
                  MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT_C int creat(const char* path, mode_t mode) {
-  return created(rt::g_fd_real.creat.get()(path, mode), Call::kCreat, O_WRONLY | O_CREAT | O_TRUNC,
-                 MEMTRACK_CALLER, path);
+  return created(rt::g_lazy_real.creat.get()(path, mode), Call::kCreat,
+                 O_WRONLY | O_CREAT | O_TRUNC, MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT_C int creat64(const char* path, mode_t mode) {
-  return created(rt::g_fd_real.creat64.get()(path, mode), Call::kCreat,
+  return created(rt::g_lazy_real.creat64.get()(path, mode), Call::kCreat,
                  O_WRONLY | O_CREAT | O_TRUNC, MEMTRACK_CALLER, path);
 }
 
 MEMTRACK_EXPORT_C int dup(int old) noexcept {
-  return copied(rt::g_fd_real.dup.get()(old), old, Call::kDup, 0, MEMTRACK_CALLER);
+  return copied(rt::g_lazy_real.dup.get()(old), old, Call::kDup, 0, MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int dup2(int old, int target) noexcept {
-  auto real = [=] { return rt::g_fd_real.dup2.get()(old, target); };
+  auto real = [=] { return rt::g_lazy_real.dup2.get()(old, target); };
   return duplicate_onto(real, old, target, Call::kDup2, 0, MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int dup3(int old, int target, int flags) noexcept {
-  auto real = [=] { return rt::g_fd_real.dup3.get()(old, target, flags); };
+  auto real = [=] { return rt::g_lazy_real.dup3.get()(old, target, flags); };
   return duplicate_onto(real, old, target, Call::kDup3, static_cast<uint32_t>(flags) & O_CLOEXEC,
                         MEMTRACK_CALLER);
 }
@@ -210,7 +210,7 @@ MEMTRACK_EXPORT_C int fcntl(int fd, int cmd, ...) {
   va_start(args, cmd);
   void* arg = va_arg(args, void*);
   va_end(args);
-  return fcntl_impl(rt::g_fd_real.fcntl.get(), fd, cmd, arg, MEMTRACK_CALLER);
+  return fcntl_impl(rt::g_lazy_real.fcntl.get(), fd, cmd, arg, MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int fcntl64(int fd, int cmd, ...) {
@@ -218,86 +218,87 @@ MEMTRACK_EXPORT_C int fcntl64(int fd, int cmd, ...) {
   va_start(args, cmd);
   void* arg = va_arg(args, void*);
   va_end(args);
-  auto real = rt::g_fd_real.fcntl64.get();
-  if (real == nullptr) real = rt::g_fd_real.fcntl.get();  // glibc before 2.28
+  auto real = rt::g_lazy_real.fcntl64.get();
+  if (real == nullptr) real = rt::g_lazy_real.fcntl.get();  // glibc before 2.28
   return fcntl_impl(real, fd, cmd, arg, MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int pipe(int fds[2]) noexcept {
-  int result = rt::g_fd_real.pipe.get()(fds);
+  int result = rt::g_lazy_real.pipe.get()(fds);
   created_pair(result, fds, Call::kPipe, O_RDONLY, O_WRONLY, MEMTRACK_CALLER);
   return result;
 }
 
 MEMTRACK_EXPORT_C int pipe2(int fds[2], int flags) noexcept {
-  int result = rt::g_fd_real.pipe2.get()(fds, flags);
+  int result = rt::g_lazy_real.pipe2.get()(fds, flags);
   auto shared = static_cast<uint32_t>(flags) & (kCreationFlags | O_DIRECT);
   created_pair(result, fds, Call::kPipe2, O_RDONLY | shared, O_WRONLY | shared, MEMTRACK_CALLER);
   return result;
 }
 
 MEMTRACK_EXPORT_C int socket(int domain, int type, int protocol) noexcept {
-  return created(rt::g_fd_real.socket.get()(domain, type, protocol), Call::kSocket,
+  return created(rt::g_lazy_real.socket.get()(domain, type, protocol), Call::kSocket,
                  O_RDWR | (static_cast<uint32_t>(type) & kCreationFlags), MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int socketpair(int domain, int type, int protocol, int fds[2]) noexcept {
-  int result = rt::g_fd_real.socketpair.get()(domain, type, protocol, fds);
+  int result = rt::g_lazy_real.socketpair.get()(domain, type, protocol, fds);
   uint32_t flags = O_RDWR | (static_cast<uint32_t>(type) & kCreationFlags);
   created_pair(result, fds, Call::kSocketpair, flags, flags, MEMTRACK_CALLER);
   return result;
 }
 
 MEMTRACK_EXPORT_C int accept(int fd, sockaddr* __restrict address, socklen_t* __restrict length) {
-  return created(rt::g_fd_real.accept.get()(fd, address, length), Call::kAccept, O_RDWR,
+  return created(rt::g_lazy_real.accept.get()(fd, address, length), Call::kAccept, O_RDWR,
                  MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int accept4(int fd, sockaddr* __restrict address, socklen_t* __restrict length,
                               int flags) {
-  return created(rt::g_fd_real.accept4.get()(fd, address, length, flags), Call::kAccept4,
+  return created(rt::g_lazy_real.accept4.get()(fd, address, length, flags), Call::kAccept4,
                  O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int eventfd(unsigned int count, int flags) noexcept {
-  return created(rt::g_fd_real.eventfd.get()(count, flags), Call::kEventfd,
+  return created(rt::g_lazy_real.eventfd.get()(count, flags), Call::kEventfd,
                  O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int timerfd_create(clockid_t clock, int flags) noexcept {
-  return created(rt::g_fd_real.timerfd_create.get()(clock, flags), Call::kTimerfdCreate,
+  return created(rt::g_lazy_real.timerfd_create.get()(clock, flags), Call::kTimerfdCreate,
                  O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
 // signalfd(-1, ...) creates a descriptor; signalfd(fd, ...) changes the mask of fd.
 MEMTRACK_EXPORT_C int signalfd(int fd, const sigset_t* mask, int flags) noexcept {
-  int result = rt::g_fd_real.signalfd.get()(fd, mask, flags);
+  int result = rt::g_lazy_real.signalfd.get()(fd, mask, flags);
   if (fd != -1) return result;
   return created(result, Call::kSignalfd, O_RDWR | (static_cast<uint32_t>(flags) & kCreationFlags),
                  MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int epoll_create(int size) noexcept {
-  return created(rt::g_fd_real.epoll_create.get()(size), Call::kEpollCreate, O_RDWR,
+  return created(rt::g_lazy_real.epoll_create.get()(size), Call::kEpollCreate, O_RDWR,
                  MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int epoll_create1(int flags) noexcept {
-  return created(rt::g_fd_real.epoll_create1.get()(flags), Call::kEpollCreate1,
+  return created(rt::g_lazy_real.epoll_create1.get()(flags), Call::kEpollCreate1,
                  O_RDWR | (static_cast<uint32_t>(flags) & O_CLOEXEC), MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int inotify_init() noexcept {
-  return created(rt::g_fd_real.inotify_init.get()(), Call::kInotifyInit, O_RDONLY, MEMTRACK_CALLER);
+  return created(rt::g_lazy_real.inotify_init.get()(), Call::kInotifyInit, O_RDONLY,
+                 MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int inotify_init1(int flags) noexcept {
-  return created(rt::g_fd_real.inotify_init1.get()(flags), Call::kInotifyInit1,
+  return created(rt::g_lazy_real.inotify_init1.get()(flags), Call::kInotifyInit1,
                  O_RDONLY | (static_cast<uint32_t>(flags) & kCreationFlags), MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C int memfd_create(const char* name, unsigned int flags) noexcept {
-  auto real = rt::g_fd_real.memfd_create.get();
+  auto real = rt::g_lazy_real.memfd_create.get();
   if (real == nullptr) return missing_function();
   return created(real(name, flags), Call::kMemfdCreate,
                  O_RDWR | ((flags & MFD_CLOEXEC) != 0 ? O_CLOEXEC : 0), MEMTRACK_CALLER);
@@ -305,13 +306,13 @@ MEMTRACK_EXPORT_C int memfd_create(const char* name, unsigned int flags) noexcep
 
 MEMTRACK_EXPORT_C int close(int fd) {
   if (fd >= 0 && rt::fd_tracking(MEMTRACK_CALLER)) rt::forget_fd(fd, nullptr);
-  return rt::g_fd_real.close.get()(fd);
+  return rt::g_lazy_real.close.get()(fd);
 }
 
 // Erased before the call, whose only failures (bad flags, first > last, no memory to
 // unshare) close nothing: the first two are checked here, the last is rare enough to accept.
 MEMTRACK_EXPORT_C int close_range(unsigned int first, unsigned int last, int flags) noexcept {
-  auto real = rt::g_fd_real.close_range.get();
+  auto real = rt::g_lazy_real.close_range.get();
   if (real == nullptr) return missing_function();
   bool closes = (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) == 0 &&
                 (flags & CLOSE_RANGE_CLOEXEC) == 0 && first <= last;
@@ -323,7 +324,7 @@ MEMTRACK_EXPORT_C int close_range(unsigned int first, unsigned int last, int fla
 }
 
 MEMTRACK_EXPORT_C void closefrom(int lowest) noexcept {
-  auto real = rt::g_fd_real.closefrom.get();
+  auto real = rt::g_lazy_real.closefrom.get();
   if (real == nullptr) return;
   if (rt::fd_tracking(MEMTRACK_CALLER)) {
     rt::RuntimeScope scope;
@@ -362,7 +363,7 @@ __attribute__((constructor)) void fd_tracking_constructor() {
   ErrnoKeeper keep;
   ensure_initialized();
   RuntimeScope scope;
-  resolve_fd_functions();
+  resolve_lazy_functions();
   pthread_atfork(fd_fork_prepare, fd_fork_parent, fd_fork_child);
   init_trace_log();
   init_profile();

@@ -12,11 +12,11 @@
 #include "core/text_buffer.h"
 #include "runtime/alloc_guard.h"
 #include "runtime/fd/fd_tracking.h"
-#include "runtime/hooks/bootstrap_arena.h"
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/program_heap.h"
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/bootstrap_arena.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/profile.h"
@@ -288,10 +288,6 @@ MEMTRACK_EXPORT_C size_t malloc_usable_size(void* ptr) {
 
 namespace {
 
-rt::RealFunction<struct mallinfo2 (*)()> g_real_mallinfo2{"mallinfo2"};
-rt::RealFunction<struct mallinfo (*)()> g_real_mallinfo{"mallinfo"};
-rt::RealFunction<int (*)(size_t)> g_real_malloc_trim{"malloc_trim"};
-
 // glibc's counts plus memtrack's heap, whose segments are memory the allocator has from the
 // system (arena) and whose recorded blocks are in use (uordblks), the rest free (fordblks),
 // so a program that watches its heap through mallinfo2 still sees its small blocks.
@@ -306,7 +302,7 @@ void add_heap_usage(size_t& arena, size_t& in_use, size_t& free_bytes) {
 
 MEMTRACK_EXPORT_C struct mallinfo2 mallinfo2() {
   struct mallinfo2 info = {};
-  if (auto real = g_real_mallinfo2.get(); real != nullptr) info = real();
+  if (auto real = rt::g_lazy_real.mallinfo2.get(); real != nullptr) info = real();
   if (!rt::must_bootstrap()) add_heap_usage(info.arena, info.uordblks, info.fordblks);
   return info;
 }
@@ -315,7 +311,7 @@ MEMTRACK_EXPORT_C struct mallinfo2 mallinfo2() {
 // back to the system too. 1 if either gave any back, as glibc's.
 MEMTRACK_EXPORT_C int malloc_trim(size_t pad) {
   int released = 0;
-  if (auto real = g_real_malloc_trim.get(); real != nullptr) released = real(pad);
+  if (auto real = rt::g_lazy_real.malloc_trim.get(); real != nullptr) released = real(pad);
   if (!rt::must_bootstrap() && rt::trim_heap()) released = 1;
   return released;
 }
@@ -325,7 +321,7 @@ MEMTRACK_EXPORT_C int malloc_trim(size_t pad) {
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 MEMTRACK_EXPORT_C struct mallinfo mallinfo() {
   struct mallinfo info = {};
-  if (auto real = g_real_mallinfo.get(); real != nullptr) info = real();
+  if (auto real = rt::g_lazy_real.mallinfo.get(); real != nullptr) info = real();
   if (rt::must_bootstrap()) return info;
   size_t arena = 0;
   size_t in_use = 0;

@@ -9,11 +9,11 @@
 
 #include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
-#include "runtime/hooks/bootstrap_arena.h"
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/program_heap.h"
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/bootstrap_arena.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/record.h"
@@ -25,38 +25,27 @@ using memtrack::core::AllocRecord;
 using memtrack::core::result::FreeCall;
 namespace rt = memtrack::rt;
 
-// size_t in the mangled names of libstdc++'s operators looked up by name: unsigned long ('m')
-// on 64-bit targets, unsigned int ('j') on 32-bit ARM. With the wrong letter no nothrow new
-// would be found, and every one would return nullptr.
+// size_t in the mangled names of libstdc++'s operators looked up by name (link/interposed.inc):
+// unsigned long ('m') on 64-bit targets, unsigned int ('j') on 32-bit ARM. With the wrong
+// letter no nothrow new would be found, and every one would return nullptr.
 #if __SIZEOF_SIZE_T__ == 8
 static_assert(std::is_same_v<size_t, unsigned long>);
-#define MEMTRACK_MANGLED_SIZE_T "m"
 #else
 static_assert(std::is_same_v<size_t, unsigned int>);
-#define MEMTRACK_MANGLED_SIZE_T "j"
 #endif
 
 namespace {
 
-constexpr char kNothrowNew[] = "_Znw" MEMTRACK_MANGLED_SIZE_T "RKSt9nothrow_t";
-constexpr char kNothrowNewArray[] = "_Zna" MEMTRACK_MANGLED_SIZE_T "RKSt9nothrow_t";
-constexpr char kAlignedNothrowNew[] =
-    "_Znw" MEMTRACK_MANGLED_SIZE_T "St11align_val_tRKSt9nothrow_t";
-constexpr char kAlignedNothrowNewArray[] =
-    "_Zna" MEMTRACK_MANGLED_SIZE_T "St11align_val_tRKSt9nothrow_t";
-
 using NewHandlerGetter = std::new_handler (*)();
 using Thrower = void (*)();
-using NothrowNew = void* (*)(size_t, const std::nothrow_t&);
-using AlignedNothrowNew = void* (*)(size_t, std::align_val_t, const std::nothrow_t&);
 
 // Looks a symbol up once and caches it. Lookups happen on first use because a C program may
 // load the C++ runtime later with dlopen.
 template <typename Fn>
-Fn lookup(std::atomic<Fn>& cache, bool next, const char* name) {
+Fn lookup(std::atomic<Fn>& cache, const char* name) {
   Fn fn = cache.load(std::memory_order_acquire);
   if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(next ? rt::resolve_next(name) : rt::resolve_default(name));
+    fn = reinterpret_cast<Fn>(rt::resolve_default(name));
     cache.store(fn, std::memory_order_release);
   }
   return fn;
@@ -64,13 +53,13 @@ Fn lookup(std::atomic<Fn>& cache, bool next, const char* name) {
 
 std::new_handler current_new_handler() {
   static std::atomic<NewHandlerGetter> getter{nullptr};
-  NewHandlerGetter fn = lookup(getter, false, "_ZSt15get_new_handlerv");
+  NewHandlerGetter fn = lookup(getter, "_ZSt15get_new_handlerv");
   return fn != nullptr ? fn() : nullptr;
 }
 
 [[noreturn]] void throw_bad_alloc() {
   static std::atomic<Thrower> thrower{nullptr};
-  Thrower fn = lookup(thrower, false, "_ZSt17__throw_bad_allocv");
+  Thrower fn = lookup(thrower, "_ZSt17__throw_bad_allocv");
   if (fn != nullptr) fn();
   rt::diag("fatal: operator new failed and std::bad_alloc cannot be thrown (no libstdc++)");
   abort();
@@ -127,11 +116,11 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
 // new_handler throws) with the runtime scope set, so the blocks it allocates through our
 // hooks are not recorded twice; the result is recorded here with the right family.
 template <typename Fn, typename... Args>
-void* nothrow_new_impl(std::atomic<Fn>& cache, const char* name, size_t size, AllocFamily family,
+void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, size_t size, AllocFamily family,
                        bool aligned, Args... args) {
   rt::enter();  // finishes start-up if needed
   rt::check_allocation(new_name(family));
-  Fn real = lookup(cache, true, name);
+  Fn real = real_new.get();
   if (real == nullptr) return nullptr;
   uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack();
   void* p = nullptr;
@@ -164,11 +153,6 @@ void delete_impl(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
   rt::free_block(ptr);  // libstdc++'s operator delete is free() for every form
 }
 
-std::atomic<NothrowNew> g_nothrow_new{nullptr};
-std::atomic<NothrowNew> g_nothrow_new_array{nullptr};
-std::atomic<AlignedNothrowNew> g_aligned_nothrow_new{nullptr};
-std::atomic<AlignedNothrowNew> g_aligned_nothrow_new_array{nullptr};
-
 }  // namespace
 
 MEMTRACK_EXPORT void* operator new(size_t size) {
@@ -185,21 +169,21 @@ MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al) {
 }
 
 MEMTRACK_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_nothrow_new, kNothrowNew, size, AllocFamily::kNew, false, tag);
+  return nothrow_new_impl(rt::g_lazy_real.nothrow_new, size, AllocFamily::kNew, false, tag);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_nothrow_new_array, kNothrowNewArray, size, AllocFamily::kNewArray,
-                          false, tag);
+  return nothrow_new_impl(rt::g_lazy_real.nothrow_new_array, size, AllocFamily::kNewArray, false,
+                          tag);
 }
 MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al,
                                    const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_aligned_nothrow_new, kAlignedNothrowNew, size, AllocFamily::kNew, true,
-                          al, tag);
+  return nothrow_new_impl(rt::g_lazy_real.aligned_nothrow_new, size, AllocFamily::kNew, true, al,
+                          tag);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
                                      const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(g_aligned_nothrow_new_array, kAlignedNothrowNewArray, size,
-                          AllocFamily::kNewArray, true, al, tag);
+  return nothrow_new_impl(rt::g_lazy_real.aligned_nothrow_new_array, size, AllocFamily::kNewArray,
+                          true, al, tag);
 }
 
 MEMTRACK_EXPORT void operator delete(void* p) noexcept {

@@ -7,7 +7,7 @@
 #include "core/sys_linux.h"
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/init.h"
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/output/start_marker.h"
@@ -39,7 +39,7 @@ MEMTRACK_EXPORT_C __attribute__((noreturn)) void exit(int status) {
 // vfork, posix_spawn and clone children are not marked here: they run no fork handler and
 // mark themselves when their exec'd image starts under the runtime.
 MEMTRACK_EXPORT_C pid_t fork() noexcept {
-  pid_t pid = rt::g_fd_real.fork.get()();
+  pid_t pid = rt::g_lazy_real.fork.get()();
   if (pid > 0 && !rt::in_runtime() && rt::initialized() && !rt::g_flags.silent_after_fork) {
     int saved_errno = memtrack::core::sys::get_errno();
     rt::RuntimeScope scope;

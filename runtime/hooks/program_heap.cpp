@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 

@@ -13,7 +13,7 @@
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
 #include "runtime/hooks/fd_record.h"
-#include "runtime/hooks/real_functions.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
@@ -96,11 +96,11 @@ FILE* reopen_stream(FILE* (*real)(const char*, const char*, FILE*), const char* 
 }  // namespace
 
 MEMTRACK_EXPORT_C FILE* fopen(const char* path, const char* mode) {
-  return open_stream(rt::g_fd_real.fopen.get(), "fopen", path, mode, MEMTRACK_CALLER);
+  return open_stream(rt::g_lazy_real.fopen.get(), "fopen", path, mode, MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C FILE* fopen64(const char* path, const char* mode) {
-  return open_stream(rt::g_fd_real.fopen64.get(), "fopen", path, mode, MEMTRACK_CALLER);
+  return open_stream(rt::g_lazy_real.fopen64.get(), "fopen", path, mode, MEMTRACK_CALLER);
 }
 
 // A stream on a descriptor the program has: from now on the FILE owns it, so the entry
@@ -112,7 +112,7 @@ MEMTRACK_EXPORT_C FILE* fdopen(int fd, const char* mode) noexcept {
   FILE* stream;
   {
     rt::StdioScope scope(track);
-    stream = rt::g_fd_real.fdopen.get()(fd, mode);
+    stream = rt::g_lazy_real.fdopen.get()(fd, mode);
   }
   bool trace = rt::tracing();
   if (!track && !trace) return stream;
@@ -127,11 +127,11 @@ MEMTRACK_EXPORT_C FILE* fdopen(int fd, const char* mode) noexcept {
 }
 
 MEMTRACK_EXPORT_C FILE* freopen(const char* path, const char* mode, FILE* stream) {
-  return reopen_stream(rt::g_fd_real.freopen.get(), path, mode, stream, MEMTRACK_CALLER);
+  return reopen_stream(rt::g_lazy_real.freopen.get(), path, mode, stream, MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT_C FILE* freopen64(const char* path, const char* mode, FILE* stream) {
-  return reopen_stream(rt::g_fd_real.freopen64.get(), path, mode, stream, MEMTRACK_CALLER);
+  return reopen_stream(rt::g_lazy_real.freopen64.get(), path, mode, stream, MEMTRACK_CALLER);
 }
 
 // fclose releases the descriptor even when it fails, so the entry goes first.
@@ -143,7 +143,7 @@ MEMTRACK_EXPORT_C int fclose(FILE* stream) {
   int result;
   {
     rt::StdioScope scope(track);
-    result = rt::g_fd_real.fclose.get()(stream);
+    result = rt::g_lazy_real.fclose.get()(stream);
   }
   if (trace) rt::trace_fclose(stream, fd, result);
   return result;
@@ -159,5 +159,5 @@ MEMTRACK_EXPORT_C int fcloseall() {
     });
   }
   rt::StdioScope scope(track);
-  return rt::g_fd_real.fcloseall.get()();
+  return rt::g_lazy_real.fcloseall.get()();
 }

@@ -6,7 +6,7 @@
 #include <link.h>
 
 #include "runtime/alloc_guard.h"
-#include "runtime/link_mode.h"
+#include "runtime/link/link_mode.h"
 
 namespace memtrack::rt {
 namespace {

@@ -12,7 +12,7 @@
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/runtime_roots.h"
-#include "runtime/link_mode.h"
+#include "runtime/link/link_mode.h"
 #include "runtime/output/elf_symbols.h"
 #include "runtime/output/log_file.h"
 #include "runtime/output/static_libc.h"

@@ -12,20 +12,29 @@
 
 #include "core/sys_linux.h"
 #include "runtime/diag.h"
-#include "runtime/hooks/real_functions.h"
-#include "runtime/link_mode.h"
-#include "runtime/output/process_info.h"
+#include "runtime/link/link_mode.h"
+#include "runtime/link/real_functions.h"
 
 // The library definitions, as the linker's --wrap names them. Declared with one neutral type:
 // only their addresses are taken, and the hooks call them through the typed tables of
 // real_functions.h. Strong references pull the definitions out of libc.a (a weak one would
 // not), so each hooked function is in the program whether or not the program calls it (with
 // the unwinder and the runtime itself, a static "hello world" gains 310 KB of code).
-#define MEMTRACK_REAL(name) extern "C" void __real_##name();
-#define MEMTRACK_REAL_CXX(name) extern "C" __attribute__((weak)) void __real_##name();
-#include "runtime/hooks/resolve_linked_names.inc"
+#define MEMTRACK_DECLARE_LINKED(group, symbol) MEMTRACK_DECLARE_##group(symbol)
+#define MEMTRACK_DECLARE_PRELOAD_ONLY(group, symbol)
+#define MEMTRACK_DECLARE_EAGER(symbol) extern "C" void __real_##symbol();
+#define MEMTRACK_DECLARE_LAZY(symbol) extern "C" void __real_##symbol();
+#define MEMTRACK_DECLARE_CXX(symbol) extern "C" __attribute__((weak)) void __real_##symbol();
+#define MEMTRACK_REAL(group, link, member, symbol, ...) MEMTRACK_DECLARE_##link(group, symbol)
+#define MEMTRACK_HOOK(symbol)
+#include "runtime/link/interposed.inc"
 #undef MEMTRACK_REAL
-#undef MEMTRACK_REAL_CXX
+#undef MEMTRACK_HOOK
+#undef MEMTRACK_DECLARE_LINKED
+#undef MEMTRACK_DECLARE_PRELOAD_ONLY
+#undef MEMTRACK_DECLARE_EAGER
+#undef MEMTRACK_DECLARE_LAZY
+#undef MEMTRACK_DECLARE_CXX
 
 // libstdc++'s new_handler getter and bad_alloc thrower are not wrapped; weak, so that a C
 // program links without libstdc++. The C++ member of the archive (cxx_anchors.cpp) holds
@@ -67,11 +76,15 @@ struct RealEntry {
 };
 
 constexpr RealEntry kReal[] = {
-#define MEMTRACK_REAL(name) {#name, &__real_##name},
-#define MEMTRACK_REAL_CXX(name) {#name, &__real_##name},
-#include "runtime/hooks/resolve_linked_names.inc"
+#define MEMTRACK_ENTRY_LINKED(symbol) {#symbol, &__real_##symbol},
+#define MEMTRACK_ENTRY_PRELOAD_ONLY(symbol)
+#define MEMTRACK_REAL(group, link, member, symbol, ...) MEMTRACK_ENTRY_##link(symbol)
+#define MEMTRACK_HOOK(symbol)
+#include "runtime/link/interposed.inc"
 #undef MEMTRACK_REAL
-#undef MEMTRACK_REAL_CXX
+#undef MEMTRACK_HOOK
+#undef MEMTRACK_ENTRY_LINKED
+#undef MEMTRACK_ENTRY_PRELOAD_ONLY
 };
 
 constexpr RealEntry kDefault[] = {
@@ -181,27 +194,10 @@ LinkMode link_mode() {
 
 }  // namespace memtrack::rt
 
-namespace rt = memtrack::rt;
-
 // The archive's own calls of __cxa_atexit come here (make_static_archive.py): the runtime's
 // globals (mapped tables) are never destroyed, so the exit report, which glibc runs after the
 // destructors registered by constructors, still finds them.
 extern "C" __attribute__((visibility("default"))) int memtrack_keep_runtime_globals(void (*)(void*),
                                                                                     void*, void*) {
   return 0;
-}
-
-extern "C" int __real___libc_start_main(int (*main)(int, char**, char**), int argc, char** argv,
-                                        void (*init)(), void (*fini)(), void (*rtld_fini)(),
-                                        void* stack_end);
-
-// _start calls this before the C library is set up: in a static program no thread pointer
-// (so no TLS, no errno) yet, and in a static-pie no relocations applied. It only swaps main
-// for the wrapper that learns main's status (process_info.h), with PC-relative accesses;
-// start-up proper happens in the runtime's constructor, or in the first hook called.
-extern "C" __attribute__((visibility("default"))) int __wrap___libc_start_main(
-    int (*main)(int, char**, char**), int argc, char** argv, void (*init)(), void (*fini)(),
-    void (*rtld_fini)(), void* stack_end) {
-  return __real___libc_start_main(rt::wrap_main(main), argc, argv, init, fini, rtld_fini,
-                                  stack_end);
 }

@@ -1,6 +1,6 @@
 // A static bump arena for the few allocations made before the real allocator is resolved
 // (dlsym can call calloc). Runtime-safe: no libc. Blocks are never reused; free ignores them.
-#include "runtime/hooks/bootstrap_arena.h"
+#include "runtime/link/bootstrap_arena.h"
 
 #include <atomic>
 

@@ -3,8 +3,8 @@
 #include <dlfcn.h>
 
 #include "runtime/alloc_guard.h"
-#include "runtime/hooks/real_functions.h"
-#include "runtime/link_mode.h"
+#include "runtime/link/link_mode.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {

@@ -12,8 +12,8 @@ enum class LinkMode {
   kDynamicLink,  // the archive in a dynamically linked program: shared libraries are not seen
 };
 
-// Defined once per build of the runtime: by hooks/resolve_dlsym.cpp in libmemtrack.so, by
-// hooks/resolve_linked.cpp in the archive. Thread safe; constant after the first call.
+// Defined once per build of the runtime: by link/resolve_dlsym.cpp in libmemtrack.so, by
+// link/resolve_linked.cpp in the archive. Thread safe; constant after the first call.
 LinkMode link_mode();
 
 // False while a static program's C library is still setting itself up (__libc_init_first
