@@ -96,8 +96,9 @@ def main() -> int:
 
     hooks = hooks_of(args.nm, args.preload)
     listed = interposed_table.hooks(args.names, is_64_bit(args.preload))
-    for names, problem in ((set(listed) - set(hooks), "lists functions libmemtrack.so does not export"),
-                           (set(hooks) - set(listed), "does not list functions libmemtrack.so exports")):
+    differences = ((set(listed) - set(hooks), "lists functions libmemtrack.so does not export"),
+                   (set(hooks) - set(listed), "does not list functions libmemtrack.so exports"))
+    for names, problem in differences:
         if names:
             print(f"make_static_archive.py: {args.names} {problem}: {' '.join(sorted(names))}",
                   file=sys.stderr)
