@@ -51,14 +51,9 @@ enum class LeakKind : uint8_t {
   kUnclassified = 4
 };
 
-// Crash record (section 10): signal u32, si_code i32, address u64, tid u32, flags u32,
-// stack_id u32, reserved u32.
-inline constexpr uint32_t kCrashRecordSize = 32;
+// The records' layouts: core/result_records.inc.
 inline constexpr uint32_t kCrashHasAddress = 1;  // crash flag: the address is si_addr
 
-// Live report (section 9): a header, then one record per allocation site.
-inline constexpr uint32_t kLiveHeaderSize = 56;
-inline constexpr uint32_t kLiveSiteSize = 32;
 inline constexpr uint32_t kLiveSiteRuntimeInternal = 1;  // live site flag
 
 // The counters of the stats section (declared in core/stats.inc), in this order; kCount:
@@ -83,7 +78,6 @@ enum class ErrorWhere : uint8_t { kUnknown = 0, kHeap = 1, kStack = 2, kGlobal =
 enum class AllocCall : uint8_t { kMalloc = 0, kNew = 1, kNewArray = 2, kNone = 255 };
 // The bad call.
 enum class FreeCall : uint8_t { kFree = 0, kDelete = 1, kDeleteArray = 2, kRealloc = 3 };
-inline constexpr uint32_t kErrorRecordSize = 48;
 
 // Resource records (section 8): the object a descriptor open at exit refers to, and the
 // function that opened it. Flags are open(2) flags with Linux x86-64 values. Names:
@@ -131,8 +125,6 @@ enum class ResourceCall : uint8_t {
   kFreopen = 24,
   kLast = kFreopen
 };
-// fd, kind, call, stream, mode_size, flags, stack_id, description_size; then the strings.
-inline constexpr uint32_t kResourceRecordMinSize = 18;
 inline constexpr uint32_t kMaxStreamModeSize = 6;  // the runtime keeps this much of a mode
 
 inline constexpr uint16_t kModuleUnloaded = 1;      // module flag: dlclose'd before exit

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/result_format.h"
+#include "core/result_records.h"
 #include "core/text_buffer.h"
 
 namespace memtrack::core {
@@ -25,6 +25,11 @@ class ResultWriter {
   void put_i32(int32_t v) { put(&v, 4); }
   void put_u64(uint64_t v) { put(&v, 8); }
   void put_bytes(const void* data, size_t size) { put(data, size); }
+  // One record of core/result_records.inc, field by field (no padding).
+  template <typename Record>
+  void put_record(const Record& record) {
+    result::visit_fields(record, [this](const auto& field) { put(&field, sizeof(field)); });
+  }
   // Writes the end section with the checksum and flushes. Returns false if any write failed
   // or a section's payload did not have its announced size.
   [[nodiscard]] bool finish();

@@ -12,7 +12,7 @@
 
 #include "common/error.h"
 #include "common/frame.h"
-#include "core/result_format.h"
+#include "core/result_records.h"
 
 namespace memtrack::report {
 
@@ -42,16 +42,8 @@ struct ResourceFacts {
   std::string description;  // "/tmp/x", "pipe:[1234]", "TCP 127.0.0.1:40000 -> 127.0.0.1:80"
 };
 
-struct RawLeak {
-  uint32_t stack_id = 0;
-  LeakKind kind = LeakKind::kUnclassified;
-  bool runtime_internal = false;  // kept by ld.so/stdio/libstdc++ for their own use
-  uint64_t bytes = 0;
-  uint64_t blocks = 0;
-  // kDefinite only (indirect section): the indirectly lost blocks hanging off this group.
-  // They are also leak records of their own (kind kIndirect), so never add them to totals.
-  uint64_t indirect_bytes = 0, indirect_blocks = 0;
-};
+// A leak group as the runtime wrote it (the leaks record with its indirect record).
+using RawLeak = core::result::LeakGroup;
 
 // One error record: one per distinct (kind, stack of the bad call). Stack ids are in
 // ResultFile::stacks: bad_stack always, alloc_stack and free_stack unless 0 (not known).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/result_records.h"
 #include "core/result_writer.h"
 #include "report/result_reader.h"
 
@@ -16,40 +17,38 @@ namespace memtrack::report::fixture {
 
 namespace result = core::result;
 
-struct IndirectRecord {
-  uint32_t leak_index = 0;
-  uint32_t reserved = 0;
-  uint64_t bytes = 0;
-  uint64_t blocks = 0;
-};
+using result::ErrorRecord;
+using result::IndirectRecord;
 
-// One 48-byte record of the errors section, as written (docs/format.md, section 7).
-struct ErrorRecord {
-  uint8_t kind = 1;  // double free
-  uint8_t where = 0;
-  uint8_t alloc_call = 0;  // malloc
-  uint8_t free_call = 0;   // free
-  uint8_t alloc_aligned = 0;
-  uint8_t free_aligned = 0;
-  uint16_t reserved = 0;
-  uint32_t occurrences = 2;
-  uint32_t bad_stack = 1;
-  uint32_t alloc_stack = 2;
-  uint32_t free_stack = 1;
-  uint64_t address = 0x4a5b040;
-  uint64_t block_start = 0x4a5b040;
-  uint64_t block_size = 100;
-};
+// A double free of a 100-byte malloc'd block, twice at stack 1, allocated at stack 2.
+inline ErrorRecord double_free_record() {
+  ErrorRecord r;
+  r.kind = result::ErrorKind::kDoubleFree;
+  r.where = result::ErrorWhere::kUnknown;
+  r.alloc_call = result::AllocCall::kMalloc;
+  r.free_call = result::FreeCall::kFree;
+  r.occurrences = 2;
+  r.bad_stack = 1;
+  r.alloc_stack = 2;
+  r.free_stack = 1;
+  r.address = 0x4a5b040;
+  r.block_start = 0x4a5b040;
+  r.block_size = 100;
+  return r;
+}
 
-// One record of the resources section, as written (docs/format.md, section 8).
-struct ResourceRecord {
-  int32_t fd = 3;
-  uint8_t kind = 1;   // file
-  uint8_t call = 22;  // fopen
-  uint8_t stream = 1;
+// A resources record with its two strings; make_file fills in their sizes. By default a
+// stream opened with fopen(..., "w") at stack 1.
+struct ResourceRecord : result::ResourceRecord {
+  ResourceRecord() {
+    fd = 3;
+    kind = result::ResourceKind::kFile;
+    call = result::ResourceCall::kFopen;
+    stream = 1;
+    flags = 01101;  // O_WRONLY|O_CREAT|O_TRUNC
+    stack_id = 1;
+  }
   std::string mode = "w";
-  uint32_t flags = 01101;  // O_WRONLY|O_CREAT|O_TRUNC
-  uint32_t stack_id = 1;
   std::string description = "/tmp/out.txt";
 };
 
@@ -89,45 +88,38 @@ struct FileSpec {
 };
 
 inline void write_crash(core::ResultWriter& w, const FileSpec& spec) {
-  w.begin_section(result::Section::kCrash, result::kCrashRecordSize);
-  w.put_u32(spec.crash_signal);
-  w.put_i32(1);  // SEGV_MAPERR
-  w.put_u64(0x10);
-  w.put_u32(4321);
-  w.put_u32(spec.crash_flags);
-  w.put_u32(spec.crash_stack);
-  w.put_u32(spec.crash_reserved);
+  w.begin_section(result::Section::kCrash, result::CrashRecord::kSize);
+  result::CrashRecord r;
+  r.signal = spec.crash_signal;
+  r.code = 1;  // SEGV_MAPERR
+  r.address = 0x10;
+  r.tid = 4321;
+  r.flags = spec.crash_flags;
+  r.stack_id = spec.crash_stack;
+  r.reserved = spec.crash_reserved;
+  w.put_record(r);
 }
 
 inline void write_live(core::ResultWriter& w, const FileSpec& spec) {
-  w.begin_section(result::Section::kLive, result::kLiveHeaderSize + result::kLiveSiteSize);
-  w.put_u32(3);  // sequence
-  w.put_u32(0);
-  for (uint64_t v : {4000, 1000, 2000, 90, 9000}) w.put_u64(v);
-  w.put_u32(1);
-  w.put_u32(0);
-  w.put_u32(spec.live_stack);
-  w.put_u32(spec.live_flags);
-  for (uint64_t v : {61, 6100, 20}) w.put_u64(v);
+  w.begin_section(result::Section::kLive, result::LiveHead::kSize + result::LiveSiteRecord::kSize);
+  w.put_record(result::LiveHead{3, 0, 4000, 1000, 2000, 90, 9000, 1, 0});
+  w.put_record(result::LiveSiteRecord{spec.live_stack, spec.live_flags, 61, 6100, 20});
 }
 
 inline void write_resources(core::ResultWriter& w, const FileSpec& spec) {
-  uint64_t size = 16 + spec.extra_resource_bytes;
+  uint64_t size = result::ResourcesHead::kSize + spec.extra_resource_bytes;
   for (const ResourceRecord& r : spec.resources) {
-    size += result::kResourceRecordMinSize + r.mode.size() + r.description.size();
+    size += result::ResourceRecord::kSize + r.mode.size() + r.description.size();
   }
   w.begin_section(result::Section::kResources, size);
-  w.put_u32(static_cast<uint32_t>(spec.resources.size()) + spec.extra_resource_count);
-  w.put_u32(spec.resources_reserved);
-  w.put_u64(spec.untracked_resources);
+  w.put_record(result::ResourcesHead{
+      static_cast<uint32_t>(spec.resources.size()) + spec.extra_resource_count,
+      spec.resources_reserved, spec.untracked_resources});
   for (const ResourceRecord& r : spec.resources) {
-    w.put_i32(r.fd);
-    for (uint8_t b : {r.kind, r.call, r.stream, static_cast<uint8_t>(r.mode.size())}) {
-      w.put_u8(b);
-    }
-    w.put_u32(r.flags);
-    w.put_u32(r.stack_id);
-    w.put_u16(static_cast<uint16_t>(r.description.size()));
+    result::ResourceRecord record = r;
+    record.mode_size = static_cast<uint8_t>(r.mode.size());
+    record.description_size = static_cast<uint16_t>(r.description.size());
+    w.put_record(record);
     w.put_bytes(r.mode.data(), r.mode.size());
     w.put_bytes(r.description.data(), r.description.size());
   }
@@ -136,29 +128,16 @@ inline void write_resources(core::ResultWriter& w, const FileSpec& spec) {
 
 inline void write_errors(core::ResultWriter& w, const FileSpec& spec) {
   w.begin_section(result::Section::kErrors,
-                  4 + result::kErrorRecordSize * spec.errors.size() + spec.extra_error_bytes);
+                  4 + ErrorRecord::kSize * spec.errors.size() + spec.extra_error_bytes);
   w.put_u32(static_cast<uint32_t>(spec.errors.size()) + spec.extra_error_count);
-  for (const ErrorRecord& r : spec.errors) {
-    for (uint8_t b :
-         {r.kind, r.where, r.alloc_call, r.free_call, r.alloc_aligned, r.free_aligned}) {
-      w.put_u8(b);
-    }
-    w.put_u16(r.reserved);
-    for (uint32_t v : {r.occurrences, r.bad_stack, r.alloc_stack, r.free_stack}) w.put_u32(v);
-    for (uint64_t v : {r.address, r.block_start, r.block_size}) w.put_u64(v);
-  }
+  for (const ErrorRecord& r : spec.errors) w.put_record(r);
   for (uint32_t i = 0; i < spec.extra_error_bytes; ++i) w.put_u8(0);
 }
 
 inline void write_indirect(core::ResultWriter& w, const std::vector<IndirectRecord>& records) {
-  w.begin_section(result::Section::kIndirect, 4 + 24 * records.size());
+  w.begin_section(result::Section::kIndirect, 4 + IndirectRecord::kSize * records.size());
   w.put_u32(static_cast<uint32_t>(records.size()));
-  for (const IndirectRecord& r : records) {
-    w.put_u32(r.leak_index);
-    w.put_u32(r.reserved);
-    w.put_u64(r.bytes);
-    w.put_u64(r.blocks);
-  }
+  for (const IndirectRecord& r : records) w.put_record(r);
 }
 
 // Writes a small, valid file: one process, two modules, two stacks, two leaks, and an
@@ -171,11 +150,9 @@ inline std::vector<uint8_t> make_file(const FileSpec& spec) {
     w.write_header();
     const char command[] = "./prog\0arg one";
     const std::string exe = "/usr/bin/prog";
-    w.begin_section(result::Section::kProcess, 24 + sizeof(command) - 1 + exe.size());
-    w.put_u32(1234);
-    w.put_u32(1000);
-    w.put_u32(static_cast<uint32_t>(result::ExitHow::kUnderscoreExit));
-    w.put_i32(3);
+    w.begin_section(result::Section::kProcess,
+                    result::ProcessRecord::kSize + 8 + sizeof(command) - 1 + exe.size());
+    w.put_record(result::ProcessRecord{1234, 1000, result::ExitHow::kUnderscoreExit, 3});
     w.put_u32(sizeof(command) - 1);
     w.put_bytes(command, sizeof(command) - 1);
     w.put_u32(static_cast<uint32_t>(exe.size()));
@@ -184,41 +161,42 @@ inline std::vector<uint8_t> make_file(const FileSpec& spec) {
     w.put_u32(7);
     for (uint64_t v : {10, 4, 1000, 600, 500, 1, 16}) w.put_u64(v);
     const std::string lib = "/lib/libx.so";
-    w.begin_section(result::Section::kModules, 4 + 2 * 32 + 4 + exe.size() + lib.size());
+    w.begin_section(result::Section::kModules,
+                    4 + 2 * result::ModuleRecord::kSize + 4 + exe.size() + lib.size());
     w.put_u32(2);
-    for (int i = 0; i < 2; ++i) {
+    for (uint64_t i = 0; i < 2; ++i) {
       const std::string& path = i == 0 ? exe : lib;
-      w.put_u64(0x1000 * (i + 1));
-      w.put_u64(0x1000 * (i + 1));
-      w.put_u64(0x1000 * (i + 1) + 0x800);
-      w.put_u16(i == 0 ? 4 : 0);
-      w.put_u16(i == 1 ? result::kModuleUnloaded : 0);
-      w.put_u32(static_cast<uint32_t>(path.size()));
+      result::ModuleRecord m;
+      m.load_bias = m.start = 0x1000 * (i + 1);
+      m.end = m.start + 0x800;
+      m.build_id_size = i == 0 ? 4 : 0;
+      m.flags = i == 1 ? result::kModuleUnloaded : 0;
+      m.path_size = static_cast<uint32_t>(path.size());
+      w.put_record(m);
       if (i == 0) w.put_bytes("\xde\xad\xbe\xef", 4);
       w.put_bytes(path.data(), path.size());
     }
     if (spec.with_errors_section && spec.errors_first) write_errors(w, spec);
     if (spec.with_resources_section && spec.resources_first) write_resources(w, spec);
-    w.begin_section(result::Section::kStacks, 4 + (8 + 16) + (8 + 8));
+    w.begin_section(result::Section::kStacks, 4 + 2 * result::StackRecord::kSize + 3 * 8);
     w.put_u32(2);
-    w.put_u32(1);
-    w.put_u32(2);
+    w.put_record(result::StackRecord{1, 2});
     w.put_u64(0x1100);
     w.put_u64(0x1200);
-    w.put_u32(2);
-    w.put_u32(1);
+    w.put_record(result::StackRecord{2, 1});
     w.put_u64(0x2100);
     if (spec.with_indirect_section && spec.indirect_first) write_indirect(w, spec.indirect);
     if (spec.with_leaks_section) {
-      w.begin_section(result::Section::kLeaks, 4 + 2 * 24);
+      w.begin_section(result::Section::kLeaks, 4 + 2 * result::LeakRecord::kSize);
       w.put_u32(2);
       for (uint32_t id : {1u, 2u}) {
-        w.put_u32(id);
-        w.put_u8(spec.kinds[id - 1]);
-        w.put_u8(id == 2 ? result::kLeakRuntimeInternal : 0);
-        w.put_u16(0);
-        w.put_u64(100 * id);
-        w.put_u64(id);
+        result::LeakRecord r;
+        r.stack_id = id;
+        r.kind = result::LeakKind{spec.kinds[id - 1]};
+        r.flags = id == 2 ? result::kLeakRuntimeInternal : 0;
+        r.bytes = 100 * id;
+        r.blocks = id;
+        w.put_record(r);
       }
     }
     if (spec.with_indirect_section && !spec.indirect_first) write_indirect(w, spec.indirect);
@@ -264,11 +242,11 @@ inline FileSpec classified_spec() {
 inline FileSpec errors_spec() {
   FileSpec spec;
   spec.with_errors_section = true;
-  ErrorRecord double_free;
-  ErrorRecord on_stack;
-  on_stack.kind = 2;
-  on_stack.where = 2;
-  on_stack.alloc_call = 255;
+  ErrorRecord double_free = double_free_record();
+  ErrorRecord on_stack = double_free;
+  on_stack.kind = result::ErrorKind::kInvalidFree;
+  on_stack.where = result::ErrorWhere::kStack;
+  on_stack.alloc_call = result::AllocCall::kNone;
   on_stack.occurrences = 1;
   on_stack.bad_stack = 2;
   on_stack.alloc_stack = 0;
@@ -276,10 +254,10 @@ inline FileSpec errors_spec() {
   on_stack.address = 0x7ffc0010;
   on_stack.block_start = 0;
   on_stack.block_size = 0;
-  ErrorRecord mismatch;
-  mismatch.kind = 3;
-  mismatch.alloc_call = 1;
-  mismatch.free_call = 1;
+  ErrorRecord mismatch = double_free;
+  mismatch.kind = result::ErrorKind::kMismatchedFree;
+  mismatch.alloc_call = result::AllocCall::kNew;
+  mismatch.free_call = result::FreeCall::kDelete;
   mismatch.alloc_aligned = 1;
   mismatch.occurrences = 0xffffffff;
   mismatch.free_stack = 0;
@@ -323,8 +301,8 @@ inline FileSpec resources_spec() {
   ResourceRecord stream;
   ResourceRecord socket;
   socket.fd = 7;
-  socket.kind = 3;
-  socket.call = 13;  // accept4
+  socket.kind = result::ResourceKind::kSocket;
+  socket.call = result::ResourceCall::kAccept4;
   socket.stream = 0;
   socket.mode = "";
   socket.flags = 02000002;  // O_RDWR|O_CLOEXEC

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/fd_names.h"
-#include "core/result_format.h"
 #include "core/result_names.h"
+#include "core/result_records.h"
 
 namespace memtrack::report {
 namespace {
@@ -28,6 +28,16 @@ class Cursor {
     T value;
     std::memcpy(&value, take(sizeof(T)), sizeof(T));
     return value;
+  }
+  // One record of core/result_records.inc, field by field.
+  template <typename Record>
+  Record record() {
+    Record r;
+    result::visit_fields(r, [this](auto& field) {
+      using Field = std::remove_reference_t<decltype(field)>;
+      field = this->get<Field>();
+    });
+    return r;
   }
   std::string string(uint64_t size) {
     const uint8_t* p = take(size);
@@ -75,18 +85,17 @@ std::vector<std::string> split_command(const std::string& text) {
 }
 
 void read_process(Cursor c, ResultFile& file) {
-  file.pid = c.get<uint32_t>();
-  file.ppid = c.get<uint32_t>();
-  auto how = c.get<uint32_t>();
-  auto status = c.get<int32_t>();
-  if (how > static_cast<uint32_t>(result::ExitHow::kRunning)) {
-    c.fail("unknown exit kind " + std::to_string(how));
+  auto process = c.record<result::ProcessRecord>();
+  file.pid = process.pid;
+  file.ppid = process.ppid;
+  if (process.exit_how > result::ExitHow::kRunning) {
+    c.fail("unknown exit kind " + std::to_string(static_cast<uint32_t>(process.exit_how)));
   }
-  file.exit.how = static_cast<result::ExitHow>(how);
+  file.exit.how = process.exit_how;
   if (file.exit.how == ExitInfo::How::kSignal) {
-    file.exit.signal = status;
+    file.exit.signal = process.exit_status;
   } else {
-    file.exit.code = status;
+    file.exit.code = process.exit_status;
   }
   file.command = split_command(c.string(c.get<uint32_t>()));
   file.executable = c.string(c.get<uint32_t>());
@@ -109,19 +118,17 @@ void read_stats(Cursor c, ResultFile& file) {
 }
 
 void read_modules(Cursor c, ResultFile& file) {
-  uint32_t count = c.count(32);
+  uint32_t count = c.count(result::ModuleRecord::kSize);
   for (uint32_t i = 0; i < count; ++i) {
+    auto record = c.record<result::ModuleRecord>();
     RawModule m;
-    m.load_bias = c.get<uint64_t>();
-    m.start = c.get<uint64_t>();
-    m.end = c.get<uint64_t>();
-    auto build_id_size = c.get<uint16_t>();
-    auto flags = c.get<uint16_t>();
-    auto path_size = c.get<uint32_t>();
-    auto build_id = c.bytes(build_id_size);
+    m.load_bias = record.load_bias;
+    m.start = record.start;
+    m.end = record.end;
+    auto build_id = c.bytes(record.build_id_size);
     m.build_id.assign(build_id.begin(), build_id.end());
-    m.path = c.string(path_size);
-    m.unloaded = (flags & result::kModuleUnloaded) != 0;
+    m.path = c.string(record.path_size);
+    m.unloaded = (record.flags & result::kModuleUnloaded) != 0;
     if (m.end < m.start) c.fail("module " + m.path + " ends before it starts");
     file.modules.push_back(std::move(m));
   }
@@ -129,10 +136,9 @@ void read_modules(Cursor c, ResultFile& file) {
 }
 
 void read_stacks(Cursor c, ResultFile& file) {
-  uint32_t count = c.count(8);
+  uint32_t count = c.count(result::StackRecord::kSize);
   for (uint32_t i = 0; i < count; ++i) {
-    auto id = c.get<uint32_t>();
-    auto depth = c.get<uint32_t>();
+    auto [id, depth] = c.record<result::StackRecord>();
     if (depth > c.left() / 8) c.fail("stack " + std::to_string(id) + " is cut off");
     std::vector<uint64_t> frames(depth);
     for (uint64_t& f : frames) f = c.get<uint64_t>();
@@ -144,20 +150,18 @@ void read_stacks(Cursor c, ResultFile& file) {
 }
 
 void read_leaks(Cursor c, ResultFile& file) {
-  uint32_t count = c.count(24);
+  uint32_t count = c.count(result::LeakRecord::kSize);
   for (uint32_t i = 0; i < count; ++i) {
+    auto record = c.record<result::LeakRecord>();
     RawLeak leak;
-    leak.stack_id = c.get<uint32_t>();
-    auto kind = c.get<uint8_t>();
-    auto flags = c.get<uint8_t>();
-    c.get<uint16_t>();
-    leak.bytes = c.get<uint64_t>();
-    leak.blocks = c.get<uint64_t>();
-    leak.kind = static_cast<LeakKind>(kind);
+    leak.stack_id = record.stack_id;
+    leak.bytes = record.bytes;
+    leak.blocks = record.blocks;
+    leak.kind = record.kind;
     if (core::leak_kind_name(leak.kind) == nullptr) {
-      c.fail("unknown leak kind " + std::to_string(kind));
+      c.fail("unknown leak kind " + std::to_string(static_cast<int>(record.kind)));
     }
-    leak.runtime_internal = (flags & result::kLeakRuntimeInternal) != 0;
+    leak.runtime_internal = (record.flags & result::kLeakRuntimeInternal) != 0;
     if (!file.stacks.contains(leak.stack_id)) {
       c.fail("leak refers to unknown stack " + std::to_string(leak.stack_id));
     }
@@ -169,13 +173,10 @@ void read_leaks(Cursor c, ResultFile& file) {
 // Section 6: what hangs off definitely lost groups. Each record names a leak of kind
 // definite, at most once.
 void read_indirect(Cursor c, ResultFile& file) {
-  uint32_t count = c.count(24);
+  uint32_t count = c.count(result::IndirectRecord::kSize);
   std::vector<bool> seen(file.leaks.size(), false);
   for (uint32_t i = 0; i < count; ++i) {
-    auto index = c.get<uint32_t>();
-    auto reserved = c.get<uint32_t>();
-    auto bytes = c.get<uint64_t>();
-    auto blocks = c.get<uint64_t>();
+    auto [index, reserved, bytes, blocks] = c.record<result::IndirectRecord>();
     std::string leak = "leak " + std::to_string(index);
     if (reserved != 0) c.fail("reserved field of " + leak + " is not 0");
     if (index >= file.leaks.size()) {
@@ -193,15 +194,14 @@ void read_indirect(Cursor c, ResultFile& file) {
 
 // A field of an error record: a value of `Enum` that `name_of` knows (core/result_names.h).
 template <typename Enum>
-Enum error_field(Cursor& c, const char* (*name_of)(Enum), const char* what) {
-  auto value = c.get<uint8_t>();
-  if (name_of(static_cast<Enum>(value)) == nullptr) {
-    c.fail(std::string("unknown ") + what + " " + std::to_string(value));
+Enum error_field(const Cursor& c, Enum value, const char* (*name_of)(Enum), const char* what) {
+  if (name_of(value) == nullptr) {
+    c.fail(std::string("unknown ") + what + " " + std::to_string(static_cast<int>(value)));
   }
-  return static_cast<Enum>(value);
+  return value;
 }
 
-bool aligned_flag(Cursor& c, uint8_t value, const char* field, uint32_t index) {
+bool aligned_flag(const Cursor& c, uint8_t value, const char* field, uint32_t index) {
   if (value > 1) {
     c.fail(std::string(field) + " of error " + std::to_string(index) + " is not 0 or 1");
   }
@@ -212,25 +212,26 @@ bool aligned_flag(Cursor& c, uint8_t value, const char* field, uint32_t index) {
 // stack id must be in the stacks section; the bad call's stack is always written, so its id
 // is never 0 ("not known" is for the allocation and first-free stacks only).
 void read_errors(Cursor c, ResultFile& file) {
-  uint32_t count = c.count(result::kErrorRecordSize);
+  uint32_t count = c.count(result::ErrorRecord::kSize);
   for (uint32_t i = 0; i < count; ++i) {
+    auto record = c.record<result::ErrorRecord>();
     RawError e;
-    e.kind = error_field(c, core::error_kind_name, "error kind");
-    e.where = error_field(c, core::error_where_name, "error location");
-    e.alloc_call = error_field(c, core::alloc_call_name, "allocation call");
-    e.free_call = error_field(c, core::free_call_name, "free call");
-    e.alloc_aligned = aligned_flag(c, c.get<uint8_t>(), "alloc_aligned", i);
-    e.free_aligned = aligned_flag(c, c.get<uint8_t>(), "free_aligned", i);
-    if (c.get<uint16_t>() != 0) {
+    e.kind = error_field(c, record.kind, core::error_kind_name, "error kind");
+    e.where = error_field(c, record.where, core::error_where_name, "error location");
+    e.alloc_call = error_field(c, record.alloc_call, core::alloc_call_name, "allocation call");
+    e.free_call = error_field(c, record.free_call, core::free_call_name, "free call");
+    e.alloc_aligned = aligned_flag(c, record.alloc_aligned, "alloc_aligned", i);
+    e.free_aligned = aligned_flag(c, record.free_aligned, "free_aligned", i);
+    if (record.reserved != 0) {
       c.fail("reserved field of error " + std::to_string(i) + " is not 0");
     }
-    e.occurrences = c.get<uint32_t>();
-    e.bad_stack = c.get<uint32_t>();
-    e.alloc_stack = c.get<uint32_t>();
-    e.free_stack = c.get<uint32_t>();
-    e.address = c.get<uint64_t>();
-    e.block_start = c.get<uint64_t>();
-    e.block_size = c.get<uint64_t>();
+    e.occurrences = record.occurrences;
+    e.bad_stack = record.bad_stack;
+    e.alloc_stack = record.alloc_stack;
+    e.free_stack = record.free_stack;
+    e.address = record.address;
+    e.block_start = record.block_start;
+    e.block_size = record.block_size;
     if (!file.stacks.contains(e.bad_stack)) {
       c.fail("error refers to unknown stack " + std::to_string(e.bad_stack));
     }
@@ -247,15 +248,16 @@ void read_errors(Cursor c, ResultFile& file) {
 
 // Section 10: the crash that ended the process. The stack must be in the stacks section.
 void read_crash(Cursor c, ResultFile& file) {
+  auto record = c.record<result::CrashRecord>();
   RawCrash crash;
-  crash.signal = static_cast<int>(c.get<uint32_t>());
-  crash.code = c.get<int32_t>();
-  crash.address = c.get<uint64_t>();
-  crash.tid = c.get<uint32_t>();
-  uint32_t flags = c.get<uint32_t>();
+  crash.signal = static_cast<int>(record.signal);
+  crash.code = record.code;
+  crash.address = record.address;
+  crash.tid = record.tid;
+  uint32_t flags = record.flags;
   crash.has_address = (flags & result::kCrashHasAddress) != 0;
-  crash.stack_id = c.get<uint32_t>();
-  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
+  crash.stack_id = record.stack_id;
+  if (record.reserved != 0) c.fail("reserved field is not 0");
   if (crash.signal <= 0 || crash.signal > 64)
     c.fail("signal " + std::to_string(crash.signal) + " out of range");
   if ((flags & ~result::kCrashHasAddress) != 0) c.fail("unknown flags");
@@ -268,28 +270,28 @@ void read_crash(Cursor c, ResultFile& file) {
 
 // Section 9: a live report. Every site's stack must be in the stacks section.
 void read_live(Cursor c, ResultFile& file) {
+  auto head = c.record<result::LiveHead>();
   RawLive live;
-  live.sequence = c.get<uint32_t>();
-  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
-  live.uptime_ms = c.get<uint64_t>();
-  live.expire_ms = c.get<uint64_t>();
-  live.interval_ms = c.get<uint64_t>();
-  live.live_blocks = c.get<uint64_t>();
-  live.live_bytes = c.get<uint64_t>();
-  uint32_t count = c.get<uint32_t>();
-  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
-  if (count > c.left() / result::kLiveSiteSize) c.fail("site count exceeds its size");
+  live.sequence = head.sequence;
+  live.uptime_ms = head.uptime_ms;
+  live.expire_ms = head.expire_ms;
+  live.interval_ms = head.interval_ms;
+  live.live_blocks = head.live_blocks;
+  live.live_bytes = head.live_bytes;
+  if (head.reserved != 0 || head.reserved2 != 0) c.fail("reserved field is not 0");
+  uint32_t count = head.site_count;
+  if (count > c.left() / result::LiveSiteRecord::kSize) c.fail("site count exceeds its size");
   for (uint32_t i = 0; i < count; ++i) {
-    RawLiveSite site;
-    site.stack_id = c.get<uint32_t>();
-    uint32_t flags = c.get<uint32_t>();
-    if ((flags & ~result::kLiveSiteRuntimeInternal) != 0) {
+    auto record = c.record<result::LiveSiteRecord>();
+    if ((record.flags & ~result::kLiveSiteRuntimeInternal) != 0) {
       c.fail("unknown flags of site " + std::to_string(i));
     }
-    site.runtime_internal = (flags & result::kLiveSiteRuntimeInternal) != 0;
-    site.old_blocks = c.get<uint64_t>();
-    site.old_bytes = c.get<uint64_t>();
-    site.freed_after_report = c.get<uint64_t>();
+    RawLiveSite site;
+    site.stack_id = record.stack_id;
+    site.runtime_internal = (record.flags & result::kLiveSiteRuntimeInternal) != 0;
+    site.old_blocks = record.old_blocks;
+    site.old_bytes = record.old_bytes;
+    site.freed_after_report = record.freed_after_report;
     if (!file.stacks.contains(site.stack_id)) {
       c.fail("site refers to unknown stack " + std::to_string(site.stack_id));
     }
@@ -302,35 +304,34 @@ void read_live(Cursor c, ResultFile& file) {
 // Section 8: descriptors open at exit. Every value must be one this reader knows, and the
 // stack id must be in the stacks section.
 void read_resources(Cursor c, ResultFile& file) {
-  auto count = c.get<uint32_t>();
-  if (c.get<uint32_t>() != 0) c.fail("reserved field is not 0");
-  file.untracked_resources = c.get<uint64_t>();
-  if (count > c.left() / result::kResourceRecordMinSize) c.fail("record count too large");
+  auto head = c.record<result::ResourcesHead>();
+  if (head.reserved != 0) c.fail("reserved field is not 0");
+  file.untracked_resources = head.untracked;
+  uint32_t count = head.count;
+  if (count > c.left() / result::ResourceRecord::kSize) c.fail("record count too large");
   file.tracks_resources = true;
   for (uint32_t i = 0; i < count; ++i) {
+    auto record = c.record<result::ResourceRecord>();
     RawResource r;
     std::string what = "descriptor record " + std::to_string(i);
-    r.fd = c.get<int32_t>();
-    auto kind = c.get<uint8_t>();
-    auto call = c.get<uint8_t>();
-    auto stream = c.get<uint8_t>();
-    auto mode_size = c.get<uint8_t>();
-    r.flags = c.get<uint32_t>();
-    r.stack_id = c.get<uint32_t>();
-    auto description_size = c.get<uint16_t>();
-    r.mode = c.string(mode_size);
-    r.description = c.string(description_size);
+    r.fd = record.fd;
+    r.flags = record.flags;
+    r.stack_id = record.stack_id;
+    r.mode = c.string(record.mode_size);
+    r.description = c.string(record.description_size);
     if (r.fd < 0) c.fail(what + " has a negative fd");
-    if (kind > static_cast<uint8_t>(result::ResourceKind::kLast)) {
-      c.fail(what + " has an unknown kind " + std::to_string(kind));
+    if (record.kind > result::ResourceKind::kLast) {
+      c.fail(what + " has an unknown kind " + std::to_string(static_cast<int>(record.kind)));
     }
-    r.kind = static_cast<result::ResourceKind>(kind);
-    const char* name = core::resource_call_name(static_cast<result::ResourceCall>(call));
-    if (name == nullptr) c.fail(what + " has an unknown call " + std::to_string(call));
+    r.kind = record.kind;
+    const char* name = core::resource_call_name(record.call);
+    if (name == nullptr) {
+      c.fail(what + " has an unknown call " + std::to_string(static_cast<int>(record.call)));
+    }
     r.call = name;
-    if (stream > 1) c.fail(what + ": stream is not 0 or 1");
-    r.stream = stream == 1;
-    if (!r.stream && mode_size != 0) c.fail(what + " has a mode but is no stream");
+    if (record.stream > 1) c.fail(what + ": stream is not 0 or 1");
+    r.stream = record.stream == 1;
+    if (!r.stream && record.mode_size != 0) c.fail(what + " has a mode but is no stream");
     if (!file.stacks.contains(r.stack_id)) {
       c.fail(what + " refers to unknown stack " + std::to_string(r.stack_id));
     }

@@ -73,10 +73,10 @@ TEST(ResultReaderTest, RoundTripsEveryErrorValue) {
   const FreeCall frees[] = {FreeCall::kFree, FreeCall::kDelete, FreeCall::kDeleteArray,
                             FreeCall::kRealloc};
   for (uint8_t i = 0; i < 4; ++i) {
-    ErrorRecord r;
-    r.kind = static_cast<uint8_t>(i + 1);
-    r.where = i;
-    r.free_call = i;
+    ErrorRecord r = double_free_record();
+    r.kind = ErrorKind(i + 1);
+    r.where = ErrorWhere{i};
+    r.free_call = FreeCall{i};
     r.free_aligned = i % 2;
     RawError e = read_one(r);
     EXPECT_EQ(e.kind, kinds[i]);
@@ -89,8 +89,8 @@ TEST(ResultReaderTest, RoundTripsEveryErrorValue) {
                                                   {2, AllocCall::kNewArray},
                                                   {255, AllocCall::kNone}};
   for (auto [value, call] : allocs) {
-    ErrorRecord r;
-    r.alloc_call = value;
+    ErrorRecord r = double_free_record();
+    r.alloc_call = AllocCall{value};
     EXPECT_EQ(read_one(r).alloc_call, call) << int{value};
   }
 }
@@ -123,14 +123,18 @@ TEST(ResultReaderTest, RejectsBadErrorRecords) {
     return error_of(make_file(spec));
   };
   const std::string prefix = "f.mtr: corrupt result file (errors section: ";
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = 0; }), prefix + "unknown error kind 0)");
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = 5; }), prefix + "unknown error kind 5)");
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.where = 4; }), prefix + "unknown error location 4)");
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_call = 3; }),
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{0}; }),
+            prefix + "unknown error kind 0)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{5}; }),
+            prefix + "unknown error kind 5)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.where = ErrorWhere{4}; }),
+            prefix + "unknown error location 4)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_call = AllocCall{3}; }),
             prefix + "unknown allocation call 3)");
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_call = 254; }),
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_call = AllocCall{254}; }),
             prefix + "unknown allocation call 254)");
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.free_call = 4; }), prefix + "unknown free call 4)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.free_call = FreeCall{4}; }),
+            prefix + "unknown free call 4)");
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_aligned = 2; }),
             prefix + "alloc_aligned of error 0 is not 0 or 1)");
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.free_aligned = 0x80; }),
@@ -219,7 +223,7 @@ TEST(ResultReaderTest, ResourcesSectionIsOptionalAndMayBeEmpty) {
 TEST(ResultReaderTest, RoundTripsEveryResourceKindAndCall) {
   for (uint8_t kind = 0; kind <= 10; ++kind) {
     FileSpec spec = resources_spec();
-    spec.resources[1].kind = kind;
+    spec.resources[1].kind = ResourceKind{kind};
     EXPECT_EQ(static_cast<uint8_t>(parse_result(make_file(spec), "f.mtr").resources[1].kind), kind);
   }
   const char* calls[] = {"open",         "openat",        "creat",          "dup",
@@ -230,7 +234,7 @@ TEST(ResultReaderTest, RoundTripsEveryResourceKindAndCall) {
                          "memfd_create", "fopen",         "fdopen",         "freopen"};
   for (uint8_t call = 1; call <= 24; ++call) {
     FileSpec spec = resources_spec();
-    spec.resources[1].call = call;
+    spec.resources[1].call = result::ResourceCall{call};
     EXPECT_EQ(parse_result(make_file(spec), "f.mtr").resources[1].call, calls[call - 1]);
   }
 }
@@ -250,10 +254,11 @@ TEST(ResultReaderTest, RejectsBadResourceRecords) {
   };
   const std::string prefix = "f.mtr: corrupt result file (resources section: descriptor record 1";
   EXPECT_EQ(error_with([](ResourceRecord& r) { r.fd = -1; }), prefix + " has a negative fd)");
-  EXPECT_EQ(error_with([](ResourceRecord& r) { r.kind = 11; }),
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.kind = ResourceKind{11}; }),
             prefix + " has an unknown kind 11)");
-  EXPECT_EQ(error_with([](ResourceRecord& r) { r.call = 0; }), prefix + " has an unknown call 0)");
-  EXPECT_EQ(error_with([](ResourceRecord& r) { r.call = 25; }),
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.call = result::ResourceCall{0}; }),
+            prefix + " has an unknown call 0)");
+  EXPECT_EQ(error_with([](ResourceRecord& r) { r.call = result::ResourceCall{25}; }),
             prefix + " has an unknown call 25)");
   EXPECT_EQ(error_with([](ResourceRecord& r) { r.stream = 2; }),
             prefix + ": stream is not 0 or 1)");

@@ -5,28 +5,17 @@
 
 #include <cstdint>
 
-#include "core/result_format.h"
-
 #include "core/block_records.h"
 #include "core/mmap_array.h"
+#include "core/result_records.h"
 #include "core/stack_depot.h"
 #include "runtime/leakcheck/reachability.h"
 
 namespace memtrack::rt {
 
-// As in the result file and core::result::LeakKind.
-// The result file's leak kinds (core/result_format.h), as stored.
+// The result file's leak kinds and groups (core/result_records.h), as stored.
+using core::result::LeakGroup;
 using core::result::LeakKind;
-
-struct LeakGroup {
-  uint32_t stack_id = 0;
-  LeakKind kind = LeakKind::kUnclassified;
-  bool runtime_internal = false;  // kept by ld.so/stdio/libstdc++ for their own use
-  uint64_t bytes = 0;
-  uint64_t blocks = 0;
-  uint64_t indirect_bytes = 0;  // definite groups: what hangs off their blocks
-  uint64_t indirect_blocks = 0;
-};
 
 struct LeakTotals {
   uint64_t bytes = 0;

@@ -116,8 +116,8 @@ void live_report(uint64_t now_ns) {
     return;
   }
   g_allocs.for_each_marking_reported([&](const core::AllocRecord& rec) {
-    ++live.live_blocks;
-    live.live_bytes += rec.size;
+    ++live.head.live_blocks;
+    live.head.live_bytes += rec.size;
     if (rec.ignored) return false;
     uint32_t age = (now_epoch - rec.epoch) % core::kEpochModulus;
     bool old = rec.reported != 0 || age >= g_threshold_ticks;
@@ -140,10 +140,10 @@ void live_report(uint64_t now_ns) {
   core::heap_sort(live.sites.data(), live.sites.size(), [](const LiveSite& a, const LiveSite& b) {
     return a.old_bytes != b.old_bytes ? a.old_bytes > b.old_bytes : a.stack_id < b.stack_id;
   });
-  live.sequence = ++g_live_sequence;
-  live.uptime_ms = (now_ns - g_start_ns) / kNsPerMs;
-  live.expire_ms = static_cast<uint64_t>(g_flags.expire_ms);
-  live.interval_ms = static_cast<uint64_t>(report_interval_ms());
+  live.head.sequence = ++g_live_sequence;
+  live.head.uptime_ms = (now_ns - g_start_ns) / kNsPerMs;
+  live.head.expire_ms = static_cast<uint64_t>(g_flags.expire_ms);
+  live.head.interval_ms = static_cast<uint64_t>(report_interval_ms());
   if (silenced()) return;
   if (g_flags.result_dir[0] != '\0') {
     write_live_file(g_flags.result_dir, live);

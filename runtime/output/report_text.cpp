@@ -393,10 +393,17 @@ void write_live_text(const LiveReport& live) {
       bytes += site.old_bytes;
     }
     line_start(line);
-    line.str("live report #").u64(live.sequence).str(" after ").u64(live.uptime_ms / 1000);
-    line.chr('.').u64(live.uptime_ms % 1000 / 100).str(" s: ").grouped(bytes).str(" bytes in ");
+    line.str("live report #")
+        .u64(live.head.sequence)
+        .str(" after ")
+        .u64(live.head.uptime_ms / 1000);
+    line.chr('.')
+        .u64(live.head.uptime_ms % 1000 / 100)
+        .str(" s: ")
+        .grouped(bytes)
+        .str(" bytes in ");
     line.grouped(blocks).chr(' ').plural(blocks, "block").str(" older than ");
-    line.u64(live.expire_ms).str(" ms (").grouped(live.live_bytes).str(" bytes live)");
+    line.u64(live.head.expire_ms).str(" ms (").grouped(live.head.live_bytes).str(" bytes live)");
     emit(out, line);
     int shown = 0;
     for (const LiveSite& site : live.sites) {
@@ -409,7 +416,7 @@ void write_live_text(const LiveReport& live) {
       ++shown;
       line_start(line);
       line.grouped(site.old_bytes).str(" bytes in ").grouped(site.old_blocks).chr(' ');
-      line.plural(site.old_blocks, "block").str(" older than ").u64(live.expire_ms);
+      line.plural(site.old_blocks, "block").str(" older than ").u64(live.head.expire_ms);
       line.str(" ms");
       if (site.freed_after_report > 0) {
         line.str(" (").grouped(site.freed_after_report).str(" reported before were freed)");

@@ -31,13 +31,16 @@ void write_process(core::ResultWriter& w, bool running) {
   const char* command = command_line(&command_size);
   const char* exe = executable_path();
   size_t exe_size = core::string_length(exe);
-  w.begin_section(result::Section::kProcess, 4 * 6 + command_size + exe_size);
+  w.begin_section(result::Section::kProcess,
+                  result::ProcessRecord::kSize + 4 + command_size + 4 + exe_size);
   ExitRecord exit = exit_record();
   if (running) exit = ExitRecord{result::ExitHow::kRunning, 0};
-  w.put_u32(static_cast<uint32_t>(core::sys::current_pid()));
-  w.put_u32(static_cast<uint32_t>(getppid()));
-  w.put_u32(static_cast<uint32_t>(exit.how));
-  w.put_i32(exit.status);
+  result::ProcessRecord process;
+  process.pid = static_cast<uint32_t>(core::sys::current_pid());
+  process.ppid = static_cast<uint32_t>(getppid());
+  process.exit_how = exit.how;
+  process.exit_status = exit.status;
+  w.put_record(process);
   w.put_u32(static_cast<uint32_t>(command_size));
   w.put_bytes(command, command_size);
   w.put_u32(static_cast<uint32_t>(exe_size));
@@ -60,17 +63,19 @@ void write_stats(core::ResultWriter& w) {
 void write_modules(core::ResultWriter& w, core::MmapArray<ModuleRecord>& modules) {
   uint64_t size = 4;
   for (const ModuleRecord& m : modules)
-    size += 8 * 3 + 2 + 2 + 4 + m.build_id_size + core::string_length(m.path);
+    size += result::ModuleRecord::kSize + m.build_id_size + core::string_length(m.path);
   w.begin_section(result::Section::kModules, size);
   w.put_u32(static_cast<uint32_t>(modules.size()));
   for (const ModuleRecord& m : modules) {
     size_t path_size = core::string_length(m.path);
-    w.put_u64(m.load_bias);
-    w.put_u64(m.start);
-    w.put_u64(m.end);
-    w.put_u16(m.build_id_size);
-    w.put_u16(m.flags);
-    w.put_u32(static_cast<uint32_t>(path_size));
+    result::ModuleRecord record;
+    record.load_bias = m.load_bias;
+    record.start = m.start;
+    record.end = m.end;
+    record.build_id_size = m.build_id_size;
+    record.flags = m.flags;
+    record.path_size = static_cast<uint32_t>(path_size);
+    w.put_record(record);
     w.put_bytes(m.build_id, m.build_id_size);
     w.put_bytes(m.path, path_size);
   }
@@ -112,63 +117,51 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
 
 void write_stacks(core::ResultWriter& w, const core::MmapArray<uint32_t>& ids) {
   uint64_t size = 4;
-  for (uint32_t id : ids) size += 8 + 8 * g_stacks.get(id).size;
+  for (uint32_t id : ids) size += result::StackRecord::kSize + 8 * g_stacks.get(id).size;
   w.begin_section(result::Section::kStacks, size);
   w.put_u32(static_cast<uint32_t>(ids.size()));
   for (uint32_t id : ids) {
     core::StackView stack = g_stacks.get(id);
-    w.put_u32(id);
-    w.put_u32(stack.size);
+    w.put_record(result::StackRecord{id, stack.size});
     for (uint32_t f = 0; f < stack.size; ++f) w.put_u64(stack.frames[f]);
   }
 }
 
 void write_errors(core::ResultWriter& w, const core::MmapArray<ErrorEntry>& errors) {
-  w.begin_section(result::Section::kErrors, 4 + uint64_t{result::kErrorRecordSize} * errors.size());
+  w.begin_section(result::Section::kErrors,
+                  4 + uint64_t{result::ErrorRecord::kSize} * errors.size());
   w.put_u32(static_cast<uint32_t>(errors.size()));
-  for (const ErrorEntry& e : errors) {
-    w.put_u8(static_cast<uint8_t>(e.kind));
-    w.put_u8(static_cast<uint8_t>(e.where));
-    w.put_u8(static_cast<uint8_t>(e.alloc_call));
-    w.put_u8(static_cast<uint8_t>(e.free_call));
-    w.put_u8(e.alloc_aligned);
-    w.put_u8(e.free_aligned);
-    w.put_u16(0);
-    w.put_u32(e.occurrences);
-    w.put_u32(e.bad_stack);
-    w.put_u32(e.alloc_stack);
-    w.put_u32(e.free_stack);
-    w.put_u64(e.address);
-    w.put_u64(e.block_start);
-    w.put_u64(e.block_size);
-  }
+  for (const ErrorEntry& e : errors) w.put_record(e);
 }
 
 void write_leaks(core::ResultWriter& w, LeakReport& report) {
-  w.begin_section(result::Section::kLeaks, 4 + 24 * report.groups().size());
+  w.begin_section(result::Section::kLeaks,
+                  4 + uint64_t{result::LeakRecord::kSize} * report.groups().size());
   w.put_u32(static_cast<uint32_t>(report.groups().size()));
   for (const LeakGroup& g : report.groups()) {
-    w.put_u32(g.stack_id);
-    w.put_u8(static_cast<uint8_t>(g.kind));
-    w.put_u8(g.runtime_internal ? result::kLeakRuntimeInternal : 0);
-    w.put_u16(0);
-    w.put_u64(g.bytes);
-    w.put_u64(g.blocks);
+    result::LeakRecord record;
+    record.stack_id = g.stack_id;
+    record.kind = g.kind;
+    record.flags = g.runtime_internal ? result::kLeakRuntimeInternal : 0;
+    record.bytes = g.bytes;
+    record.blocks = g.blocks;
+    w.put_record(record);
   }
 }
 
 void write_indirect(core::ResultWriter& w, LeakReport& report) {
   uint32_t count = 0;
   for (const LeakGroup& g : report.groups()) count += g.indirect_blocks > 0 ? 1 : 0;
-  w.begin_section(result::Section::kIndirect, 4 + 24 * uint64_t{count});
+  w.begin_section(result::Section::kIndirect, 4 + uint64_t{result::IndirectRecord::kSize} * count);
   w.put_u32(count);
   uint32_t index = 0;
   for (const LeakGroup& g : report.groups()) {
     if (g.indirect_blocks > 0) {
-      w.put_u32(index);
-      w.put_u32(0);
-      w.put_u64(g.indirect_bytes);
-      w.put_u64(g.indirect_blocks);
+      result::IndirectRecord record;
+      record.leak_index = index;
+      record.indirect_bytes = g.indirect_bytes;
+      record.indirect_blocks = g.indirect_blocks;
+      w.put_record(record);
     }
     ++index;
   }
@@ -176,24 +169,27 @@ void write_indirect(core::ResultWriter& w, LeakReport& report) {
 
 // Section 8 (docs/format.md): the descriptors open at exit.
 void write_resources(core::ResultWriter& w, const OpenFdReport& fds) {
-  uint64_t size = 16;
+  uint64_t size = result::ResourcesHead::kSize;
   for (const OpenFd& fd : fds.fds()) {
-    size += result::kResourceRecordMinSize + core::string_length(fd.info.mode) + fd.text_size;
+    size += result::ResourceRecord::kSize + core::string_length(fd.info.mode) + fd.text_size;
   }
   w.begin_section(result::Section::kResources, size);
-  w.put_u32(static_cast<uint32_t>(fds.fds().size()));
-  w.put_u32(0);
-  w.put_u64(fds.untracked());
+  result::ResourcesHead head;
+  head.count = static_cast<uint32_t>(fds.fds().size());
+  head.untracked = fds.untracked();
+  w.put_record(head);
   for (const OpenFd& fd : fds.fds()) {
     size_t mode_size = core::string_length(fd.info.mode);
-    w.put_i32(fd.fd);
-    w.put_u8(static_cast<uint8_t>(fd.kind));
-    w.put_u8(static_cast<uint8_t>(fd.info.call));
-    w.put_u8(fd.info.stream() ? 1 : 0);
-    w.put_u8(static_cast<uint8_t>(mode_size));
-    w.put_u32(fd.info.flags);
-    w.put_u32(fd.info.stack_id);
-    w.put_u16(static_cast<uint16_t>(fd.text_size));
+    result::ResourceRecord record;
+    record.fd = fd.fd;
+    record.kind = fd.kind;
+    record.call = fd.info.call;
+    record.stream = fd.info.stream() ? 1 : 0;
+    record.mode_size = static_cast<uint8_t>(mode_size);
+    record.flags = fd.info.flags;
+    record.stack_id = fd.info.stack_id;
+    record.description_size = static_cast<uint16_t>(fd.text_size);
+    w.put_record(record);
     w.put_bytes(fd.info.mode, mode_size);
     w.put_bytes(fds.description(fd), fd.text_size);
   }
@@ -201,14 +197,15 @@ void write_resources(core::ResultWriter& w, const OpenFdReport& fds) {
 
 // Section 10: the crash that ended the process.
 void write_crash(core::ResultWriter& w, const CrashRecord& crash) {
-  w.begin_section(result::Section::kCrash, result::kCrashRecordSize);
-  w.put_u32(static_cast<uint32_t>(crash.signal));
-  w.put_i32(crash.code);
-  w.put_u64(crash.address);
-  w.put_u32(crash.tid);
-  w.put_u32(crash.has_address ? result::kCrashHasAddress : 0);
-  w.put_u32(crash.stack_id);
-  w.put_u32(0);
+  w.begin_section(result::Section::kCrash, result::CrashRecord::kSize);
+  result::CrashRecord record;
+  record.signal = static_cast<uint32_t>(crash.signal);
+  record.code = crash.code;
+  record.address = crash.address;
+  record.tid = crash.tid;
+  record.flags = crash.has_address ? result::kCrashHasAddress : 0;
+  record.stack_id = crash.stack_id;
+  w.put_record(record);
 }
 
 void fail(const char* what, const char* path) {
@@ -303,24 +300,13 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
 }
 
 void write_live(core::ResultWriter& w, const LiveReport& live) {
-  w.begin_section(result::Section::kLive,
-                  result::kLiveHeaderSize + uint64_t{result::kLiveSiteSize} * live.sites.size());
-  w.put_u32(live.sequence);
-  w.put_u32(0);
-  w.put_u64(live.uptime_ms);
-  w.put_u64(live.expire_ms);
-  w.put_u64(live.interval_ms);
-  w.put_u64(live.live_blocks);
-  w.put_u64(live.live_bytes);
-  w.put_u32(static_cast<uint32_t>(live.sites.size()));
-  w.put_u32(0);
-  for (const LiveSite& site : live.sites) {
-    w.put_u32(site.stack_id);
-    w.put_u32(site.flags);
-    w.put_u64(site.old_blocks);
-    w.put_u64(site.old_bytes);
-    w.put_u64(site.freed_after_report);
-  }
+  w.begin_section(
+      result::Section::kLive,
+      result::LiveHead::kSize + uint64_t{result::LiveSiteRecord::kSize} * live.sites.size());
+  result::LiveHead head = live.head;
+  head.site_count = static_cast<uint32_t>(live.sites.size());
+  w.put_record(head);
+  for (const LiveSite& site : live.sites) w.put_record(site);
 }
 
 }  // namespace
@@ -355,7 +341,7 @@ bool write_live_file(const char* result_dir, const LiveReport& live) {
     return false;
   }
   core::FixedText<64> name;
-  name.str("live.").i64(core::sys::current_pid()).chr('.').u64(live.sequence).str(".mtr");
+  name.str("live.").i64(core::sys::current_pid()).chr('.').u64(live.head.sequence).str(".mtr");
   return write_file(result_dir, name, [&](core::ResultWriter& w) {
     write_process(w, true);
     write_stats(w);

@@ -6,27 +6,18 @@
 #include <cstdint>
 
 #include "core/mmap_array.h"
+#include "core/result_records.h"
 #include "runtime/leakcheck/leak_report.h"
 
 namespace memtrack::rt {
 
 // One allocation site of a live report: its blocks older than the age threshold, and how
 // many of its blocks were freed after a live report had counted them (since the start).
-struct LiveSite {
-  uint32_t stack_id;
-  uint32_t flags;  // core::result::kLiveSite*
-  uint64_t old_blocks;
-  uint64_t old_bytes;
-  uint64_t freed_after_report;
-};
+using LiveSite = core::result::LiveSiteRecord;
 
+// The live section: its head (site_count is filled in when it is written) and its sites.
 struct LiveReport {
-  uint32_t sequence = 0;  // 1, 2, ... per process
-  uint64_t uptime_ms = 0;
-  uint64_t expire_ms = 0;
-  uint64_t interval_ms = 0;
-  uint64_t live_blocks = 0;  // all live blocks, old or not
-  uint64_t live_bytes = 0;
+  core::result::LiveHead head;
   core::MmapArray<LiveSite> sites;
 };
 

@@ -7,7 +7,7 @@
 
 #include "core/alloc_table.h"
 #include "core/mmap_array.h"
-#include "core/result_format.h"
+#include "core/result_records.h"
 
 namespace memtrack::rt {
 
@@ -28,21 +28,8 @@ enum class Release {
 Release release_block(void* ptr, core::result::FreeCall call, bool aligned, uintptr_t caller,
                       core::AllocRecord* /*out*/ out, bool free_tracked = false);
 
-struct ErrorEntry {
-  core::result::ErrorKind kind;
-  core::result::ErrorWhere where;
-  core::result::AllocCall alloc_call;
-  core::result::FreeCall free_call;
-  uint8_t alloc_aligned;
-  uint8_t free_aligned;
-  uint32_t occurrences;
-  uint32_t bad_stack;
-  uint32_t alloc_stack;
-  uint32_t free_stack;
-  uint64_t address;
-  uint64_t block_start;
-  uint64_t block_size;
-};
+// One distinct error (kind, stack of the bad call), kept as the result file stores it.
+using ErrorEntry = core::result::ErrorRecord;
 
 // Copies the errors recorded so far into `out`. Returns false if memory runs out.
 [[nodiscard]] bool copy_errors(core::MmapArray<ErrorEntry>& out);
