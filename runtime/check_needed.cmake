@@ -15,7 +15,7 @@ if(NOT count EQUAL 2)
   message(FATAL_ERROR "expected exactly libc and libgcc_s, got: ${needed}")
 endif()
 
-# The demangler linked in from libsupc++.a (output/elf_symbols.cpp) stays local: exported, its
+# The demangler linked in from libsupc++.a (unwind/elf_symbols.cpp) stays local: exported, its
 # __cxa_demangle would interpose the program's own.
 execute_process(COMMAND readelf --dyn-syms -W ${LIBRARY} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -20,7 +20,6 @@
 #include "runtime/link/link_mode.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/live/live_thread.h"
-#include "runtime/output/elf_symbols.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/output/settings_file.h"
@@ -29,6 +28,7 @@
 #include "runtime/record/peak.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
+#include "runtime/unwind/elf_symbols.h"
 #include "runtime/unwind/fast_unwind.h"
 #include "runtime/unwind/unwind.h"
 

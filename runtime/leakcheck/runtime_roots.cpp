@@ -6,7 +6,9 @@
 #include <link.h>
 
 #include "runtime/alloc_guard.h"
+#include "runtime/leakcheck/static_libc.h"
 #include "runtime/link/link_mode.h"
+#include "runtime/unwind/elf_symbols.h"
 
 namespace memtrack::rt {
 namespace {
@@ -57,6 +59,21 @@ bool is_system_runtime(const char* module) {
   return starts_with(base, "libc.so") || starts_with(base, "ld-linux") ||
          starts_with(base, "libstdc++.so") || starts_with(base, "libgcc_s.so") ||
          starts_with(base, "libm.so");
+}
+
+bool is_runtime_internal(core::StackView stack) {
+  if (stack.frames == nullptr || stack.size == 0) return false;
+  SymbolInfo top = describe_address(stack.frames[0], true);
+  if (is_dynamic_linker(top.module)) return true;  // TLS, DTV, dlopen state
+  if (top.function != nullptr &&
+      core::strings_equal(top.function, core::string_length(top.function), "_IO_file_doallocate")) {
+    return true;  // stdio buffers
+  }
+  if (link_mode() != LinkMode::kPreload && is_static_libc_internal(top.function)) return true;
+  for (uint32_t i = 0; i < stack.size; ++i) {
+    if (!is_system_runtime(describe_address(stack.frames[i], true).module)) return false;
+  }
+  return true;  // allocated by runtime start-up code with no program frame on the stack
 }
 
 int RuntimeRoots::collect_module(::dl_phdr_info* info, size_t /*size*/, void* data) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/mmap_array.h"
+#include "core/stack_depot.h"
 #include "core/sys_linux.h"
 
 struct dl_phdr_info;
@@ -24,6 +25,13 @@ namespace memtrack::rt {
 bool is_system_runtime(const char* module);
 // True for the dynamic linker (ld-linux*), by file name.
 bool is_dynamic_linker(const char* module);
+
+// True for blocks allocated at `stack` that ld.so, stdio or the C++ runtime allocate for
+// themselves and keep for the life of the process (thread TLS, stdio buffers, libstdc++'s
+// emergency EH pool), by where they were allocated: the blocks the scan finds held only by
+// the runtime's roots are the others. Not the program's leaks; memcheck calls them "still
+// reachable".
+bool is_runtime_internal(core::StackView stack);
 
 class RuntimeRoots {
  public:

@@ -22,6 +22,7 @@
 #include "core/sys_linux.h"
 #include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
+#include "runtime/leakcheck/runtime_roots.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/profile_output.h"
 #include "runtime/output/report.h"

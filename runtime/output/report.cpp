@@ -6,12 +6,13 @@
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
 #include "runtime/leakcheck/leak_scan.h"
-#include "runtime/output/elf_symbols.h"
+#include "runtime/leakcheck/runtime_roots.h"
 #include "runtime/output/log_file.h"
 #include "runtime/output/process_info.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
 #include "runtime/runtime.h"
+#include "runtime/unwind/elf_symbols.h"
 
 namespace memtrack::rt {
 

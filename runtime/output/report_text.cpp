@@ -11,15 +11,12 @@
 #include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
-#include "runtime/leakcheck/runtime_roots.h"
-#include "runtime/link/link_mode.h"
-#include "runtime/output/elf_symbols.h"
 #include "runtime/output/log_file.h"
-#include "runtime/output/static_libc.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
 #include "runtime/runtime.h"
+#include "runtime/unwind/elf_symbols.h"
 
 #ifndef MEMTRACK_VERSION
 #define MEMTRACK_VERSION "0.0.0"
@@ -33,10 +30,6 @@ bool starts_with(const char* s, const char* prefix) {
     if (*s++ != *prefix++) return false;
   }
   return true;
-}
-
-bool same_string(const char* a, const char* b) {
-  return a != nullptr && core::strings_equal(a, core::string_length(a), b);
 }
 
 // main itself or a part gcc split off it (main.cold holds catch blocks).
@@ -197,18 +190,6 @@ void write_leak_summary(core::FdWriter& out, const LeakReport& report) {
 }
 
 }  // namespace
-
-bool is_runtime_internal(core::StackView stack) {
-  if (stack.frames == nullptr || stack.size == 0) return false;
-  SymbolInfo top = describe_address(stack.frames[0], true);
-  if (is_dynamic_linker(top.module)) return true;                     // TLS, DTV, dlopen state
-  if (same_string(top.function, "_IO_file_doallocate")) return true;  // stdio buffers
-  if (link_mode() != LinkMode::kPreload && is_static_libc_internal(top.function)) return true;
-  for (uint32_t i = 0; i < stack.size; ++i) {
-    if (!is_system_runtime(describe_address(stack.frames[i], true).module)) return false;
-  }
-  return true;  // allocated by runtime start-up code with no program frame on the stack
-}
 
 const char* error_title(const ErrorEntry& e) {
   switch (e.kind) {

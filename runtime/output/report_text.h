@@ -8,11 +8,6 @@
 
 namespace memtrack::rt {
 
-// True for blocks that ld.so, stdio or the C++ runtime allocate for themselves and keep for
-// the life of the process (thread TLS, stdio buffers, libstdc++'s emergency EH pool). They
-// are not the program's leaks; memcheck calls them "still reachable".
-bool is_runtime_internal(core::StackView stack);
-
 // Writes the header, the heap summary, the groups (obeying max_groups and
 // show_runtime_internal) and the leak summary. `how` names the way the program ended.
 void write_text_report(core::FdWriter& out, LeakReport& report, const char* how);

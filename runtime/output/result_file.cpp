@@ -12,13 +12,13 @@
 #include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
-#include "runtime/output/elf_symbols.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
 #include "runtime/runtime.h"
+#include "runtime/unwind/elf_symbols.h"
 
 namespace memtrack::rt {
 namespace {

@@ -1,6 +1,6 @@
 // glibc's own allocation sites in a static program (static_libc.h). Runtime-safe: no malloc,
 // no libc.
-#include "runtime/output/static_libc.h"
+#include "runtime/leakcheck/static_libc.h"
 
 namespace memtrack::rt {
 

@@ -1,7 +1,7 @@
 // ELF symbol-table lookup for the in-process report (see elf_symbols.h). Calls libc (open,
 // fstat, mmap, _dl_find_object) but never malloc; every offset read from a file is bounds-checked,
 // since a module file may be truncated or replaced on disk while the program runs.
-#include "runtime/output/elf_symbols.h"
+#include "runtime/unwind/elf_symbols.h"
 
 #include <dlfcn.h>
 #include <elf.h>
