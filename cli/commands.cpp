@@ -11,11 +11,14 @@
 
 #include "cli/launcher.h"
 #include "cli/live_watcher.h"
+#include "cli/no_data.h"
+#include "cli/output_paths.h"
 #include "cli/pipeline.h"
 #include "cli/preflight.h"
 #include "cli/profile_command.h"
 #include "cli/profile_follower.h"
 #include "cli/result_dir.h"
+#include "cli/write_outputs.h"
 #include "report/stack_depth.h"
 
 namespace memtrack::cli {

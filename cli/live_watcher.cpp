@@ -9,7 +9,9 @@
 #include <tuple>
 #include <vector>
 
+#include "cli/output_paths.h"
 #include "cli/pipeline.h"
+#include "cli/write_outputs.h"
 #include "report/result_reader.h"
 
 #ifndef MEMTRACK_VERSION

@@ -12,7 +12,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/pipeline.h"
+#include "cli/output_paths.h"
 #include "common/error.h"
 #include "profile/analysis.h"
 #include "profile/event_reader.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/pipeline.h"
+#include "cli/output_paths.h"
 #include "common/error.h"
 #include "profile/packer.h"
 #include "report/text_format.h"

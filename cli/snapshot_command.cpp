@@ -15,8 +15,10 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/output_paths.h"
 #include "cli/pipeline.h"
 #include "cli/preflight.h"
+#include "cli/write_outputs.h"
 #include "core/flags.h"
 #include "core/snapshot_signal.h"
 #include "top/memtrack_mark.h"
