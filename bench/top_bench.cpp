@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "top/json_output.h"
-#include "top/proc_files.h"
-#include "top/proc_reader.h"
-#include "top/sampler.h"
+#include "proc/json_output.h"
+#include "proc/proc_files.h"
+#include "proc/proc_reader.h"
+#include "proc/sampler.h"
+#include "proc/user_names.h"
+#include "proc/view.h"
 #include "top/table_format.h"
-#include "top/user_names.h"
-#include "top/view.h"
 
 namespace {
 

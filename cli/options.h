@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "common/error.h"
+#include "proc/view.h"
 #include "report/gen_suppressions.h"
 #include "report/model.h"
-#include "top/view.h"
 
 namespace memtrack::cli {
 

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/output_paths.h"
 #include "common/error.h"
+#include "proc/proc_parse.h"
 #include "profile/analysis.h"
 #include "profile/event_reader.h"
 #include "profile/massif.h"
@@ -21,7 +22,6 @@
 #include "profile/profile_pprof.h"
 #include "profile/profile_report.h"
 #include "report/text_format.h"
-#include "top/proc_parse.h"
 
 #ifndef MEMTRACK_VERSION
 #define MEMTRACK_VERSION "0.0.0"

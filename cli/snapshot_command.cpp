@@ -21,7 +21,7 @@
 #include "cli/write_outputs.h"
 #include "core/flags.h"
 #include "core/snapshot_signal.h"
-#include "top/memtrack_mark.h"
+#include "proc/memtrack_mark.h"
 
 namespace memtrack::cli {
 namespace {

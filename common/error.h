@@ -1,5 +1,6 @@
 // memtrack::Error, the one exception type of the tools, and the exit codes of their failures.
-// Ordinary C++ for the tools (symbolize/, report/, top/, cli/); never in the preload runtime.
+// Ordinary C++ for the tools (symbolize/, report/, proc/, top/, cli/); never in the preload
+// runtime.
 #pragma once
 
 #include <stdexcept>

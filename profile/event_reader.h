@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/frame.h"
+#include "symbolize/frame.h"
 
 namespace memtrack::profile {
 

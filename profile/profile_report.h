@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/frame.h"
 #include "profile/analysis.h"
+#include "symbolize/frame.h"
 
 namespace memtrack::symbolize {
 class Symbolizer;

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/frame.h"
 #include "report/raw_model.h"
+#include "symbolize/frame.h"
 
 namespace memtrack::report {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/frame.h"
+#include "symbolize/frame.h"
 
 namespace perftools::profiles {
 class Profile;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "common/error.h"
-#include "common/frame.h"
 #include "core/result_records.h"
+#include "symbolize/frame.h"
 
 namespace memtrack::report {
 
@@ -112,13 +112,9 @@ struct RawLiveSite {
   uint64_t freed_after_report = 0;
 };
 
-struct RawLive {
-  uint32_t sequence = 0;  // 1, 2, ... per process
-  uint64_t uptime_ms = 0;
-  uint64_t expire_ms = 0;
-  uint64_t interval_ms = 0;
-  uint64_t live_blocks = 0;
-  uint64_t live_bytes = 0;
+// The live section: its head as stored (sequence, uptime_ms, expire_ms, interval_ms,
+// live_blocks, live_bytes; core/result_records.inc) and its sites.
+struct RawLive : core::result::LiveHead {
   std::vector<RawLiveSite> sites;  // by old bytes, largest first
 };
 

@@ -272,12 +272,7 @@ void read_crash(Cursor c, ResultFile& file) {
 void read_live(Cursor c, ResultFile& file) {
   auto head = c.record<result::LiveHead>();
   RawLive live;
-  live.sequence = head.sequence;
-  live.uptime_ms = head.uptime_ms;
-  live.expire_ms = head.expire_ms;
-  live.interval_ms = head.interval_ms;
-  live.live_blocks = head.live_blocks;
-  live.live_bytes = head.live_bytes;
+  static_cast<result::LiveHead&>(live) = head;
   if (head.reserved != 0 || head.reserved2 != 0) c.fail("reserved field is not 0");
   uint32_t count = head.site_count;
   if (count > c.left() / result::LiveSiteRecord::kSize) c.fail("site count exceeds its size");

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/frame.h"
+#include "symbolize/frame.h"
 #include "symbolize/symbol_table.h"
 
 namespace memtrack::symbolize {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/frame.h"
+#include "symbolize/frame.h"
 
 namespace memtrack::symbolize {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "common/frame.h"
+#include "symbolize/frame.h"
 
 namespace memtrack::symbolize {
 

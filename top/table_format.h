@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "top/view.h"
+#include "proc/view.h"
 
 namespace memtrack::top {
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "top/sampler.h"
-#include "top/view.h"
+#include "proc/sampler.h"
+#include "proc/view.h"
 
 namespace memtrack::top {
 

@@ -10,13 +10,13 @@
 #include <condition_variable>
 
 #include "common/error.h"
-#include "top/json_output.h"
-#include "top/memtrack_mark.h"
-#include "top/proc_files.h"
-#include "top/proc_reader.h"
-#include "top/sampler.h"
-#include "top/user_names.h"
-#include "top/view.h"
+#include "proc/json_output.h"
+#include "proc/memtrack_mark.h"
+#include "proc/proc_files.h"
+#include "proc/proc_reader.h"
+#include "proc/sampler.h"
+#include "proc/user_names.h"
+#include "proc/view.h"
 #include "ui/page.h"
 
 namespace memtrack::ui {

@@ -1,10 +1,10 @@
 // The sampler's growth accounting: growth since the first sample, the rate per minute, the
 // "growing" mark after N increases in a row, pid reuse and processes that go away.
-#include "top/sampler.h"
+#include "proc/sampler.h"
 
 #include <gtest/gtest.h>
 
-#include "top/test_tree.h"
+#include "proc/test_tree.h"
 
 namespace memtrack::top {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "top/view.h"
+#include "proc/view.h"
 
 namespace memtrack::top {
 

@@ -1,5 +1,5 @@
 // getpwuid_r(3) with a cache.
-#include "top/user_names.h"
+#include "proc/user_names.h"
 
 #include <pwd.h>
 #include <unistd.h>

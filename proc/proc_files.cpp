@@ -1,5 +1,5 @@
 // Reading files below a /proc root with openat(2) relative to one directory descriptor.
-#include "top/proc_files.h"
+#include "proc/proc_files.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // The JSON document: field names, nulls for unknown values, threads, invalid UTF-8.
-#include "top/json_output.h"
+#include "proc/json_output.h"
 
 #include <gtest/gtest.h>
 

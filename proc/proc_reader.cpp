@@ -1,6 +1,6 @@
 // One process from /proc: which file each field comes from and what replaces it when the
 // file is missing, denied or malformed (docs/cli.md, "memtrack top").
-#include "top/proc_reader.h"
+#include "proc/proc_reader.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <charconv>
 
 #include "common/error.h"
-#include "top/proc_parse.h"
+#include "proc/proc_parse.h"
 
 namespace memtrack::top {
 namespace {

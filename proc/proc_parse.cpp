@@ -1,5 +1,5 @@
 // Parsers of /proc/PID/{stat,status,statm,smaps_rollup,cmdline}; formats from proc(5).
-#include "top/proc_parse.h"
+#include "proc/proc_parse.h"
 
 #include <charconv>
 

@@ -1,9 +1,9 @@
 // The /proc file parsers on good, tricky and malformed text.
-#include "top/proc_parse.h"
+#include "proc/proc_parse.h"
 
 #include <gtest/gtest.h>
 
-#include "top/test_tree.h"
+#include "proc/test_tree.h"
 
 namespace memtrack::top {
 namespace {

@@ -1,6 +1,6 @@
 // ProcReader against the committed fixture tree and against trees made here: vanished
 // processes and threads, permission denied, kernel threads, statm fallback.
-#include "top/proc_reader.h"
+#include "proc/proc_reader.h"
 
 #include <sys/stat.h>
 
@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "top/test_tree.h"
+#include "proc/test_tree.h"
 
 namespace memtrack::top {
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "top/model.h"
+#include "proc/model.h"
 
 namespace memtrack::top {
 

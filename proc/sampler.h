@@ -8,9 +8,9 @@
 #include <functional>
 #include <unordered_map>
 
-#include "top/model.h"
-#include "top/proc_reader.h"
-#include "top/user_names.h"
+#include "proc/model.h"
+#include "proc/proc_reader.h"
+#include "proc/user_names.h"
 
 namespace memtrack::top {
 

@@ -1,5 +1,5 @@
 // Helpers of the memtrack top model.
-#include "top/model.h"
+#include "proc/model.h"
 
 namespace memtrack::top {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "top/proc_parse.h"
+#include "proc/proc_parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

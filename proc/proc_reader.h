@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "top/model.h"
-#include "top/proc_files.h"
+#include "proc/model.h"
+#include "proc/proc_files.h"
 
 namespace memtrack::top {
 

@@ -1,5 +1,5 @@
 // The JSON document of memtrack top --json.
-#include "top/json_output.h"
+#include "proc/json_output.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>

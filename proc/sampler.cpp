@@ -1,5 +1,5 @@
 // The sampler: one pass over /proc plus the per-process RSS history.
-#include "top/sampler.h"
+#include "proc/sampler.h"
 
 #include <time.h>
 

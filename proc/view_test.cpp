@@ -1,5 +1,5 @@
 // Selecting, sorting and nesting rows.
-#include "top/view.h"
+#include "proc/view.h"
 
 #include <gtest/gtest.h>
 

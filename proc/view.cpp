@@ -1,5 +1,5 @@
 // Selecting, sorting and nesting the rows of memtrack top.
-#include "top/view.h"
+#include "proc/view.h"
 
 #include <algorithm>
 #include <array>

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "top/proc_files.h"
+#include "proc/proc_files.h"
 
 namespace memtrack::top::testing {
 
