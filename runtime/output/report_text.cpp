@@ -374,17 +374,11 @@ void write_live_text(const LiveReport& live) {
       bytes += site.old_bytes;
     }
     line_start(line);
-    line.str("live report #")
-        .u64(live.head.sequence)
-        .str(" after ")
-        .u64(live.head.uptime_ms / 1000);
-    line.chr('.')
-        .u64(live.head.uptime_ms % 1000 / 100)
-        .str(" s: ")
-        .grouped(bytes)
-        .str(" bytes in ");
+    const core::result::LiveHead& head = live.head;
+    line.str("live report #").u64(head.sequence).str(" after ").u64(head.uptime_ms / 1000);
+    line.chr('.').u64(head.uptime_ms % 1000 / 100).str(" s: ").grouped(bytes).str(" bytes in ");
     line.grouped(blocks).chr(' ').plural(blocks, "block").str(" older than ");
-    line.u64(live.head.expire_ms).str(" ms (").grouped(live.head.live_bytes).str(" bytes live)");
+    line.u64(head.expire_ms).str(" ms (").grouped(head.live_bytes).str(" bytes live)");
     emit(out, line);
     int shown = 0;
     for (const LiveSite& site : live.sites) {
