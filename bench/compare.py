@@ -288,6 +288,8 @@ TOOLS = [
     Tool("memtrack-record", "memtrack, recording only", needs_file(memtrack_runtime, "runtime"),
          lambda ctx, _w, a, e: with_env(a, e, LD_PRELOAD=memtrack_runtime(ctx),
                                         MEMTRACK_OPTIONS="report_at_exit=0")),
+    Tool("memtrack-sampled", "memtrack, sampled 512 KiB", needs_file(memtrack_cli, "cli/memtrack"),
+         lambda ctx, _w, a, e: ([memtrack_cli(ctx), "run", "--sample=512KiB", "--", *a], e)),
     Tool("memcheck", "memcheck", needs_program("valgrind"),
          lambda _c, _w, a, e: (["valgrind", "--tool=memcheck", "--leak-check=full",
                                 f"--num-callers={NUM_CALLERS}", "--trace-children=yes", *a], e)),

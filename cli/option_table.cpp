@@ -297,6 +297,38 @@ const std::vector<OptionSpec>& option_table() {
                                },
                            .note = " memtrack run empties the file first unless its name has %p."}),
       runtime_flag_option(
+          {.name = "--sample",
+           .metavar = "SIZE",
+           .flag = "sample_bytes",
+           .apply =
+               [](Config& c, const std::string& v, const core::FlagInfo& f) {
+                 c.sample_bytes = static_cast<int>(
+                     parse_size("--sample", v, static_cast<uint64_t>(f.max)));
+               },
+           .value =
+               [](const Config& c) {
+                 return c.sample_bytes > 0 ? std::to_string(c.sample_bytes) : std::string();
+               },
+           .help = "The sampled mode, for production: capture a stack for about one allocation "
+                   "per SIZE bytes allocated (512KiB is a good start; docs/sampling.md), at a "
+                   "fraction of the full mode's cost. Every block is still tracked: leak totals are "
+                   "exact, the sites they come from are estimates (~). 0: every allocation's "
+                   "stack (the default)."}),
+      runtime_flag_option({.name = "--sample-seed",
+                           .metavar = "N",
+                           .flag = "sample_seed",
+                           .apply =
+                               [](Config& c, const std::string& v, const core::FlagInfo& f) {
+                                 c.sample_seed = parse_int("--sample-seed", v, f.min, f.max);
+                               },
+                           .value =
+                               [](const Config& c) {
+                                 return c.sample_seed > 0 ? std::to_string(c.sample_seed)
+                                                          : std::string();
+                               },
+                           .help = "The sampled mode: the sampler's seed, so that a run can be "
+                                   "repeated exactly. Default: a new seed each run."}),
+      runtime_flag_option(
           {.name = "--expire",
            .metavar = "DURATION",
            .flag = "expire_ms",

@@ -33,6 +33,32 @@ int parse_int(const std::string& name, const std::string& value, int min, int ma
   return n;
 }
 
+uint64_t parse_size(const std::string& name, const std::string& value, uint64_t max) {
+  auto bad = [&]() {
+    return Error(name + " expects a size in bytes (4096, 512KiB, 1MiB, ...) of at most " +
+                 std::to_string(max) + " bytes, not '" + value + "'");
+  };
+  size_t digits = 0;
+  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 12) throw bad();
+  uint64_t n = std::stoull(value.substr(0, digits));
+  std::string unit = value.substr(digits);
+  uint64_t scale = 0;
+  if (unit.empty() || unit == "B") {
+    scale = 1;
+  } else if (unit == "K" || unit == "KB" || unit == "KiB" || unit == "k") {
+    scale = uint64_t{1} << 10;
+  } else if (unit == "M" || unit == "MB" || unit == "MiB") {
+    scale = uint64_t{1} << 20;
+  } else if (unit == "G" || unit == "GB" || unit == "GiB") {
+    scale = uint64_t{1} << 30;
+  } else {
+    throw bad();
+  }
+  if (n > max / scale) throw bad();
+  return n * scale;
+}
+
 // valgrind's --show-leak-kinds syntax. Unclassified blocks (a runtime without reachability
 // scan) are always included: nothing else could show them.
 report::LeakKinds parse_leak_kinds(const std::string& name, const std::string& value) {

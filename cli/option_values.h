@@ -16,6 +16,9 @@ namespace memtrack::cli {
 bool parse_yes_no(const std::string& name, const std::string& value);
 // A decimal integer in [min, max].
 int parse_int(const std::string& name, const std::string& value, int min, int max);
+// A size in bytes: digits with an optional binary unit, B, KiB, MiB or GiB (K, M, G, KB, MB
+// and GB mean the same), e.g. "4096", "512KiB", "1M"; at most `max` bytes.
+uint64_t parse_size(const std::string& name, const std::string& value, uint64_t max);
 // valgrind's --show-leak-kinds syntax (definite,indirect,possible,reachable, all, none).
 // Unclassified blocks are always included: nothing else could show them.
 report::LeakKinds parse_leak_kinds(const std::string& name, const std::string& value);

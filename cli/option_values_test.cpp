@@ -87,6 +87,27 @@ TEST(OptionValues, DurationsTakeMillisecondsSecondsMinutesAndHours) {
   EXPECT_EQ(parse_duration_ms("--expire", "10.6ms"), 11);
 }
 
+TEST(OptionValues, SizesTakeBytesAndBinaryUnitsUpToTheLimit) {
+  EXPECT_EQ(parse_size("--sample", "0", 100), 0u);
+  EXPECT_EQ(parse_size("--sample", "4096", 1u << 30), 4096u);
+  EXPECT_EQ(parse_size("--sample", "512KiB", 1u << 30), 512u * 1024);
+  EXPECT_EQ(parse_size("--sample", "512K", 1u << 30), 512u * 1024);
+  EXPECT_EQ(parse_size("--sample", "1MiB", 1u << 30), 1u << 20);
+  EXPECT_EQ(parse_size("--sample", "1GiB", 1u << 30), 1u << 30);
+  EXPECT_EQ(parse_size("--sample", "7B", 100), 7u);
+  for (const char* bad : {"", "KiB", "-1", "1.5MiB", "1 KiB", "1kib", "1TiB", "2GiB", "+4",
+                          "9999999999999"}) {
+    EXPECT_THROW(parse_size("--sample", bad, 1u << 30), Error) << bad;
+  }
+  try {
+    parse_size("--sample", "2GiB", 1u << 30);
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "--sample expects a size in bytes (4096, 512KiB, 1MiB, ...) of at most "
+                 "1073741824 bytes, not '2GiB'");
+  }
+}
+
 TEST(OptionValues, DurationsRunFromTenMillisecondsToTwentyFourDays) {
   EXPECT_EQ(parse_duration_ms("--expire", "10ms"), 10);
   EXPECT_EQ(parse_duration_ms("--expire", "576h"), 2073600000);  // 24 days

@@ -93,6 +93,10 @@ struct Config {
   int max_leaks = 0;  // LSAN_OPTIONS max_leaks: groups listed per process (0: all)
   // run: what memtrack says about LSAN_OPTIONS and ASAN_OPTIONS before the program starts.
   std::vector<std::string> lsan_notes;
+  // The sampled mode (run; docs/sampling.md): the mean interval in bytes (0: the full mode)
+  // and the sampler's seed (0: a new one each run).
+  int sample_bytes = 0;
+  int sample_seed = 0;
   // Live mode (run): reports of allocation sites holding blocks older than expire_ms.
   int expire_ms = 0;           // 0: off
   int report_interval_ms = 0;  // 0: expire_ms

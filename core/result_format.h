@@ -24,6 +24,7 @@ enum class Section : uint32_t {
   kLive = 9,       // live report: allocation sites holding blocks older than the age threshold
   kCrash = 10,     // the signal that crashed the process, and the crashing thread's stack
   kLsan = 11,      // the program's __lsan_default_options() and __lsan_default_suppressions()
+  kSampling = 12,  // the sampled mode: its interval and each leak group's estimates
   kEnd = 0xffff    // checksum of everything before this section; always last
 };
 

@@ -85,6 +85,11 @@ struct LeakGroup {
   // records of their own (kind kIndirect), so never add them to totals.
   uint64_t indirect_bytes = 0;
   uint64_t indirect_blocks = 0;
+  // The sampled mode (docs/sampling.md): what the site holds in all, sampled blocks and not,
+  // estimated from its sampled blocks (which `bytes` and `blocks` count, exactly). 0 in the
+  // full mode and for the group of blocks with no stack (stack id 0: not sampled).
+  uint64_t estimated_bytes = 0;
+  uint64_t estimated_blocks = 0;
 };
 
 }  // namespace memtrack::core::result

@@ -90,9 +90,19 @@ void add_resource_sites(const ResultFile& file, const SymbolizeFn& symbolize,
 }  // namespace
 
 // By total bytes as memcheck ranks loss records: a definite group counts what hangs off it.
+// In the sampled mode: by estimated bytes, and the blocks that were not sampled last.
 bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
-  uint64_t a_total = a.bytes + a.indirect_bytes;
-  uint64_t b_total = b.bytes + b.indirect_bytes;
+  bool a_unsampled = a.sampling == LeakGroup::Sampling::kNotSampled;
+  bool b_unsampled = b.sampling == LeakGroup::Sampling::kNotSampled;
+  if (a_unsampled != b_unsampled) return b_unsampled;
+  // An estimate stands for the site's blocks; what hangs off its sampled blocks is not
+  // estimated, and not added.
+  auto total = [](const LeakGroup& g) {
+    return g.sampling == LeakGroup::Sampling::kEstimated ? g.estimated_bytes
+                                                         : g.bytes + g.indirect_bytes;
+  };
+  uint64_t a_total = total(a);
+  uint64_t b_total = total(b);
   if (a_total != b_total) return a_total > b_total;
   if (a.blocks != b.blocks) return a.blocks > b.blocks;
   return sort_address(a) < sort_address(b);
@@ -107,6 +117,8 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   report.command = file.command;
   report.modules = file.modules;
   report.exit = file.exit;
+  report.sample_interval = file.sample_interval;
+  report.sampled_allocations = file.sampled_allocations;
 
   Summary& summary = report.summary;
 #define MEMTRACK_COUNTER(Enumerator, name, description) summary.name = file.stats.name;
@@ -126,6 +138,12 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
     group.blocks = raw.blocks;
     group.indirect_bytes = raw.indirect_bytes;
     group.indirect_blocks = raw.indirect_blocks;
+    if (file.sample_interval != 0) {
+      group.sampling =
+          raw.stack_id == 0 ? LeakGroup::Sampling::kNotSampled : LeakGroup::Sampling::kEstimated;
+      group.estimated_bytes = raw.estimated_bytes;
+      group.estimated_blocks = raw.estimated_blocks;
+    }
     if (!stack_kinds.contains(group.kind)) {
       summary.of_kind(group.kind).add(group.bytes, group.blocks);
       report.leaks.push_back(std::move(group));

@@ -147,6 +147,14 @@ void write_groups(JsonText& j, const std::vector<LeakGroup>& groups, LeakKinds s
     // In every group, 0 where nothing hangs off it: one shape for all kinds.
     j.member("indirect_bytes", group.indirect_bytes);
     j.member("indirect_blocks", group.indirect_blocks);
+    // The sampled mode only (docs/json-schema.md): bytes and blocks are the sampled blocks.
+    if (group.sampling == LeakGroup::Sampling::kEstimated) {
+      j.member("sampling", "estimated");
+      j.member("estimated_bytes", group.estimated_bytes);
+      j.member("estimated_blocks", group.estimated_blocks);
+    } else if (group.sampling == LeakGroup::Sampling::kNotSampled) {
+      j.member("sampling", "not_sampled");
+    }
     j.member("suppression", suggestions ? (*suggestions)[i].lsan : "");
     j.member("suppression_block", suggestions ? (*suggestions)[i].block : "");
     write_stack(j.key("stack"), group.stack);
@@ -189,6 +197,12 @@ void write_process_json(JsonText& j, const ProcessReport& process, const JsonOpt
   if (!process.occasion.empty()) j.member("occasion", process.occasion);
   write_exit(j.key("exit"), process.exit);
   write_summary(j.key("summary"), process.summary);
+  if (process.sample_interval != 0) {
+    j.key("sampling").begin_object();
+    j.member("interval_bytes", process.sample_interval);
+    j.member("sampled_allocations", process.sampled_allocations);
+    j.end_object();
+  }
   write_errors(j.key("errors"), process.errors);
   const ProcessSuggestions& suggestions = suggestion_cache.of(process);
   if (process.crash) write_crash(j.key("crash"), *process.crash);

@@ -198,6 +198,19 @@ Report schema_coverage_report() {
   used.pid = 4246;
   used.used_suppressions = {UsedSuppression{"leak:vendor_init", "app.supp:3", 1, 100, 1, 0}};
   r.processes.push_back(used);
+  ProcessReport sampled = sample_process();  // the sampled mode: estimates by site
+  sampled.pid = 4247;
+  sampled.sample_interval = 524288;
+  sampled.sampled_allocations = 12;
+  sampled.leaks[0].sampling = LeakGroup::Sampling::kEstimated;
+  sampled.leaks[0].estimated_bytes = 4100000;
+  sampled.leaks[0].estimated_blocks = 830;
+  LeakGroup not_sampled = sampled.leaks[0];
+  not_sampled.sampling = LeakGroup::Sampling::kNotSampled;
+  not_sampled.estimated_bytes = not_sampled.estimated_blocks = 0;
+  not_sampled.stack.clear();
+  sampled.leaks.push_back(not_sampled);
+  r.processes.push_back(sampled);
   ProcessReport check = sample_process();  // an on-demand leak check
   check.exit.how = ExitInfo::How::kRunning;
   check.occasion = "on-demand leak check 1 (memtrack_do_leak_check)";
@@ -207,7 +220,7 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 102u);
+  EXPECT_EQ(fields.size(), 108u);
   EXPECT_EQ(load_documented_fields(true).size(), 25u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");

@@ -56,6 +56,12 @@ struct LeakGroup {
   uint64_t indirect_bytes = 0, indirect_blocks = 0;
   bool runtime_internal = false;
   std::vector<Frame> stack;  // innermost first; frame 0 is the allocator's caller
+  // The sampled mode (docs/sampling.md). kEstimated: `bytes` and `blocks` are the site's
+  // sampled blocks, and estimated_* what the site holds in all. kNotSampled: the blocks that
+  // were not sampled, of every site (exact, no stack).
+  enum class Sampling : uint8_t { kFull, kEstimated, kNotSampled };
+  Sampling sampling = Sampling::kFull;
+  uint64_t estimated_bytes = 0, estimated_blocks = 0;
 };
 
 // Descriptors open at exit that were opened at one stack.
@@ -152,7 +158,10 @@ struct ProcessReport {
   std::vector<ResourceSite> resource_sites;
   std::vector<RawModule> modules;  // the module map, for formats that carry it (pprof)
   std::vector<std::string> notes;  // e.g. "no debug info for /lib/.../libc.so.6"
-  bool has_leak_data = true;       // false: the process left no result file (notes say why)
+  // The sampled mode's mean interval in bytes (docs/sampling.md); 0: the full mode.
+  uint64_t sample_interval = 0;
+  uint64_t sampled_allocations = 0;  // of the process's allocations
+  bool has_leak_data = true;         // false: the process left no result file (notes say why)
   // Why a report of a running process was made ("on-demand leak check 2"); "" for the
   // report at exit.
   std::string occasion;

@@ -131,6 +131,11 @@ struct ResultFile {
   std::vector<RawModule> modules;
   std::map<uint32_t, std::vector<uint64_t>> stacks;  // stack id -> return addresses
   std::vector<RawLeak> leaks;
+  // The sampled mode (docs/sampling.md): its mean interval in bytes (0: the full mode, or a
+  // live report) and seed. Each leak's estimated_bytes and estimated_blocks are then set.
+  uint64_t sample_interval = 0;
+  uint64_t sample_seed = 0;
+  uint64_t sampled_allocations = 0;
   std::vector<RawError> errors;  // in file order; empty without an errors section
   std::optional<RawLive> live;   // a live report (its leaks section is absent)
   // Descriptors open at exit. tracks_resources: the file has a resources section (the

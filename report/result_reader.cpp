@@ -192,6 +192,27 @@ void read_indirect(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 12: the sampled mode's interval and an estimate per leak group, in the leaks
+// section's order.
+void read_sampling(Cursor c, ResultFile& file) {
+  auto head = c.record<result::SamplingHead>();
+  if (head.interval == 0) c.fail("sampling interval is 0");
+  if (head.reserved != 0) c.fail("reserved field is not 0");
+  if (head.count != file.leaks.size()) {
+    c.fail(std::to_string(head.count) + " estimates for " + std::to_string(file.leaks.size()) +
+           " leak groups");
+  }
+  for (RawLeak& leak : file.leaks) {
+    auto estimate = c.record<result::EstimateRecord>();
+    leak.estimated_bytes = estimate.estimated_bytes;
+    leak.estimated_blocks = estimate.estimated_blocks;
+  }
+  file.sample_interval = head.interval;
+  file.sample_seed = head.seed;
+  file.sampled_allocations = head.sampled;
+  c.expect_end();
+}
+
 // A field of an error record: a value of `Enum` that `name_of` knows (core/result_names.h).
 template <typename Enum>
 Enum error_field(const Cursor& c, Enum value, const char* (*name_of)(Enum), const char* what) {
@@ -370,6 +391,8 @@ const char* section_name(uint32_t type) {
       return "crash section";
     case result::Section::kLsan:
       return "lsan section";
+    case result::Section::kSampling:
+      return "sampling section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -485,6 +508,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
         break;
       case result::Section::kLsan:
         read_lsan(c, file);
+        break;
+      case result::Section::kSampling:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kLeaks))) {
+          c.fail("comes before the leaks section");
+        }
+        read_sampling(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

@@ -26,6 +26,7 @@
 #include "runtime/output/start_marker.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 #include "runtime/unwind/elf_symbols.h"
@@ -126,6 +127,7 @@ void initialize_locked() {
   init_program_heap();
   init_peak_tracking();
   init_misuse();
+  init_sampling();
   // The first unwind initialises the unwinder's own state (it may allocate); do it now,
   // inside the runtime, rather than in the middle of the program's first malloc.
   init_unwinder();

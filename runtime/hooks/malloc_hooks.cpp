@@ -35,9 +35,10 @@ namespace {
 // capture_allocation_stack); 0 when the block will not be recorded: inside the runtime, and
 // inside the real fopen/fclose (StdioScope), where glibc's own FILE objects are not the
 // program's memory (fd_tracking.h). `frame`: the hook's frame address (MEMTRACK_HOOK_FRAME).
-uint32_t stack_before(uintptr_t frame) {
+// `size` and `caller` (the hook's return address): for the sampled mode's choice.
+uint32_t stack_before(size_t size, uintptr_t frame, uintptr_t caller) {
   if (rt::in_runtime() || rt::in_stdio_scope()) return 0;
-  return rt::capture_allocation_stack(frame);
+  return rt::capture_allocation_stack(size, frame, caller);
 }
 
 // Records the block allocated after stack_before.
@@ -69,10 +70,10 @@ bool logged() {
   return rt::tracing() && !rt::in_stdio_scope();
 }
 
-void* malloc_impl(size_t size, uintptr_t frame) {
+void* malloc_impl(size_t size, uintptr_t frame, uintptr_t caller) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
   rt::check_allocation("malloc");
-  uint32_t stack = stack_before(frame);
+  uint32_t stack = stack_before(size, frame, caller);
   void* p = rt::try_heap_allocate(size, 0);
   if (p == nullptr) p = rt::g_real.malloc(size);
   track(p, size, stack);
@@ -104,7 +105,7 @@ void* realloc_from_bootstrap(void* old, size_t size) {
 }  // namespace
 
 MEMTRACK_EXPORT_C void* malloc(size_t size) {
-  void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
+  void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   if (logged()) rt::trace_alloc("malloc", size, p);
   return p;
 }
@@ -119,10 +120,11 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
     return rt::bootstrap_alloc(total, 16);  // arena memory is zeroed
   }
   rt::check_allocation("calloc");
-  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
   size_t total = 0;
+  bool overflow = __builtin_mul_overflow(count, size, &total);
+  uint32_t stack = stack_before(total, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   void* p = nullptr;
-  if (!__builtin_mul_overflow(count, size, &total)) p = rt::try_heap_allocate(total, 0);
+  if (!overflow) p = rt::try_heap_allocate(total, 0);
   if (p != nullptr) {
     memset(p, 0, total);
   } else {
@@ -161,7 +163,7 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
 // the result is known.
 MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   if (ptr == nullptr) {
-    void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
+    void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
     if (logged()) rt::trace_realloc(nullptr, size, p);
     return p;
   }
@@ -176,7 +178,7 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   }
   // A block that stays where it is keeps its address: hidden during the capture.
   uintptr_t hidden = hide(ptr);
-  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   ptr = reveal(hidden);
   AllocRecord old;
   rt::ProfileReallocScope realloc_scope;  // the heap profile records the free as a realloc's
@@ -216,7 +218,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
     return 0;
   }
   rt::check_allocation("posix_memalign");
-  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   int rc = 0;
   void* p = nullptr;
   // A power of two and a multiple of sizeof(void*), or the real one's EINVAL.
@@ -236,7 +238,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
 MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("aligned_alloc");
-  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   void* p =
       aligned_impl(alignment, size, [&] { return rt::g_real.aligned_alloc(alignment, size); });
   track(p, size, stack);
@@ -247,7 +249,7 @@ MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("memalign");
-  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   void* p = aligned_impl(alignment, size, [&] { return rt::g_real.memalign(alignment, size); });
   track(p, size, stack);
   if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
@@ -257,7 +259,7 @@ MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* valloc(size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
   rt::check_allocation("valloc");
-  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   void* p = aligned_impl(static_cast<size_t>(getpagesize()), size,
                          [&] { return rt::g_real.valloc(size); });
   track(p, size, stack);
@@ -272,7 +274,7 @@ MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
   rt::check_allocation("pvalloc");
-  uint32_t stack = stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack = stack_before(rounded, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   void* p = aligned_impl(page, rounded, [&] { return rt::g_real.pvalloc(size); });
   track(p, rounded, stack);
   if (logged()) rt::trace_alloc("pvalloc", size, p);

@@ -88,14 +88,15 @@ inline size_t alignment_of(const std::nothrow_t&) {
 
 // The throwing forms, with the loop the standard prescribes: retry after each new_handler
 // call, throw std::bad_alloc when there is none.
-void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t frame) {
+void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t frame,
+               uintptr_t caller) {
   rt::enter();  // finishes start-up if needed
   if (alignment != 0 && (alignment & (alignment - 1)) != 0) throw_bad_alloc();
   if (alignment != 0 && alignment < sizeof(void*)) alignment = sizeof(void*);
   size_t request = size == 0 ? 1 : size;
   rt::check_allocation(new_name(family));
   // Captured before the block exists (record.h, capture_allocation_stack).
-  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack(frame);
+  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack(size, frame, caller);
   for (;;) {
     void* p = allocate(request, alignment);
     if (p != nullptr) {
@@ -116,13 +117,13 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
 // new_handler throws) with the runtime scope set, so the blocks it allocates through our
 // hooks are not recorded twice; the result is recorded here with the right family.
 template <typename Fn, typename... Args>
-void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, size_t size, AllocFamily family,
-                       bool aligned, Args... args) {
+void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, uintptr_t caller, size_t size,
+                       AllocFamily family, bool aligned, Args... args) {
   rt::enter();  // finishes start-up if needed
   rt::check_allocation(new_name(family));
   Fn real = real_new.get();
   if (real == nullptr) return nullptr;
-  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack();
+  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack(size, 0, caller);
   void* p = nullptr;
   {
     rt::RuntimeScope scope;
@@ -156,34 +157,37 @@ void delete_impl(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
 }  // namespace
 
 MEMTRACK_EXPORT void* operator new(size_t size) {
-  return new_impl(size, AllocFamily::kNew, 0, MEMTRACK_HOOK_FRAME);
+  return new_impl(size, AllocFamily::kNew, 0, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size) {
-  return new_impl(size, AllocFamily::kNewArray, 0, MEMTRACK_HOOK_FRAME);
+  return new_impl(size, AllocFamily::kNewArray, 0, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al) {
-  return new_impl(size, AllocFamily::kNew, static_cast<size_t>(al), MEMTRACK_HOOK_FRAME);
+  return new_impl(size, AllocFamily::kNew, static_cast<size_t>(al), MEMTRACK_HOOK_FRAME,
+                  MEMTRACK_CALLER);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al) {
-  return new_impl(size, AllocFamily::kNewArray, static_cast<size_t>(al), MEMTRACK_HOOK_FRAME);
+  return new_impl(size, AllocFamily::kNewArray, static_cast<size_t>(al), MEMTRACK_HOOK_FRAME,
+                  MEMTRACK_CALLER);
 }
 
 MEMTRACK_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(rt::g_lazy_real.nothrow_new, size, AllocFamily::kNew, false, tag);
+  return nothrow_new_impl(rt::g_lazy_real.nothrow_new, MEMTRACK_CALLER, size, AllocFamily::kNew,
+                          false, tag);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(rt::g_lazy_real.nothrow_new_array, size, AllocFamily::kNewArray, false,
-                          tag);
+  return nothrow_new_impl(rt::g_lazy_real.nothrow_new_array, MEMTRACK_CALLER, size,
+                          AllocFamily::kNewArray, false, tag);
 }
 MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al,
                                    const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(rt::g_lazy_real.aligned_nothrow_new, size, AllocFamily::kNew, true, al,
-                          tag);
+  return nothrow_new_impl(rt::g_lazy_real.aligned_nothrow_new, MEMTRACK_CALLER, size,
+                          AllocFamily::kNew, true, al, tag);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
                                      const std::nothrow_t& tag) noexcept {
-  return nothrow_new_impl(rt::g_lazy_real.aligned_nothrow_new_array, size, AllocFamily::kNewArray,
-                          true, al, tag);
+  return nothrow_new_impl(rt::g_lazy_real.aligned_nothrow_new_array, MEMTRACK_CALLER, size,
+                          AllocFamily::kNewArray, true, al, tag);
 }
 
 MEMTRACK_EXPORT void operator delete(void* p) noexcept {

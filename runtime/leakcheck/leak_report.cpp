@@ -1,7 +1,25 @@
 // Grouping and ordering of unfreed blocks. Runtime-safe: mmap-backed arrays only.
 #include "runtime/leakcheck/leak_report.h"
 
+#include "core/sampling.h"
+
 namespace memtrack::rt {
+
+void LeakReport::add_block(LeakGroup& group, uint64_t size) const {
+  group.bytes += size;
+  group.blocks += 1;
+  // A sampled block stands for 1/p blocks of its size (docs/sampling.md). Its bytes are
+  // rounded per block (half a byte against a weight of thousands); its blocks are summed in
+  // fixed point (kEstimateScale) and rounded once per group, when the groups are taken out.
+  if (sample_interval_ == 0 || group.stack_id == core::StackDepot::kInvalidId) return;
+  double weight = 1.0 / core::sample_probability(size, sample_interval_);
+  if (runtime_code_ != nullptr && stacks_ != nullptr) {
+    core::StackView stack = stacks_->get(group.stack_id);
+    if (stack.size > 0 && runtime_code_->contains(stack.frames[0] - 1)) weight = 1.0;
+  }
+  group.estimated_bytes += static_cast<uint64_t>(weight * static_cast<double>(size) + 0.5);
+  group.estimated_blocks += static_cast<uint64_t>(weight * kEstimateScale + 0.5);
+}
 
 bool LeakReport::try_collect(core::BlockRecords& table, uint32_t stack_count) {
   // Stack ids are dense (1..stack_count), so a direct index replaces a hash map. Blocks made
@@ -17,11 +35,10 @@ bool LeakReport::try_collect(core::BlockRecords& table, uint32_t stack_count) {
     // A stack interned after stack_count was read belongs to a block allocated during the
     // report by another thread; it is not part of this snapshot.
     if (rec.stack_id > stack_count) return;
-    LeakGroup& group = by_stack[rec.stack_id];
-    group.bytes += rec.size;
-    group.blocks += 1;
+    add_block(by_stack[rec.stack_id], rec.size);
   });
-  for (const LeakGroup& group : by_stack) {
+  for (LeakGroup& group : by_stack) {
+    group.estimated_blocks = (group.estimated_blocks + kEstimateScale / 2) / kEstimateScale;
     if (group.blocks > 0 && !groups_.try_push_back(group)) return false;
   }
   return true;
@@ -52,8 +69,8 @@ bool LeakReport::try_collect_classified(const ScanBlocks& blocks,
                         ? kRuntimeHeld
                         : static_cast<uint32_t>(kKindOf[static_cast<uint32_t>(blocks.state(i))]);
     LeakGroup& group = by_key[size_t{stack_id} * kSlots + slot];
-    group.bytes += blocks.size_of(i);
-    group.blocks += 1;
+    group.stack_id = stack_id;  // add_block's test of a sampled block
+    add_block(group, blocks.size_of(i));
   }
   for (const ReachabilityScan::Clique& clique : cliques) {
     uint32_t stack_id = blocks.stack_id(clique.leader);
@@ -65,6 +82,7 @@ bool LeakReport::try_collect_classified(const ScanBlocks& blocks,
   for (size_t i = 0; i < by_key.size(); ++i) {
     LeakGroup group = by_key[i];
     if (group.blocks == 0) continue;
+    group.estimated_blocks = (group.estimated_blocks + kEstimateScale / 2) / kEstimateScale;
     group.stack_id = static_cast<uint32_t>(i / kSlots);
     const uint32_t slot = static_cast<uint32_t>(i % kSlots);
     group.runtime_internal = slot == kRuntimeHeld;
@@ -76,8 +94,11 @@ bool LeakReport::try_collect_classified(const ScanBlocks& blocks,
 
 void LeakReport::sort() {
   core::heap_sort(groups_.data(), groups_.size(), [](const LeakGroup& a, const LeakGroup& b) {
-    // true when a sorts before b: more bytes first, then more blocks, then older stacks.
-    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    // true when a sorts before b: more bytes first (estimated in the sampled mode), then
+    // more blocks, then older stacks.
+    uint64_t a_bytes = a.estimated_bytes != 0 ? a.estimated_bytes : a.bytes;
+    uint64_t b_bytes = b.estimated_bytes != 0 ? b.estimated_bytes : b.bytes;
+    if (a_bytes != b_bytes) return a_bytes > b_bytes;
     if (a.blocks != b.blocks) return a.blocks > b.blocks;
     return a.stack_id < b.stack_id;
   });

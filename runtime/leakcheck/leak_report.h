@@ -10,6 +10,7 @@
 #include "core/result_records.h"
 #include "core/stack_depot.h"
 #include "runtime/leakcheck/reachability.h"
+#include "runtime/leakcheck/runtime_roots.h"
 
 namespace memtrack::rt {
 
@@ -26,6 +27,17 @@ struct LeakTotals {
 // Not thread safe; one per report.
 class LeakReport {
  public:
+  // The sampled mode's mean interval in bytes (0: the full mode), before collecting: each
+  // group then also estimates what its site holds in all (LeakGroup::estimated_bytes).
+  // `runtime_code`: where the allocations that always get a stack are called from (their
+  // blocks stand for themselves alone), and `stacks` the depot that tells it by frame 0.
+  void set_sampling(uint64_t interval, const SystemRuntimeCode* runtime_code,
+                    const core::StackDepot* stacks) {
+    sample_interval_ = interval;
+    runtime_code_ = runtime_code;
+    stacks_ = stacks;
+  }
+
   // Groups every live block of `table` by stack id. Returns false if memory for the working
   // set cannot be mapped.
   [[nodiscard]] bool try_collect(core::BlockRecords& table, uint32_t stack_count);
@@ -50,7 +62,15 @@ class LeakReport {
   const core::MmapArray<LeakGroup>& groups() const { return groups_; }
 
  private:
+  // Adds a block of `size` bytes to `group`, and to its estimate if the block was sampled.
+  void add_block(LeakGroup& group, uint64_t size) const;
+
+  static constexpr uint64_t kEstimateScale = uint64_t{1} << 16;
+
   core::MmapArray<LeakGroup> groups_;
+  uint64_t sample_interval_ = 0;
+  const SystemRuntimeCode* runtime_code_ = nullptr;
+  const core::StackDepot* stacks_ = nullptr;
 };
 
 }  // namespace memtrack::rt

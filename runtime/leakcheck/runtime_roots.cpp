@@ -61,6 +61,28 @@ bool is_system_runtime(const char* module) {
          starts_with(base, "libm.so");
 }
 
+SystemRuntimeCode find_system_runtime_code() {
+  SystemRuntimeCode code;
+  // The list of modules, from our own entry back to its head and forward from there.
+  dl_find_object self{};
+  if (_dl_find_object(reinterpret_cast<void*>(&find_system_runtime_code), &self) != 0 ||
+      self.dlfo_link_map == nullptr) {
+    return code;
+  }
+  const link_map* map = self.dlfo_link_map;
+  while (map->l_prev != nullptr) map = map->l_prev;
+  for (; map != nullptr && code.count < SystemRuntimeCode::kMax; map = map->l_next) {
+    if (map->l_name == nullptr || !is_system_runtime(map->l_name) || map->l_ld == nullptr) {
+      continue;
+    }
+    dl_find_object object{};
+    if (_dl_find_object(reinterpret_cast<void*>(map->l_ld), &object) != 0) continue;
+    code.ranges[code.count++] = {reinterpret_cast<uintptr_t>(object.dlfo_map_start),
+                                 reinterpret_cast<uintptr_t>(object.dlfo_map_end)};
+  }
+  return code;
+}
+
 bool is_runtime_internal(core::StackView stack) {
   if (stack.frames == nullptr || stack.size == 0) return false;
   SymbolInfo top = describe_address(stack.frames[0], true);

@@ -33,6 +33,24 @@ bool is_dynamic_linker(const char* module);
 // reachable".
 bool is_runtime_internal(core::StackView stack);
 
+// The address ranges of the runtime's libraries loaded now (libc, ld.so, libstdc++,
+// libgcc_s, libm: is_system_runtime), for the sampled mode, which captures the stack of every
+// allocation these make themselves so that is_runtime_internal can still tell their blocks
+// (record/record.h). Found once at start-up through the loader's list of modules; a runtime
+// library loaded later with dlopen is not in it.
+struct SystemRuntimeCode {
+  static constexpr int kMax = 8;
+  core::sys::MemoryRange ranges[kMax] = {};
+  int count = 0;
+  bool contains(uintptr_t pc) const {
+    for (int i = 0; i < count; ++i) {
+      if (pc >= ranges[i].start && pc < ranges[i].end) return true;
+    }
+    return false;
+  }
+};
+SystemRuntimeCode find_system_runtime_code();
+
 class RuntimeRoots {
  public:
   // Finds the runtime's libraries among the loaded modules: their writable segments, their

@@ -11,6 +11,7 @@
 #include "runtime/output/process_info.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/elf_symbols.h"
 
@@ -56,6 +57,7 @@ void print_scan_stats(const LeakScanStats& stats) {
 // Classified if the scan can run (and classify_leaks is on), unclassified otherwise.
 bool collect(LeakReport& report, uintptr_t stack_top) {
   uint32_t stack_count = g_stacks.size();
+  report.set_sampling(g_sampling.interval, &g_sampling.runtime_code, &g_stacks);
   if (g_flags.classify_leaks && g_allocs.size() == 0) {
     // Nothing live, nothing to classify: the scan (stopping every thread, reading the maps,
     // every writable mapping as roots) would find what this finds. A short program that

@@ -17,6 +17,7 @@
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/elf_symbols.h"
 
@@ -167,6 +168,22 @@ void write_indirect(core::ResultWriter& w, LeakReport& report) {
   }
 }
 
+// Section 12: the sampled mode's estimates, one per leak group in the leaks section's order.
+void write_sampling(core::ResultWriter& w, LeakReport& report) {
+  w.begin_section(result::Section::kSampling,
+                  result::SamplingHead::kSize +
+                      uint64_t{result::EstimateRecord::kSize} * report.groups().size());
+  result::SamplingHead head;
+  head.interval = g_sampling.interval;
+  head.seed = g_sampling.seed;
+  head.sampled = g_sampling.sampled.load(std::memory_order_relaxed);
+  head.count = static_cast<uint32_t>(report.groups().size());
+  w.put_record(head);
+  for (const LeakGroup& g : report.groups()) {
+    w.put_record(result::EstimateRecord{g.estimated_bytes, g.estimated_blocks});
+  }
+}
+
 // Section 8 (docs/format.md): the descriptors open at exit.
 void write_resources(core::ResultWriter& w, const OpenFdReport& fds) {
   uint64_t size = result::ResourcesHead::kSize;
@@ -292,6 +309,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     write_stacks(w, stack_ids);
     write_leaks(w, report);
     write_indirect(w, report);
+    if (g_sampling.interval != 0) write_sampling(w, report);
     if (errors.size() > 0) write_errors(w, errors);
     if (g_flags.track_fds) write_resources(w, fds);
     if (!running && crash_record().valid) write_crash(w, crash_record());

@@ -21,7 +21,22 @@ std::atomic<bool> g_warned_table_full{false};
 
 }  // namespace
 
-uint32_t capture_allocation_stack(uintptr_t hook_frame) {
+Sampling g_sampling;
+
+void init_sampling() {
+  g_sampling.interval = static_cast<uint64_t>(g_flags.sample_bytes);
+  if (g_sampling.interval == 0) return;
+  g_sampling.runtime_code = find_system_runtime_code();
+  g_sampling.seed = static_cast<uint64_t>(g_flags.sample_seed);
+  if (g_sampling.seed == 0) {
+    // A different seed each run: the clock and the pid, mixed.
+    uint64_t state = core::sys::monotonic_ns() ^
+                     (uint64_t{static_cast<uint32_t>(core::sys::current_pid())} << 32);
+    g_sampling.seed = core::split_mix64(state) | 1;
+  }
+}
+
+uint32_t capture_stack_of_allocation(uintptr_t hook_frame) {
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
   int depth = 0;

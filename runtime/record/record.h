@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "core/alloc_table.h"
+#include "runtime/leakcheck/runtime_roots.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 
@@ -16,7 +18,34 @@ namespace memtrack::rt {
 // alive. Must be called with the thread outside the runtime (in_runtime() false); keeps
 // errno. `hook_frame`: the frame address of the hook the program called (0 if unknown),
 // where the capture starts leaving the runtime's frames.
-uint32_t capture_allocation_stack(uintptr_t hook_frame = 0);
+//
+//
+// In the sampled mode (sample_bytes > 0; docs/sampling.md) only the allocations the thread's
+// byte sampler picks get a stack, and those the C and C++ runtime's libraries make
+// themselves (`caller`, the hook's return address, in their code), which is_runtime_internal
+// must still recognise; the others get kUnsampledStack and cost a subtraction and a few
+// compares here.
+uint32_t capture_stack_of_allocation(uintptr_t hook_frame);
+inline constexpr uint32_t kUnsampledStack = 0;  // the depot's invalid id: no stack
+struct Sampling {
+  uint64_t interval = 0;             // sample_bytes; 0 = the full mode
+  uint64_t seed = 0;                 // sample_seed, or one drawn at start-up
+  SystemRuntimeCode runtime_code;    // allocations called from here always get a stack
+  std::atomic<uint64_t> sampled{0};  // allocations sampled so far (not counting those)
+};
+extern Sampling g_sampling;
+inline uint32_t capture_allocation_stack(size_t size, uintptr_t hook_frame, uintptr_t caller) {
+  if (g_sampling.interval != 0) {
+    if (t_thread.sampler.take(size, g_sampling.interval, g_sampling.seed)) {
+      g_sampling.sampled.fetch_add(1, std::memory_order_relaxed);
+    } else if (!g_sampling.runtime_code.contains(caller)) {
+      return kUnsampledStack;
+    }
+  }
+  return capture_stack_of_allocation(hook_frame);
+}
+// Sets g_sampling from the options (start-up, after they are read).
+void init_sampling();
 // Records a new block / forgets a freed one. Must be called with the calling thread outside
 // the runtime (in_runtime() false); they enter it themselves. Keep errno unchanged.
 // `stack_id`: capture_allocation_stack's, taken before the block was allocated.

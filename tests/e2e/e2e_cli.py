@@ -3,6 +3,7 @@ report and checks it (and the text report the CLI prints on stderr) against the 
 directives. Standard library only.
 """
 
+import copy
 import json
 import os
 import re
@@ -132,7 +133,12 @@ def check_consistency(document, cli_pid, program, text_pids, failures):
             if totals != (summary[f"{prefix}_bytes"], summary[f"{prefix}_blocks"]):
                 failures.append(f"{where}: {kind} add up to {totals}, summary says "
                                 f"{summary[f'{prefix}_bytes'], summary[f'{prefix}_blocks']}")
-            order = [(-(g["bytes"] + g["indirect_bytes"]), -g["blocks"]) for g in groups]
+            # The sampled mode ranks sites by their estimates, the blocks not sampled last.
+            order = [(g.get("sampling") == "not_sampled",
+                      -(g["estimated_bytes"] if g.get("sampling") == "estimated"
+                        else g["bytes"] + g["indirect_bytes"]),
+                      -(g["estimated_blocks"] if g.get("sampling") == "estimated" else 0),
+                      -g["blocks"]) for g in groups]
             if order != sorted(order):
                 failures.append(f"{where}: {kind} not sorted largest first")
             for group in groups:
@@ -153,17 +159,18 @@ def check_consistency(document, cli_pid, program, text_pids, failures):
                         f"{sorted(text_pids)}")
 
 
-def check_cli(case, args, temp_dir):
-    """Returns (failures, the CLI's CompletedProcess, extra text to show on failure)."""
+def check_cli(case, args, temp_dir, run_options=(), json_name="report.json"):
+    """Returns (failures, the CLI's CompletedProcess, extra text to show on failure, the JSON
+    document or None). `run_options`: more options of `memtrack run`."""
     program = os.path.abspath(args.program)
     env = e2e_case.plain_environment()
     plain, _ = e2e_case.run([os.path.abspath(args.plain_program or program)], env, temp_dir)
     env["MEMTRACK_RUNTIME"] = os.path.abspath(args.runtime)  # the one the text mode tests
     if case.options:
         env["MEMTRACK_OPTIONS"] = ":".join(case.options)  # the CLI adds its own after these
-    json_path = os.path.join(temp_dir, "report.json")
+    json_path = os.path.join(temp_dir, json_name)
     traced, cli_pid = e2e_case.run([os.path.abspath(args.cli), "run", f"--json={json_path}",
-                                    "--", program], env, temp_dir)
+                                    *run_options, "--", program], env, temp_dir)
 
     failures = []
     if case.report_file:
@@ -178,11 +185,70 @@ def check_cli(case, args, temp_dir):
             raw = f.read()
         document = json.loads(raw)
     except (OSError, ValueError) as e:
-        return failures + [f"no JSON report: {e}"], traced, ""
+        return failures + [f"no JSON report: {e}"], traced, "", None
     shown = raw if len(raw) <= MAX_JSON_SHOWN else raw[:MAX_JSON_SHOWN] + "\n[... cut]\n"
     extra = f"--- {json_path} ---\n{shown}"
     check_document(case, document, cli_pid, program, text_reports, failures)
+    return failures, traced, extra, document
+
+
+# The summary's exact totals, which the sampled mode must give as the full mode does.
+KINDS = ("definite", "indirect", "possible", "reachable")
+
+
+def exact_totals(summary, case, fold_suppressed):
+    """The totals the two modes must agree on. Suppressions match sampled blocks only (they
+    need a stack; docs/sampling.md), so with something suppressed the kinds are compared with
+    the suppressed blocks added back. Under a metadata budget (max_metadata_mb) the modes
+    spend it differently, so which of the runtime's own blocks got tracked may differ: only
+    the leaked kinds are compared."""
+    kinds = KINDS[:3] if any("max_metadata_mb" in o for o in case.options) else KINDS
+    if fold_suppressed:
+        return {"all kinds and suppressed": (
+            sum(summary[f"{k}_bytes"] for k in kinds) + summary["suppressed_bytes"],
+            sum(summary[f"{k}_blocks"] for k in kinds) + summary["suppressed_blocks"])}
+    totals = {f"{k}_{unit}": summary[f"{k}_{unit}"] for k in kinds for unit in ("bytes", "blocks")}
+    totals["leaked"] = (summary["leaked_bytes"], summary["leaked_blocks"])
+    return totals
+
+
+def check_sampled(case, args, temp_dir):
+    """The sampled mode (--sample): the case's expectations that do not depend on stacks
+    (groups are estimates there) and, per process, the summary's totals equal to a run in the
+    full mode. The sampler's seed is fixed, and its interval small, so that some blocks of
+    most programs are sampled and some are not."""
+    full_case = copy.deepcopy(case)
+    failures, _, _, full = check_cli(full_case, args, temp_dir)
+    failures = [f"full mode: {f}" for f in failures]
+    case.drop_stack_expectations()
+    if full is not None and any(p["summary"]["suppressed_blocks"] for p in full["processes"]):
+        case.drop_leaked_expectations()  # see exact_totals
+    sampled_failures, traced, extra, sampled = check_cli(
+        case, args, temp_dir, [f"--sample={args.sample}", "--sample-seed=1"], "sampled.json")
+    failures += sampled_failures
+    if full is None or sampled is None:
+        return failures, traced, extra
+    if len(full["processes"]) != len(sampled["processes"]):
+        failures.append(f"{len(sampled['processes'])} processes sampled, "
+                        f"{len(full['processes'])} in full")
+    for i, (a, b) in enumerate(zip(full["processes"], sampled["processes"])):
+        fold = a["summary"]["suppressed_blocks"] > 0
+        want = exact_totals(a["summary"], case, fold)
+        have = exact_totals(b["summary"], case, fold)
+        diff = {k: (want[k], have.get(k)) for k in want if want[k] != have.get(k)}
+        if diff:
+            failures.append(f"process {i}: totals differ from the full mode (full, sampled): "
+                            f"{diff}")
+    for p in sampled["processes"]:
+        if p.get("sampling", {}).get("interval_bytes") != parse_size(args.sample):
+            failures.append(f"pid {p['pid']}: no sampling object with the interval asked for")
     return failures, traced, extra
+
+
+def parse_size(text):
+    units = {"": 1, "KiB": 1024, "MiB": 1 << 20}
+    number = text.rstrip("KiMB")
+    return int(number) * units[text[len(number):]]
 
 
 def check_document(case, document, parent_pid, program, text_reports, failures):

@@ -4,7 +4,8 @@ against the expectations written in the program's source. Standard library only.
 
 Usage: run_e2e.py --runtime libmemtrack.so --program ./prog --source prog.c
                   [--plain-program ./prog-dynamic]
-                  [--cli path/to/memtrack [--emulator "qemu-aarch64 -L ROOT" [--emulated-cli]]]
+                  [--cli path/to/memtrack [--emulator "qemu-aarch64 -L ROOT" [--emulated-cli]]
+                   | --cli path/to/memtrack --sample SIZE]
                   [--keep-temp]
 
 Three modes check the same directives:
@@ -25,6 +26,12 @@ Three modes check the same directives:
                   (e2e_emulated.py). --runtime linked: the program carries the runtime.
                   --emulated-cli: memtrack was built for the target too, and its `memtrack
                   report` runs under the emulator (a native reading on the target).
+  sampled (--sample SIZE with --cli)  The CLI mode twice: in the full mode, then with
+                  `--sample=SIZE --sample-seed=1` (docs/sampling.md). Both runs are checked
+                  as in CLI mode, except that the sampled run ignores EXPECT-GROUP, -GROUPS and
+                  -FRAMES (its groups are estimates by site); and every process's exact totals
+                  in the JSON summary (leaked, definite, indirect, possible, reachable,
+                  suppressed: bytes and blocks) must be equal in the two runs.
 
 Every run also checks, without being asked: the runtime printed no "memtrack[pid]:"
 diagnostic; stdout, the program's own stderr and the exit status equal a plain run without
@@ -175,6 +182,9 @@ def main():
     parser.add_argument("--emulated-cli", action="store_true",
                         help="--cli is built for the emulated target too: its `memtrack "
                         "report` runs under the emulator")
+    parser.add_argument("--sample", metavar="SIZE",
+                        help="with --cli: run in the sampled mode too, and check that its "
+                        "totals equal the full mode's (groups are not checked: estimates)")
     parser.add_argument("--keep-temp", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
 
@@ -187,12 +197,16 @@ def main():
             print(f"SKIP {name} under the CLI: {case.cli_skip}")
             return SKIPPED
         check = e2e_cli.check_cli if args.cli else check_text
+        if args.sample:
+            if not args.cli:
+                parser.error("--sample needs --cli")
+            check = e2e_cli.check_sampled
         if args.emulator:
             if not args.cli:
                 parser.error("--emulator needs --cli (the host memtrack that reads the results)")
             check = e2e_emulated.check_emulated
         try:
-            failures, traced, extra = check(case, args, temp_dir)
+            failures, traced, extra = check(case, args, temp_dir)[:3]
         except e2e_emulated.EmulatorCannotRun as e:
             print(f"SKIP {name} (emulated): {e}")
             return SKIPPED
@@ -201,7 +215,8 @@ def main():
             print(f"temporary directory kept: {temp_dir}")
         else:
             shutil.rmtree(temp_dir, ignore_errors=True)
-    mode = " (emulated)" if args.emulator else " (CLI)" if args.cli else ""
+    mode = (" (emulated)" if args.emulator else " (sampled)" if args.sample
+            else " (CLI)" if args.cli else "")
     if not failures:
         print(f"PASS {name}{mode}")
         return 0
