@@ -14,6 +14,7 @@
 #include "cli/no_data.h"
 #include "cli/output_paths.h"
 #include "cli/pipeline.h"
+#include "cli/pprof_server.h"
 #include "cli/preflight.h"
 #include "cli/profile_command.h"
 #include "cli/profile_follower.h"
@@ -99,9 +100,18 @@ int run_command(const Config& config) {
   }
   ProfileFollower profiles(config, dir.path());
   profiles.start();
+  std::optional<PprofServerProcess> pprof;
+  if (!config.pprof_http.empty()) {
+    pprof.emplace(parse_listen_address(config.pprof_http));
+    std::cerr << "memtrack: serving the program's heap at " << pprof->url()
+              << "/debug/pprof/heap and " << pprof->url() << "/metrics\n";
+  }
   LaunchResult launched =
-      launch_and_wait(config.program, runtime, runtime_options(config, dir),
-                      [&](int pid) { profiles.set_main_pid(static_cast<uint32_t>(pid)); });
+      launch_and_wait(config.program, runtime, runtime_options(config, dir), [&](int pid) {
+        profiles.set_main_pid(static_cast<uint32_t>(pid));
+        if (pprof) pprof->set_pid(pid);
+      });
+  if (pprof) pprof->stop();
   bool still_running = false;
   facts.reaped = wait_for_descendants(config.wait_children_ms, &still_running);
   if (watcher) watcher->stop();

@@ -96,19 +96,23 @@ std::string find_runtime() {
               " (looked in ../runtime/ and ../lib/memtrack/; set MEMTRACK_RUNTIME to its path)");
 }
 
-[[noreturn]] void exec_ui(char** argv) {
+std::string helper_executable(const char* name) {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error("cannot locate the memtrack executable: " + ec.message());
-  for (const char* candidate : {"memtrack-ui", "../lib/memtrack/memtrack-ui"}) {
+  for (std::string candidate : {std::string(name), "../lib/memtrack/" + std::string(name)}) {
     std::filesystem::path path = (self.parent_path() / candidate).lexically_normal();
-    if (access(path.c_str(), X_OK) != 0) continue;
-    execv(path.c_str(), argv);
-    throw Error("cannot execute " + path.string() + ": " + std::strerror(errno));
+    if (access(path.c_str(), X_OK) == 0) return path.string();
   }
-  throw Error("cannot find memtrack-ui next to " + self.string() +
+  throw Error(std::string("cannot find ") + name + " next to " + self.string() +
               " (looked there and in ../lib/memtrack/); the whole build installs it with memtrack "
               "(make build; make demo builds only memtrack and its runtime)");
+}
+
+[[noreturn]] void exec_ui(char** argv) {
+  std::string path = helper_executable("memtrack-ui");
+  execv(path.c_str(), argv);
+  throw Error("cannot execute " + path + ": " + std::strerror(errno));
 }
 
 std::string resolve_program(const std::string& program) {

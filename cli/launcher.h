@@ -19,6 +19,9 @@ std::string find_runtime();
 // memtrack ui: executes memtrack-ui (beside memtrack, or in ../lib/memtrack/) with memtrack's
 // own arguments. Returns only by throwing Error (not found, or exec failed).
 [[noreturn]] void exec_ui(char** argv);
+// The path of memtrack's helper executable `name` (memtrack-ui), next to memtrack or in
+// ../lib/memtrack/. Throws Error if neither is there.
+std::string helper_executable(const char* name);
 
 // Resolves PROG like execvp would. Throws LaunchError with exit code 127 (not found) or 126
 // (not executable) and a one-line message.

@@ -95,8 +95,8 @@ TEST(OptionValues, SizesTakeBytesAndBinaryUnitsUpToTheLimit) {
   EXPECT_EQ(parse_size("--sample", "1MiB", 1u << 30), 1u << 20);
   EXPECT_EQ(parse_size("--sample", "1GiB", 1u << 30), 1u << 30);
   EXPECT_EQ(parse_size("--sample", "7B", 100), 7u);
-  for (const char* bad : {"", "KiB", "-1", "1.5MiB", "1 KiB", "1kib", "1TiB", "2GiB", "+4",
-                          "9999999999999"}) {
+  for (const char* bad :
+       {"", "KiB", "-1", "1.5MiB", "1 KiB", "1kib", "1TiB", "2GiB", "+4", "9999999999999"}) {
     EXPECT_THROW(parse_size("--sample", bad, 1u << 30), Error) << bad;
   }
   try {

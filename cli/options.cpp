@@ -147,6 +147,9 @@ void check_option_combinations(const Config& config) {
       throw Error("--live-json needs --expire (live mode is off without it)");
     }
   }
+  if (config.command == kRun && !config.pprof_http.empty() && !config.snapshots) {
+    throw Error("--pprof-http needs --snapshots=yes (each request takes a snapshot)");
+  }
   if (config.log_file == "-" && config.json_file == "-") {
     throw Error("--log-file=- and --json=- cannot both write to stdout");
   }

@@ -34,7 +34,7 @@ std::atomic<uint64_t> g_sampler_threads{0};
 }  // namespace
 
 double exp_nonpositive(double x) {
-  if (!(x <= 0)) return 1.0;  // NaN or positive: not a caller's case
+  if (!(x <= 0)) return 1.0;   // NaN or positive: not a caller's case
   if (x < -708.0) return 0.0;  // below the normal doubles: 1 - exp(x) is 1 anyway
   // x = k ln2 + r with |r| <= ln2 / 2, and exp(r) by its Taylor series (degree 13 leaves an
   // error below 2^-53 on that range).

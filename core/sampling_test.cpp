@@ -52,7 +52,7 @@ TEST(ByteSampler, IntervalsAreExponentialWithTheAskedMean) {
   }
   double mean = sum / n;
   double variance = sum_squares / n - mean * mean;
-  EXPECT_NEAR(mean, 1000.0, 10.0);                  // standard error 1000/sqrt(n) = 2.2
+  EXPECT_NEAR(mean, 1000.0, 10.0);                 // standard error 1000/sqrt(n) = 2.2
   EXPECT_NEAR(std::sqrt(variance), 1000.0, 20.0);  // exponential: deviation = mean
 }
 

@@ -13,12 +13,17 @@ namespace memtrack::report {
 struct PprofOptions {
   LeakKinds show_kinds = kDefaultShownKinds;  // groups of other kinds are left out
   std::string version;                        // memtrack's, for the comment line
+  // The running heap (`memtrack run --pprof-http`, docs/sampling.md): every kind, as Go's
+  // heap profile names its sample types (inuse_objects, inuse_space).
+  bool in_use = false;
 };
 
 // The sample types, in sample order: leaked_objects/count, leaked_space/bytes (pprof's
 // default, as heap profiles put the objects before the space).
 inline constexpr const char* kLeakedObjects = "leaked_objects";
 inline constexpr const char* kLeakedSpace = "leaked_space";
+inline constexpr const char* kInuseObjects = "inuse_objects";
+inline constexpr const char* kInuseSpace = "inuse_space";
 
 // One sample per unsuppressed group of the shown kinds (runtime-internal ones left out) of
 // every process of report.processes, with the group's printed frames (printed_frame_count;
@@ -26,7 +31,8 @@ inline constexpr const char* kLeakedSpace = "leaked_space";
 // kind (its JSON name: "definite", "indirect", ...) and pid (a number). Each process's
 // modules become mappings (path, address range, build-id). Comments: "memtrack VERSION" and
 // one "PID: COMMAND" per process. With the default kinds each pid's samples add up to its
-// summary.leaked().
+// summary.leaked(). In the sampled mode a site's values are its estimates, and the blocks not
+// sampled (no stack; the estimates stand for them) are left out.
 void render_pprof(const Report& report, std::ostream& out, const PprofOptions& options = {});
 
 }  // namespace memtrack::report

@@ -48,6 +48,7 @@ import test_install  # noqa: E402,F401
 import test_misuse  # noqa: E402,F401
 import test_profile  # noqa: E402,F401
 import test_processes  # noqa: E402,F401
+import test_pprof_http  # noqa: E402,F401
 import test_profiles  # noqa: E402,F401
 import test_readme  # noqa: E402,F401
 import test_runtime_reports  # noqa: E402,F401
