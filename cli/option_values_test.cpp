@@ -1,6 +1,7 @@
 // Tests for the checked values of command-line options (option_values.h): each parser either
 // returns the value or throws memtrack::Error naming the option and the bad value.
 #include "cli/option_values.h"
+#include "cli/pprof_server.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -105,6 +106,21 @@ TEST(OptionValues, SizesTakeBytesAndBinaryUnitsUpToTheLimit) {
     EXPECT_STREQ(e.what(),
                  "--sample expects a size in bytes (4096, 512KiB, 1MiB, ...) of at most "
                  "1073741824 bytes, not '2GiB'");
+  }
+}
+
+TEST(OptionValues, ListenAddressesArePortOrHostAndPortLoopbackByDefault) {
+  ListenAddress a = parse_listen_address("6060");
+  EXPECT_EQ(a.host, "127.0.0.1");
+  EXPECT_EQ(a.port, 6060);
+  a = parse_listen_address("0.0.0.0:80");
+  EXPECT_EQ(a.host, "0.0.0.0");
+  EXPECT_EQ(a.port, 80);
+  a = parse_listen_address("[::1]:0");
+  EXPECT_EQ(a.host, "::1");
+  EXPECT_EQ(a.port, 0);
+  for (const char* bad : {"", ":80", "host:", "80000", "-1", "http://x:80", "12ab", "x:+80"}) {
+    EXPECT_THROW(parse_listen_address(bad), Error) << bad;
   }
 }
 

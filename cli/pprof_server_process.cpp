@@ -34,7 +34,11 @@ ListenAddress parse_listen_address(const std::string& value) {
     if (address.host.size() >= 2 && address.host.front() == '[' && address.host.back() == ']') {
       address.host = address.host.substr(1, address.host.size() - 2);
     }
-    if (address.host.empty()) throw bad();
+    if (address.host.empty() ||
+        address.host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789.-:") != std::string::npos) {
+      throw bad();
+    }
   }
   if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) {
     throw bad();

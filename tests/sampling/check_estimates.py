@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-PER_ROUND = 16 * 16384 + 1024 * 256 + 16384 * 16 + (1 << 20)
-BLOCKS_PER_ROUND = 16384 + 256 + 16 + 1
+PER_ROUND = 16 * 4096 + 1024 * 64 + 16384 * 4 + (1 << 20)
+BLOCKS_PER_ROUND = 4096 + 64 + 4 + 1
 TRUTH = {"big_site": 100 * PER_ROUND, "small_site": PER_ROUND}
 
 
