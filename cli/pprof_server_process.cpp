@@ -21,9 +21,10 @@ namespace memtrack::cli {
 
 ListenAddress parse_listen_address(const std::string& value) {
   auto bad = [&]() {
-    return Error("--pprof-http expects PORT or HOST:PORT (8080, 127.0.0.1:8080, [::1]:8080, "
-                 "0.0.0.0:8080), not '" +
-                 value + "'");
+    return Error(
+        "--pprof-http expects PORT or HOST:PORT (8080, 127.0.0.1:8080, [::1]:8080, "
+        "0.0.0.0:8080), not '" +
+        value + "'");
   };
   ListenAddress address;
   std::string port = value;
@@ -40,7 +41,8 @@ ListenAddress parse_listen_address(const std::string& value) {
       throw bad();
     }
   }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) {
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos) {
     throw bad();
   }
   address.port = std::stoi(port);
@@ -84,8 +86,8 @@ PprofServerProcess::PprofServerProcess(const ListenAddress& address) {
     throw Error(line.starts_with("error: ") ? "--pprof-http: " + line.substr(7)
                                             : "the pprof server did not start (" + server + ")");
   }
-  std::string host = address.host.find(':') != std::string::npos ? "[" + address.host + "]"
-                                                                 : address.host;
+  std::string host =
+      address.host.find(':') != std::string::npos ? "[" + address.host + "]" : address.host;
   url_ = "http://" + host + ":" + line.substr(10);
 }
 
