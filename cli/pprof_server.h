@@ -34,7 +34,7 @@ class PprofServerProcess {
   void stop();
 
  private:
-  int pid_ = -1;       // the server process
+  int pid_ = -1;        // the server process
   int to_server_ = -1;  // its stdin: the program's pid
   std::string url_;
 };
