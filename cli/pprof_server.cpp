@@ -123,11 +123,13 @@ int pprof_server_main(const std::string& host, int port) {
   server.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("memtrack: /debug/pprof/heap (pprof), /metrics (Prometheus)\n", "text/plain");
   });
-  int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : 0);
+  int bound =
+      port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : 0);
   if (bound <= 0) {
-    std::printf("error: cannot listen on %s:%d (is the port in use, or the address not this "
-                "machine's?)\n",
-                host.c_str(), port);
+    std::printf(
+        "error: cannot listen on %s:%d (is the port in use, or the address not this "
+        "machine's?)\n",
+        host.c_str(), port);
     std::fflush(stdout);
     return kExitToolFailed;
   }
