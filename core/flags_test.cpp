@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 31u);
+  ASSERT_EQ(count, 33u);
   const struct {
     const char* name;
     FlagType type;
@@ -300,6 +300,8 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"expire_ms", FlagType::kInt, "0"},
       {"report_interval_ms", FlagType::kInt, "0"},
       {"snapshot_signal", FlagType::kBool, "false"},
+      {"sample_bytes", FlagType::kInt, "0"},
+      {"sample_seed", FlagType::kInt, "0"},
       {"help", FlagType::kBool, "false"},
       {"track_fds", FlagType::kBool, "true"},
       {"trace_log", FlagType::kString, "\"\""},
@@ -340,7 +342,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 31u);
+  EXPECT_EQ(entries, 33u);
 }
 
 }  // namespace

@@ -40,10 +40,10 @@ struct ThreadState {
   // (stack_size 0 until then; ~0 when it cannot be known).
   uintptr_t stack_low = 0;
   uintptr_t stack_size = 0;
-  // record/record.h: the sampled mode's countdown to this thread's next sampled allocation.
-  core::ByteSampler sampler{};
   // hooks/program_heap.cpp: this thread's lists of memtrack's own heap and its counters.
   core::HeapThread heap{};
+  // record/record.h: the sampled mode's countdown to this thread's next sampled allocation.
+  core::ByteSampler sampler{};
 };
 
 extern __thread ThreadState t_thread;

@@ -35,10 +35,12 @@ namespace {
 // capture_allocation_stack); 0 when the block will not be recorded: inside the runtime, and
 // inside the real fopen/fclose (StdioScope), where glibc's own FILE objects are not the
 // program's memory (fd_tracking.h). `frame`: the hook's frame address (MEMTRACK_HOOK_FRAME).
-// `size` and `caller` (the hook's return address): for the sampled mode's choice.
+// `size` and `caller` (the hook's return address) decide the sampled mode's choice; the
+// decision is taken here, apart from the capture, whose frames must stay as they are
+// (record.h).
 uint32_t stack_before(size_t size, uintptr_t frame, uintptr_t caller) {
-  if (rt::in_runtime() || rt::in_stdio_scope()) return 0;
-  return rt::capture_allocation_stack(size, frame, caller);
+  if (rt::in_runtime() || rt::in_stdio_scope() || rt::sampled_out(size, caller)) return 0;
+  return rt::capture_allocation_stack(frame);
 }
 
 // Records the block allocated after stack_before.
@@ -70,10 +72,11 @@ bool logged() {
   return rt::tracing() && !rt::in_stdio_scope();
 }
 
-void* malloc_impl(size_t size, uintptr_t frame, uintptr_t caller) {
+// Inlined into the hooks, so that __builtin_return_address is their caller's.
+__attribute__((always_inline)) inline void* malloc_impl(size_t size, uintptr_t frame) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
   rt::check_allocation("malloc");
-  uint32_t stack = stack_before(size, frame, caller);
+  uint32_t stack = stack_before(size, frame, MEMTRACK_CALLER);
   void* p = rt::try_heap_allocate(size, 0);
   if (p == nullptr) p = rt::g_real.malloc(size);
   track(p, size, stack);
@@ -105,7 +108,7 @@ void* realloc_from_bootstrap(void* old, size_t size) {
 }  // namespace
 
 MEMTRACK_EXPORT_C void* malloc(size_t size) {
-  void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
   if (logged()) rt::trace_alloc("malloc", size, p);
   return p;
 }
@@ -163,7 +166,7 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
 // the result is known.
 MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   if (ptr == nullptr) {
-    void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+    void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
     if (logged()) rt::trace_realloc(nullptr, size, p);
     return p;
   }

@@ -96,7 +96,8 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
   size_t request = size == 0 ? 1 : size;
   rt::check_allocation(new_name(family));
   // Captured before the block exists (record.h, capture_allocation_stack).
-  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack(size, frame, caller);
+  uint32_t stack =
+      rt::in_runtime() || rt::sampled_out(size, caller) ? 0 : rt::capture_allocation_stack(frame);
   for (;;) {
     void* p = allocate(request, alignment);
     if (p != nullptr) {
@@ -123,7 +124,8 @@ void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, uintptr_t caller, size_t 
   rt::check_allocation(new_name(family));
   Fn real = real_new.get();
   if (real == nullptr) return nullptr;
-  uint32_t stack = rt::in_runtime() ? 0 : rt::capture_allocation_stack(size, 0, caller);
+  uint32_t stack =
+      rt::in_runtime() || rt::sampled_out(size, caller) ? 0 : rt::capture_allocation_stack();
   void* p = nullptr;
   {
     rt::RuntimeScope scope;

@@ -24,7 +24,10 @@ namespace memtrack::rt {
 // byte sampler picks get a stack, and those the C and C++ runtime's libraries make
 // themselves (`caller`, the hook's return address, in their code), which is_runtime_internal
 // must still recognise; the others get kUnsampledStack and cost a subtraction and a few
-// compares here.
+// compares (sampled_out). The hooks take that decision before they call the capture and keep
+// the capture's call as it is in the full mode: passing the size down into it changed how the
+// hooks' frames hold the new block's address, which the stack scrub must clear
+// (stack_scrub.h; tests/memcheck's coroutine_stack caught it).
 uint32_t capture_stack_of_allocation(uintptr_t hook_frame);
 inline constexpr uint32_t kUnsampledStack = 0;  // the depot's invalid id: no stack
 struct Sampling {
@@ -34,14 +37,16 @@ struct Sampling {
   std::atomic<uint64_t> sampled{0};  // allocations sampled so far (not counting those)
 };
 extern Sampling g_sampling;
-inline uint32_t capture_allocation_stack(size_t size, uintptr_t hook_frame, uintptr_t caller) {
-  if (g_sampling.interval != 0) {
-    if (t_thread.sampler.take(size, g_sampling.interval, g_sampling.seed)) {
-      g_sampling.sampled.fetch_add(1, std::memory_order_relaxed);
-    } else if (!g_sampling.runtime_code.contains(caller)) {
-      return kUnsampledStack;
-    }
+// True when the sampled mode leaves this allocation without a stack (kUnsampledStack).
+inline bool sampled_out(size_t size, uintptr_t caller) {
+  if (g_sampling.interval == 0) return false;
+  if (t_thread.sampler.take(size, g_sampling.interval, g_sampling.seed)) {
+    g_sampling.sampled.fetch_add(1, std::memory_order_relaxed);
+    return false;
   }
+  return !g_sampling.runtime_code.contains(caller);
+}
+inline uint32_t capture_allocation_stack(uintptr_t hook_frame = 0) {
   return capture_stack_of_allocation(hook_frame);
 }
 // Sets g_sampling from the options (start-up, after they are read).
