@@ -1,14 +1,12 @@
 // memtrack run's side of --pprof-http (pprof_server.h): the address, and the memtrack-ui
 // process that serves it.
 #include <fcntl.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <string>
 
 #include "cli/launcher.h"

@@ -36,7 +36,7 @@ void init_sampling() {
   }
 }
 
-uint32_t capture_stack_of_allocation(uintptr_t hook_frame) {
+uint32_t capture_allocation_stack(uintptr_t hook_frame) {
   RuntimeScope scope;
   int saved_errno = core::sys::get_errno();
   int depth = 0;

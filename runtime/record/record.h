@@ -18,18 +18,16 @@ namespace memtrack::rt {
 // alive. Must be called with the thread outside the runtime (in_runtime() false); keeps
 // errno. `hook_frame`: the frame address of the hook the program called (0 if unknown),
 // where the capture starts leaving the runtime's frames.
-//
-//
+uint32_t capture_allocation_stack(uintptr_t hook_frame = 0);
+
 // In the sampled mode (sample_bytes > 0; docs/sampling.md) only the allocations the thread's
 // byte sampler picks get a stack, and those the C and C++ runtime's libraries make
 // themselves (`caller`, the hook's return address, in their code), which is_runtime_internal
-// must still recognise; the others get kUnsampledStack and cost a subtraction and a few
-// compares (sampled_out). The hooks take that decision before they call the capture and keep
-// the capture's call as it is in the full mode: passing the size down into it changed how the
-// hooks' frames hold the new block's address, which the stack scrub must clear
-// (stack_scrub.h; tests/memcheck's coroutine_stack caught it).
-uint32_t capture_stack_of_allocation(uintptr_t hook_frame);
-inline constexpr uint32_t kUnsampledStack = 0;  // the depot's invalid id: no stack
+// must still recognise; the others get stack id 0 (the depot's invalid id: no stack) and
+// cost a subtraction and a few compares (sampled_out). The hooks take that decision before they
+// call the capture and keep the capture's call as it is in the full mode: passing the size down
+// into it changed how the hooks' frames hold the new block's address, which the stack scrub must
+// clear (stack_scrub.h; tests/memcheck's coroutine_stack caught it).
 struct Sampling {
   uint64_t interval = 0;             // sample_bytes; 0 = the full mode
   uint64_t seed = 0;                 // sample_seed, or one drawn at start-up
@@ -37,7 +35,7 @@ struct Sampling {
   std::atomic<uint64_t> sampled{0};  // allocations sampled so far (not counting those)
 };
 extern Sampling g_sampling;
-// True when the sampled mode leaves this allocation without a stack (kUnsampledStack).
+// True when the sampled mode leaves this allocation without a stack.
 inline bool sampled_out(size_t size, uintptr_t caller) {
   if (g_sampling.interval == 0) return false;
   if (t_thread.sampler.take(size, g_sampling.interval, g_sampling.seed)) {
@@ -45,9 +43,6 @@ inline bool sampled_out(size_t size, uintptr_t caller) {
     return false;
   }
   return !g_sampling.runtime_code.contains(caller);
-}
-inline uint32_t capture_allocation_stack(uintptr_t hook_frame = 0) {
-  return capture_stack_of_allocation(hook_frame);
 }
 // Sets g_sampling from the options (start-up, after they are read).
 void init_sampling();

@@ -4,12 +4,12 @@
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import urllib.request
 
 from cli_harness import Failure, cli_test
+from test_live import stop_daemon
 
 
 def expect_in(ctx, needle, text, what):
@@ -31,17 +31,6 @@ def start_server(ctx, *options):
         process.kill()
         raise Failure(f"no endpoint announced: {announced!r} {line!r}")
     return process, m.group(1)
-
-
-def stop_server(ctx, process):
-    process.send_signal(signal.SIGTERM)
-    try:
-        _, stderr = process.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise Failure("memtrack run did not end after SIGTERM")
-    ctx.expect_eq(process.returncode, 0, f"memtrack run's exit status ({stderr})")
-    return stderr
 
 
 def go_pprof_top(ctx, url, *options):
@@ -83,7 +72,7 @@ def test_pprof_http_go_tool(ctx):
             expect_in(ctx, name + value, metrics, f"/metrics:\n{metrics}")
         expect_in(ctx, "# TYPE memtrack_allocations_total counter", metrics, "the counter type")
     finally:
-        stderr = stop_server(ctx, process)
+        stderr = stop_daemon(ctx, process)
     expect_in(ctx, "50,000 bytes in 50 blocks are definitely lost", stderr, "the exit report")
 
 

@@ -134,17 +134,11 @@ class Case:
         else:
             raise ValueError("unknown directive")
 
-    def drop_stack_expectations(self):
-        """Forgets what depends on the stacks of groups (the sampled mode estimates them):
-        EXPECT-GROUP, EXPECT-GROUPS and EXPECT-FRAMES."""
+    def drop_expectations(self, *keys):
+        """Forgets the expectations of these kinds ("GROUP", "LEAKED", ...): the sampled mode
+        estimates groups, and with suppressions its leaked total differs (e2e_cli.py)."""
         for label, expectations in self.expect.items():
-            self.expect[label] = [e for e in expectations
-                                  if e[0] not in ("GROUP", "GROUPS", "FRAMES")]
-
-    def drop_leaked_expectations(self):
-        """Forgets EXPECT-LEAKED (the sampled mode with suppressions: see e2e_cli.py)."""
-        for label, expectations in self.expect.items():
-            self.expect[label] = [e for e in expectations if e[0] != "LEAKED"]
+            self.expect[label] = [e for e in expectations if e[0] not in keys]
 
     def add_expectation(self, label, kind, text):
         if kind == "GROUP":
