@@ -34,6 +34,8 @@ END_MARK = "<!-- compare:end -->"
 NUM_CALLERS = 32  # memtrack's default max_frames; every tool is asked for the same depth
 CHURN_PAIRS = 20_000_000  # per thread: about 0.3 s plain on the 2-core development machine
 CHURN_PAIRS_QUICK = 1_000_000
+MANY_SITES_OPS = 1_000_000  # per thread: about 0.3 s plain on the 2-core development machine
+MANY_SITES_OPS_QUICK = 100_000
 LIVE_BLOCKS = 1_000_000  # the metadata-per-live-block program; same in --quick
 GIT_COMMITS = 5000
 SORT_MIB, SORT_MIB_QUICK = 50, 5
@@ -175,6 +177,11 @@ def churn(depth, threads):
                         str(threads)]
 
 
+def many_sites(threads):
+    return lambda ctx: [workload_binary(ctx, "many_sites"),
+                        str(MANY_SITES_OPS_QUICK if ctx.quick else MANY_SITES_OPS), str(threads)]
+
+
 def python_argv(ctx):
     python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
     return [python, os.path.join(WORKLOAD_DIR, "snippet.py"), "0.1" if ctx.quick else "1"]
@@ -210,6 +217,8 @@ WORKLOADS = [
              pairs=churn_pairs),
     Workload("churn_d10_t4", "churn, depth 10, 4 threads", churn(10, 4), threads=4,
              pairs=churn_pairs),
+    Workload("many_sites", "806 call paths", many_sites(1)),
+    Workload("many_sites_t2", "806 call paths, 2 threads", many_sites(2), threads=2),
     Workload("containers", "C++ containers",
              lambda ctx: [workload_binary(ctx, "containers"), "1" if ctx.quick else "3"]),
     Workload("realloc", "realloc growth",
