@@ -188,6 +188,47 @@ void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
   return reinterpret_cast<void*>(chunk);
 }
 
+void* SmallHeap::try_allocate_recorded(size_t size, size_t alignment, const AllocRecord& rec,
+                                       HeapThread& t) {
+  if (size <= 256 && alignment <= 16 && segment_class_ != nullptr && !t.retired) [[likely]] {
+    size_t c = size == 0 ? 0 : (size + 15) / 16 - 1;
+    HeapThread::List& list = t.lists[c];
+    uintptr_t m = list.head;
+    uint64_t chunk_last = 0;  // the chunk's last sequence number (a fresh chunk has none)
+    if (m != 0) [[likely]] {
+      list.head = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed);
+      --list.count;
+      chunk_last =
+          reinterpret_cast<Meta*>(m)->info.load(std::memory_order_relaxed) >> kSequenceShift;
+    } else if (list.fresh_next < list.fresh_end) {
+      m = list.fresh_next;
+      list.fresh_next += sizeof(Meta);
+    }
+    if (m != 0) [[likely]] {
+      // The data before the state, as write_record: a reader that sees the chunk recorded
+      // sees its size.
+      Meta* meta = reinterpret_cast<Meta*>(m);
+      meta->data.store(size | static_cast<uint64_t>(rec.stack_id) << kSizeBits,
+                       std::memory_order_relaxed);
+      uint64_t sequence = next_sequence(t, chunk_last);
+      meta->info.store(pack_info(rec, 0) | sequence << kSequenceShift, std::memory_order_release);
+      count_insert(t, 1, static_cast<int64_t>(size));
+      return reinterpret_cast<void*>(chunk_of(c, m));
+    }
+  }
+  // Any other size, or a list to refill: the two steps.
+  void* p = try_allocate(size, alignment, t);
+  if (p == nullptr) return nullptr;
+  AllocRecord located = rec;
+  located.ptr = reinterpret_cast<uintptr_t>(p);
+  located.size = size;
+  if (!set_record(located, t)) [[unlikely]] {  // cannot happen: the chunk was just allocated
+    try_deallocate(p, t);
+    return nullptr;
+  }
+  return p;
+}
+
 // Out of line, so the path of a chunk from the lists saves no registers for it.
 __attribute__((noinline)) void* SmallHeap::refill_and_allocate(size_t size, size_t alignment,
                                                                size_t c, HeapThread& t) {
@@ -533,6 +574,35 @@ bool SmallHeap::try_erase_and_deallocate(uintptr_t ptr, AllocRecord* out, uint64
   push_free(c, meta, t);
   *deallocated = true;
   return true;
+}
+
+bool SmallHeap::try_free_unstacked(uintptr_t ptr, AllocFamily family, bool aligned, HeapThread& t,
+                                   uint64_t* size) {
+  size_t c;
+  Meta* meta;
+  if (!locate(ptr, &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_relaxed);
+  uint64_t data = meta->data.load(std::memory_order_relaxed);
+  // Recorded (hence allocated), of this family and alignedness, not reported, no stack.
+  constexpr uint64_t kChecked =
+      kRecordedBit | uint64_t{3} << kFamilyShift | kAlignedBit | kReportedBit;
+  uint64_t expected =
+      kRecordedBit | static_cast<uint64_t>(family) << kFamilyShift | (aligned ? kAlignedBit : 0);
+  if ((info & kChecked) != expected || (data >> kSizeBits) != 0 || t.retired) return false;
+  *size = data;  // the size: the stack id above it is 0
+  count_erase(t, 1, static_cast<int64_t>(data));
+  // The state before the link, as in try_deallocate.
+  meta->info.store(info & kSequenceMask, std::memory_order_relaxed);
+  push_free(c, meta, t);
+  return true;
+}
+
+bool SmallHeap::is_freed_chunk(uintptr_t ptr) const {
+  size_t c;
+  Meta* meta;
+  if (!locate(ptr, &c, &meta)) return false;
+  uint64_t info = meta->info.load(std::memory_order_acquire);
+  return (info & kAllocatedBit) == 0 && (info & kSequenceMask) != 0;
 }
 
 bool SmallHeap::try_restore(const AllocRecord& rec, HeapThread& t) {

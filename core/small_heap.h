@@ -100,6 +100,11 @@ class SmallHeap {
   // reused ones hold stale data. errno is left as it was.
   void* try_allocate(size_t size, size_t alignment, HeapThread& t);
 
+  // try_allocate and set_record in one step, for the sampled mode's lean path (the record is
+  // `rec`, whose ptr is ignored): the chunk's state is written once, already recorded, and
+  // never located again. nullptr as try_allocate.
+  void* try_allocate_recorded(size_t size, size_t alignment, const AllocRecord& rec, HeapThread& t);
+
   // Frees a chunk try_allocate returned. Returns false, and does nothing, if `p` is not the
   // start of an allocated chunk (a double free, an interior pointer): the heap's lists stay
   // whole whatever the program passes. A record still on the chunk is removed and counted.
@@ -139,6 +144,16 @@ class SmallHeap {
   // through try_deallocate (to the central list) after this erase.
   bool try_erase_and_deallocate(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
                                 HeapThread& t, bool* /*out*/ deallocated);
+  // try_erase_and_deallocate for the sampled mode's lean free (docs/sampling.md): the chunk at
+  // `ptr` is freed with its record only if that record has no stack (stack id 0), is of
+  // `family` with `aligned` as given (the free call matches it), and was not marked reported,
+  // and the thread is not retired; *size is then its size. Otherwise nothing is done and the
+  // caller takes the full path.
+  bool try_free_unstacked(uintptr_t ptr, AllocFamily family, bool aligned, HeapThread& t,
+                          uint64_t* /*out*/ size);
+  // True if `ptr` is the start of a chunk that is free now and had a record before: freeing
+  // it again is a double free, whatever the quarantine remembers.
+  bool is_freed_chunk(uintptr_t ptr) const;
   // Puts back a record try_erase just removed, undoing that erase in the totals.
   bool try_restore(const AllocRecord& rec, HeapThread& t);
   bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out) const;

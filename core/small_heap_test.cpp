@@ -220,6 +220,102 @@ TEST(SmallHeapTest, EraseAndDeallocateInOneStepFreesOnlyRecordedChunks) {
   EXPECT_EQ(heap->try_allocate(100, 0, t), p);  // at the head of the thread's list
 }
 
+TEST(SmallHeapTest, AllocateRecordedWritesTheRecordInTheSameStep) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  AllocRecord rec;
+  rec.size = 40;
+  rec.family = AllocFamily::kNewArray;
+  rec.aligned = 1;
+  rec.ignored = 1;
+  rec.epoch = 321;
+  void* p = heap->try_allocate_recorded(40, 0, rec, t);  // a fresh chunk
+  ASSERT_NE(p, nullptr);
+  AllocRecord out;
+  ASSERT_TRUE(heap->try_lookup(reinterpret_cast<uintptr_t>(p), &out));
+  EXPECT_EQ(out.ptr, reinterpret_cast<uintptr_t>(p));
+  EXPECT_EQ(out.size, 40u);
+  EXPECT_EQ(out.stack_id, 0u);
+  EXPECT_EQ(out.family, AllocFamily::kNewArray);
+  EXPECT_EQ(out.aligned, 1);
+  EXPECT_EQ(out.ignored, 1);
+  EXPECT_EQ(out.epoch, 321);
+  uint64_t first = out.sequence;
+  EXPECT_GE(first, 1u);
+  EXPECT_EQ(heap->usable_size(p), 48u);
+  ASSERT_TRUE(heap->try_deallocate(p, t));
+  // The same chunk from the thread's list: a larger sequence number.
+  rec.stack_id = 5;
+  ASSERT_EQ(heap->try_allocate_recorded(33, 0, rec, t), p);
+  ASSERT_TRUE(heap->try_lookup(reinterpret_cast<uintptr_t>(p), &out));
+  EXPECT_EQ(out.size, 33u);
+  EXPECT_EQ(out.stack_id, 5u);
+  EXPECT_GT(out.sequence, first);
+  // Sizes and alignments beyond the lists' fast path take the two steps.
+  rec.stack_id = 0;
+  void* big = heap->try_allocate_recorded(5000, 0, rec, t);
+  void* aligned = heap->try_allocate_recorded(100, 256, rec, t);
+  ASSERT_NE(big, nullptr);
+  ASSERT_NE(aligned, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 256, 0u);
+  ASSERT_TRUE(heap->try_lookup(reinterpret_cast<uintptr_t>(big), &out));
+  EXPECT_EQ(out.size, 5000u);
+  EXPECT_EQ(heap->try_allocate_recorded(SmallHeap::kMaxSize + 1, 0, rec, t), nullptr);
+  AllocTotals totals = heap->totals();
+  EXPECT_EQ(totals.inserted, 4u);
+  EXPECT_EQ(totals.live, 3u);
+  EXPECT_EQ(totals.live_bytes, 33u + 5000u + 100u);
+}
+
+TEST(SmallHeapTest, FreeUnstackedTakesOnlyMatchingBlocksWithoutAStack) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  AllocRecord rec;
+  rec.size = 24;
+  rec.family = AllocFamily::kNew;
+  void* p = heap->try_allocate_recorded(24, 0, rec, t);
+  rec.stack_id = 3;
+  void* with_stack = heap->try_allocate_recorded(24, 0, rec, t);
+  void* unrecorded = heap->try_allocate(24, 0, t);
+  uint64_t size = 0;
+  auto address = [](void* q) { return reinterpret_cast<uintptr_t>(q); };
+  // Another family, the aligned form, a block with a stack, one with no record, an interior
+  // pointer: nothing is done.
+  EXPECT_FALSE(heap->try_free_unstacked(address(p), AllocFamily::kMalloc, false, t, &size));
+  EXPECT_FALSE(heap->try_free_unstacked(address(p), AllocFamily::kNew, true, t, &size));
+  EXPECT_FALSE(heap->try_free_unstacked(address(with_stack), AllocFamily::kNew, false, t, &size));
+  EXPECT_FALSE(heap->try_free_unstacked(address(unrecorded), AllocFamily::kNew, false, t, &size));
+  EXPECT_FALSE(heap->try_free_unstacked(address(p) + 8, AllocFamily::kNew, false, t, &size));
+  EXPECT_FALSE(heap->is_freed_chunk(address(p)));
+  ASSERT_TRUE(heap->try_mark_ignored(address(p)));  // ignored blocks are freed as any other
+  ASSERT_TRUE(heap->try_free_unstacked(address(p), AllocFamily::kNew, false, t, &size));
+  EXPECT_EQ(size, 24u);
+  EXPECT_EQ(heap->usable_size(p), 0u);
+  EXPECT_TRUE(heap->is_freed_chunk(address(p)));  // a second free is a double free
+  EXPECT_FALSE(heap->try_free_unstacked(address(p), AllocFamily::kNew, false, t, &size));
+  EXPECT_FALSE(heap->is_freed_chunk(address(p) + 8));
+  EXPECT_FALSE(heap->is_freed_chunk(address(unrecorded)));
+  // A chunk never recorded, freed: not one a program could have freed before.
+  ASSERT_TRUE(heap->try_deallocate(unrecorded, t));
+  void* fresh = heap->try_allocate(24, 0, t);
+  ASSERT_EQ(fresh, unrecorded);
+  ASSERT_TRUE(heap->try_deallocate(fresh, t));
+  EXPECT_FALSE(heap->is_freed_chunk(address(fresh)));
+  AllocTotals totals = heap->totals();
+  EXPECT_EQ(totals.erased, 1u);
+  EXPECT_EQ(totals.live, 1u);
+  // A block a live report marked takes the full path (its count of frees after a report).
+  rec.stack_id = 0;
+  void* reported = heap->try_allocate_recorded(24, 0, rec, t);
+  heap->for_each_marking_reported([](const AllocRecord&) { return true; });
+  EXPECT_FALSE(heap->try_free_unstacked(address(reported), AllocFamily::kNew, false, t, &size));
+  // A retired thread's frees go through the central list: the full path.
+  void* last = heap->try_allocate_recorded(24, 0, rec, t);
+  heap->retire_thread(t);
+  EXPECT_FALSE(heap->try_free_unstacked(address(last), AllocFamily::kNew, false, t, &size));
+  EXPECT_EQ(heap->usable_size(last), 32u);
+}
+
 TEST(SmallHeapTest, ARetiredThreadErasesInOneStepAndFreesThroughTheCentralList) {
   HeapPtr heap = new_heap();
   HeapThread t{};

@@ -31,15 +31,21 @@ namespace rt = memtrack::rt;
 
 namespace {
 
+// True when the sampled mode leaves this allocation call of the program without a stack
+// (record.h, sampled_out): it then takes the lean path (allocate_unsampled). `size` and
+// `caller` (the hook's return address) decide; the capture's call stays apart from this
+// decision, its frames as they are (record.h).
+bool unsampled(size_t size, uintptr_t caller) {
+  return rt::g_sampling.interval != 0 && !rt::in_runtime() && !rt::in_stdio_scope() &&
+         rt::sampled_out(size, caller);
+}
+
 // The stack of a block about to be allocated, captured before it exists (record.h,
 // capture_allocation_stack); 0 when the block will not be recorded: inside the runtime, and
 // inside the real fopen/fclose (StdioScope), where glibc's own FILE objects are not the
 // program's memory (fd_tracking.h). `frame`: the hook's frame address (MEMTRACK_HOOK_FRAME).
-// `size` and `caller` (the hook's return address) decide the sampled mode's choice; the
-// decision is taken here, apart from the capture, whose frames must stay as they are
-// (record.h).
-uint32_t stack_before(size_t size, uintptr_t frame, uintptr_t caller) {
-  if (rt::in_runtime() || rt::in_stdio_scope() || rt::sampled_out(size, caller)) return 0;
+uint32_t stack_before(uintptr_t frame) {
+  if (rt::in_runtime() || rt::in_stdio_scope()) return 0;
   return rt::capture_allocation_stack(frame);
 }
 
@@ -76,8 +82,18 @@ bool logged() {
 __attribute__((always_inline)) inline void* malloc_impl(size_t size, uintptr_t frame) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
   rt::check_allocation("malloc");
-  uint32_t stack = stack_before(size, frame, MEMTRACK_CALLER);
-  void* p = rt::try_heap_allocate(size, 0);
+  uint32_t stack = 0;
+  void* p = nullptr;
+  if (unsampled(size, MEMTRACK_CALLER)) {
+    p = rt::allocate_unsampled(size, 0, AllocFamily::kMalloc, false);
+    if (p != nullptr) {
+      rt::scrub_if_foreign_stack();
+      return p;
+    }
+  } else {
+    stack = stack_before(frame);
+    p = rt::try_heap_allocate(size, 0);
+  }
   if (p == nullptr) p = rt::g_real.malloc(size);
   track(p, size, stack);
   return p;
@@ -125,7 +141,7 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
   rt::check_allocation("calloc");
   size_t total = 0;
   bool overflow = __builtin_mul_overflow(count, size, &total);
-  uint32_t stack = stack_before(total, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  uint32_t stack = unsampled(total, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = nullptr;
   if (!overflow) p = rt::try_heap_allocate(total, 0);
   if (p != nullptr) {
@@ -148,6 +164,10 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
   if (rt::bootstrap_owns(ptr)) return;
   if (rt::g_real.free == nullptr && rt::must_bootstrap()) return;  // cannot happen after start-up
   if (!rt::in_runtime()) {
+    if (rt::g_sampling.interval != 0 && rt::free_unsampled(ptr, AllocFamily::kMalloc, false)) {
+      if (rt::tracing()) rt::trace_free("free", ptr);
+      return;
+    }
     AllocRecord rec;
     rt::Release release =
         rt::release_block(ptr, FreeCall::kFree, false, MEMTRACK_CALLER, &rec, true);
@@ -181,7 +201,7 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   }
   // A block that stays where it is keeps its address: hidden during the capture.
   uintptr_t hidden = hide(ptr);
-  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   ptr = reveal(hidden);
   AllocRecord old;
   rt::ProfileReallocScope realloc_scope;  // the heap profile records the free as a realloc's
@@ -221,7 +241,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
     return 0;
   }
   rt::check_allocation("posix_memalign");
-  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   int rc = 0;
   void* p = nullptr;
   // A power of two and a multiple of sizeof(void*), or the real one's EINVAL.
@@ -241,7 +261,7 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
 MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("aligned_alloc");
-  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p =
       aligned_impl(alignment, size, [&] { return rt::g_real.aligned_alloc(alignment, size); });
   track(p, size, stack);
@@ -252,7 +272,7 @@ MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("memalign");
-  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(alignment, size, [&] { return rt::g_real.memalign(alignment, size); });
   track(p, size, stack);
   if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
@@ -262,7 +282,7 @@ MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* valloc(size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
   rt::check_allocation("valloc");
-  uint32_t stack = stack_before(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(static_cast<size_t>(getpagesize()), size,
                          [&] { return rt::g_real.valloc(size); });
   track(p, size, stack);
@@ -277,7 +297,7 @@ MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
   rt::check_allocation("pvalloc");
-  uint32_t stack = stack_before(rounded, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  uint32_t stack = unsampled(rounded, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(page, rounded, [&] { return rt::g_real.pvalloc(size); });
   track(p, rounded, stack);
   if (logged()) rt::trace_alloc("pvalloc", size, p);

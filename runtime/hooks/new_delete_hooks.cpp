@@ -86,6 +86,12 @@ inline size_t alignment_of(const std::nothrow_t&) {
   return 0;
 }
 
+// True when the sampled mode leaves this allocation call of the program without a stack
+// (record.h, sampled_out); `caller` is the operator's return address.
+bool unsampled(size_t size, uintptr_t caller) {
+  return rt::g_sampling.interval != 0 && !rt::in_runtime() && rt::sampled_out(size, caller);
+}
+
 // The throwing forms, with the loop the standard prescribes: retry after each new_handler
 // call, throw std::bad_alloc when there is none.
 void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t frame,
@@ -95,9 +101,18 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
   if (alignment != 0 && alignment < sizeof(void*)) alignment = sizeof(void*);
   size_t request = size == 0 ? 1 : size;
   rt::check_allocation(new_name(family));
-  // Captured before the block exists (record.h, capture_allocation_stack).
-  uint32_t stack =
-      rt::in_runtime() || rt::sampled_out(size, caller) ? 0 : rt::capture_allocation_stack(frame);
+  uint32_t stack = 0;
+  if (unsampled(size, caller)) {  // the sampled mode's lean path (record.h)
+    void* p = rt::allocate_unsampled(request, alignment, family, alignment != 0);
+    if (p != nullptr) {
+      rt::scrub_if_foreign_stack();
+      if (rt::tracing()) rt::trace_new(new_name(family), size, alignment, false, p);
+      return p;
+    }
+  } else if (!rt::in_runtime()) {
+    // Captured before the block exists (record.h, capture_allocation_stack).
+    stack = rt::capture_allocation_stack(frame);
+  }
   for (;;) {
     void* p = allocate(request, alignment);
     if (p != nullptr) {
@@ -124,8 +139,7 @@ void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, uintptr_t caller, size_t 
   rt::check_allocation(new_name(family));
   Fn real = real_new.get();
   if (real == nullptr) return nullptr;
-  uint32_t stack =
-      rt::in_runtime() || rt::sampled_out(size, caller) ? 0 : rt::capture_allocation_stack();
+  uint32_t stack = unsampled(size, caller) || rt::in_runtime() ? 0 : rt::capture_allocation_stack();
   void* p = nullptr;
   {
     rt::RuntimeScope scope;
@@ -149,6 +163,12 @@ void delete_impl(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
   }
   if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
   if (!rt::in_runtime()) {
+    if (rt::g_sampling.interval != 0 &&
+        rt::free_unsampled(
+            ptr, call == FreeCall::kDeleteArray ? AllocFamily::kNewArray : AllocFamily::kNew,
+            aligned)) {
+      return;
+    }
     AllocRecord rec;
     rt::Release release = rt::release_block(ptr, call, aligned, caller, &rec, true);
     if (release == rt::Release::kRejected || release == rt::Release::kFreed) return;

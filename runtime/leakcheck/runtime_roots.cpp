@@ -77,8 +77,11 @@ SystemRuntimeCode find_system_runtime_code() {
     }
     dl_find_object object{};
     if (_dl_find_object(reinterpret_cast<void*>(map->l_ld), &object) != 0) continue;
-    code.ranges[code.count++] = {reinterpret_cast<uintptr_t>(object.dlfo_map_start),
+    core::sys::MemoryRange range{reinterpret_cast<uintptr_t>(object.dlfo_map_start),
                                  reinterpret_cast<uintptr_t>(object.dlfo_map_end)};
+    if (code.count == 0 || range.start < code.lowest) code.lowest = range.start;
+    if (code.count == 0 || range.end > code.highest) code.highest = range.end;
+    code.ranges[code.count++] = range;
   }
   return code;
 }

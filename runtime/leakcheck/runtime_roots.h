@@ -42,7 +42,12 @@ struct SystemRuntimeCode {
   static constexpr int kMax = 8;
   core::sys::MemoryRange ranges[kMax] = {};
   int count = 0;
+  // The ranges' hull: the program's own code usually lies outside it, and is told apart by
+  // these two compares (the sampled mode asks for every allocation it passes by).
+  uintptr_t lowest = 0;
+  uintptr_t highest = 0;
   bool contains(uintptr_t pc) const {
+    if (pc < lowest || pc >= highest) return false;
     for (int i = 0; i < count; ++i) {
       if (pc >= ranges[i].start && pc < ranges[i].end) return true;
     }

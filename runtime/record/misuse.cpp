@@ -392,9 +392,12 @@ __attribute__((noinline, cold)) Release judge_unknown(uintptr_t ptr, result::Fre
   Freed freed{};
   core::AllocRecord block;
   bool was_freed = find_freed(ptr, &freed);
-  bool inside = !was_freed && find_containing(ptr, &block);
+  // A free chunk of the heap that had a record: freed before, though the quarantine has no
+  // entry (its ring moved on, or the sampled mode's lean free made none: record.h).
+  bool heap_freed = !was_freed && g_allocs.heap().is_freed_chunk(ptr);
+  bool inside = !was_freed && !heap_freed && find_containing(ptr, &block);
   result::ErrorWhere where = result::ErrorWhere::kHeap;
-  if (!was_freed && !inside) {
+  if (!was_freed && !heap_freed && !inside) {
     where = locate(ptr);
     // Passed on without taking a stack: in a static program libgcc frees its own FDE tables
     // at exit while holding the unwinder's lock, which a stack taken here would wait for.
@@ -416,6 +419,10 @@ __attribute__((noinline, cold)) Release judge_unknown(uintptr_t ptr, result::Fre
     }
     e.block_start = ptr;
     e.block_size = freed.size;
+  } else if (heap_freed) {  // no record of the block: its size and stacks are unknown
+    e.kind = call == result::FreeCall::kRealloc ? result::ErrorKind::kReallocAfterFree
+                                                : result::ErrorKind::kDoubleFree;
+    e.where = result::ErrorWhere::kHeap;
   } else if (inside) {
     e.kind = result::ErrorKind::kInvalidFree;
     e.where = result::ErrorWhere::kHeap;

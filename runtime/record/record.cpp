@@ -87,6 +87,34 @@ bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence, bo
   return true;
 }
 
+void* allocate_unsampled(size_t size, size_t alignment, core::AllocFamily family, bool aligned) {
+  RuntimeScope scope;  // a signal handler's allocation must not enter this thread's lists
+  core::AllocRecord rec;
+  rec.size = size;
+  rec.family = family;
+  rec.aligned = aligned ? 1 : 0;
+  rec.ignored = t_thread.lsan_disabled > 0 ? 1 : 0;
+  rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
+  // Keeps errno, as try_allocate.
+  void* p = g_allocs.heap().try_allocate_recorded(size, alignment, rec, t_thread.heap);
+  if (p == nullptr) return nullptr;
+  note_live_bytes(static_cast<int64_t>(size));
+  if (profiling()) profile_alloc(reinterpret_cast<uintptr_t>(p), size, 0);
+  return p;
+}
+
+bool free_unsampled(void* ptr, core::AllocFamily family, bool aligned) {
+  RuntimeScope scope;
+  uint64_t size = 0;
+  auto address = reinterpret_cast<uintptr_t>(ptr);
+  if (!g_allocs.heap().try_free_unstacked(address, family, aligned, t_thread.heap, &size)) {
+    return false;
+  }
+  note_live_bytes(-static_cast<int64_t>(size));
+  if (profiling()) profile_free(address);
+  return true;
+}
+
 void restore_record(const core::AllocRecord& rec) {
   RuntimeScope scope;
   // Re-inserting a record that was just erased needs no new slot in practice; if the shard

@@ -46,6 +46,21 @@ inline bool sampled_out(size_t size, uintptr_t caller) {
 }
 // Sets g_sampling from the options (start-up, after they are read).
 void init_sampling();
+
+// The sampled mode's lean path, for the allocations sampled_out leaves without a stack: the
+// hooks call these instead of the capture, the heap call, record_allocation and release_block,
+// so such a block costs what the heap costs plus its record (docs/sampling.md, "Cost").
+// Both must be called with the calling thread outside the runtime, and keep errno.
+//
+// A chunk of memtrack's heap for `size` bytes at `alignment` (as try_heap_allocate) with its
+// record (stack id 0, `family`, `aligned`) written in the same step, or nullptr if the heap
+// cannot serve it: the caller then allocates elsewhere and records with stack id 0.
+void* allocate_unsampled(size_t size, size_t alignment, core::AllocFamily family, bool aligned);
+// The free of a heap block without a stack by a call of its own family (`family`, `aligned`):
+// record and chunk go in one step, with no quarantine entry (a second free of the chunk is
+// still a double free: misuse.cpp finds it free in the heap). False, with nothing done, for
+// every other pointer: the caller takes the full path (release_block).
+bool free_unsampled(void* ptr, core::AllocFamily family, bool aligned);
 // Records a new block / forgets a freed one. Must be called with the calling thread outside
 // the runtime (in_runtime() false); they enter it themselves. Keep errno unchanged.
 // `stack_id`: capture_allocation_stack's, taken before the block was allocated.

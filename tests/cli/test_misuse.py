@@ -111,6 +111,27 @@ def test_misuse_double_free(ctx):
 
 
 @cli_test
+def test_misuse_double_free_sampled(ctx):
+    """In the sampled mode a block the sampler passed by is freed without a quarantine entry
+    (docs/sampling.md): its double free is still caught, from the heap's own state, with the
+    bad call's stack; the block's allocation, first free and size are unknown, and said so by
+    their absence. A 1 GiB interval leaves the 100-byte block unsampled for every seed but a
+    vanishing few; the seed is fixed."""
+    run, process = run_misuse(ctx, "misuse", "double_free", "3",
+                              options=("--sample=1GiB", "--sample-seed=7"))
+    error = only_error(ctx, run, process, 3)
+    ctx.expect_eq(error["kind"], "double_free", "kind", run)
+    ctx.expect_eq(error["description"], f"Double free of {error['address']}", "description",
+                  run)
+    expect_frame0(ctx, run, error["stack"], C_SOURCE, "BAD-double_free", "free_again",
+                  "bad call")
+    ctx.expect_eq((error.get("alloc_stack", []), error.get("free_stack", [])), ([], []),
+                  "no allocation or first-free stack for an unsampled block", run)
+    expect_no_leaks(ctx, run, process)
+    expect_text_title(ctx, run, error)
+
+
+@cli_test
 def test_misuse_double_free_other_thread(ctx):
     """A thread frees the block and exits, a second thread frees blocks of its own and exits,
     then the main thread frees the block twice: the first free is still found (the exited
