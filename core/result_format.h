@@ -56,6 +56,9 @@ enum class LeakKind : uint8_t {
 inline constexpr uint32_t kCrashHasAddress = 1;  // crash flag: the address is si_addr
 
 inline constexpr uint32_t kLiveSiteRuntimeInternal = 1;  // live site flag
+// Live site flag, the sampled mode's: the site (stack id 0) counts the old blocks that have no
+// stack because the sampler passed them by.
+inline constexpr uint32_t kLiveSiteNotSampled = 2;
 
 // The counters of the stats section (declared in core/stats.inc), in this order; kCount:
 // how many this version writes.

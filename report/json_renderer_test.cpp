@@ -221,7 +221,7 @@ Report schema_coverage_report() {
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
   EXPECT_EQ(fields.size(), 108u);
-  EXPECT_EQ(load_documented_fields(true).size(), 25u);
+  EXPECT_EQ(load_documented_fields(true).size(), 29u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
   EXPECT_FALSE(fields["processes[].errors[].block"].optional);
@@ -282,6 +282,18 @@ LiveReport sample_live_report() {
   return live;
 }
 
+// The same report in the sampled mode: an estimated site and the blocks not sampled.
+LiveReport sample_sampled_live_report() {
+  LiveReport live = sample_live_report();
+  live.sample_interval = 524288;
+  live.sites[0].sampling = LeakGroup::Sampling::kEstimated;
+  live.sites[0].estimated_blocks = 4100;
+  live.sites[0].estimated_bytes = 410000;
+  live.sites[1].sampling = LeakGroup::Sampling::kNotSampled;
+  live.sites[1].stack.clear();
+  return live;
+}
+
 TEST(JsonSchemaDoc, LiveReportMatchesDocumentedFieldsBothWays) {
   std::map<std::string, FieldSpec> fields = load_documented_fields(true);
   for (const auto& [path, spec] : load_documented_fields()) {  // the frames' fields
@@ -290,6 +302,7 @@ TEST(JsonSchemaDoc, LiveReportMatchesDocumentedFieldsBothWays) {
   }
   SchemaChecker checker(fields);
   checker.check(live_to_json(sample_live_report(), "0.1.0"));
+  checker.check(live_to_json(sample_sampled_live_report(), "0.1.0"));
   EXPECT_EQ(checker.errors(), std::vector<std::string>{});
   EXPECT_EQ(checker.never_seen(), std::vector<std::string>{});
 }

@@ -50,8 +50,13 @@ LiveReport LiveHistory::add(const ResultFile& file, const SymbolizeFn& symbolize
   report.interval_ms = live.interval_ms;
   report.live_blocks = live.live_blocks;
   report.live_bytes = live.live_bytes;
+  report.sample_interval = file.sample_interval;
   std::map<uint32_t, SiteHistory>& history = processes_[file.pid];
   for (const RawLiveSite& site : live.sites) {
+    // A sampled site's growth is that of its estimates: what it stands for.
+    bool estimated = file.sample_interval != 0 && !site.not_sampled;
+    uint64_t blocks = estimated ? site.estimated_blocks : site.old_blocks;
+    uint64_t bytes = estimated ? site.estimated_bytes : site.old_bytes;
     SiteHistory& past = history[site.stack_id];
     bool in_previous = past.last_sequence != 0 && past.last_sequence + 1 == live.sequence;
     uint64_t freed = site.freed_after_report >= past.freed_after_report
@@ -59,24 +64,33 @@ LiveReport LiveHistory::add(const ResultFile& file, const SymbolizeFn& symbolize
                          : 0;
     uint64_t before_blocks = in_previous ? past.old_blocks : 0;
     uint64_t before_bytes = in_previous ? past.old_bytes : 0;
-    bool rose = site.old_bytes > before_bytes && freed == 0;
+    bool rose = bytes > before_bytes && freed == 0;
     past.rising = rose ? past.rising + 1 : 0;
-    past.old_blocks = site.old_blocks;
-    past.old_bytes = site.old_bytes;
+    past.old_blocks = blocks;
+    past.old_bytes = bytes;
     past.freed_after_report = site.freed_after_report;
     past.last_sequence = live.sequence;
     if (site.runtime_internal) continue;
-    LeakGroup group;  // for the suppression matcher
-    group.stack = symbolize_stack(file.stacks.at(site.stack_id), symbolize);
-    if (suppressions.matches(group)) continue;
+    LeakGroup group;  // for the suppression matcher; the blocks not sampled have no stack
+    if (!site.not_sampled) {
+      group.stack = symbolize_stack(file.stacks.at(site.stack_id), symbolize);
+      if (suppressions.matches(group)) continue;
+    }
     report.freed_since_last += freed;
     if (site.old_blocks == 0) continue;
     LiveSiteReport out;
     out.stack = std::move(group.stack);
     out.old_blocks = site.old_blocks;
     out.old_bytes = site.old_bytes;
-    out.growth_blocks = static_cast<int64_t>(site.old_blocks) - static_cast<int64_t>(before_blocks);
-    out.growth_bytes = static_cast<int64_t>(site.old_bytes) - static_cast<int64_t>(before_bytes);
+    if (estimated) {
+      out.sampling = LeakGroup::Sampling::kEstimated;
+      out.estimated_blocks = site.estimated_blocks;
+      out.estimated_bytes = site.estimated_bytes;
+    } else if (site.not_sampled) {
+      out.sampling = LeakGroup::Sampling::kNotSampled;
+    }
+    out.growth_blocks = static_cast<int64_t>(blocks) - static_cast<int64_t>(before_blocks);
+    out.growth_bytes = static_cast<int64_t>(bytes) - static_cast<int64_t>(before_bytes);
     out.freed_since_last = freed;
     out.first_report = !in_previous;
     out.growing = past.rising >= kGrowingReports;
@@ -117,15 +131,23 @@ void render_live_text(const LiveReport& report, std::ostream& out, bool color) {
                    count_of(report.old_blocks, "block", "blocks"), expire,
                    count_of(report.sites.size(), "site", "sites")),
        kBold);
+  if (report.sample_interval != 0) {
+    line(
+        fmt::format("SAMPLED: about one allocation per {} has a stack; the totals are exact, "
+                    "the sites are estimates (~)",
+                    count_of(report.sample_interval, "byte", "bytes")));
+  }
   for (const LiveSiteReport& site : report.sites) {
+    bool estimated = site.sampling == LeakGroup::Sampling::kEstimated;
+    const char* approx = estimated ? "~" : "";
     std::string change;
     if (site.first_report) {
       change = "first reported";
     } else if (site.growth_bytes == 0 && site.growth_blocks == 0) {
       change = "unchanged since the last report";
     } else {
-      change = fmt::format("{}, {} since the last report",
-                           signed_count(site.growth_bytes, "byte", "bytes"),
+      change = fmt::format("{}{}, {}{} since the last report", approx,
+                           signed_count(site.growth_bytes, "byte", "bytes"), approx,
                            signed_count(site.growth_blocks, "block", "blocks"));
     }
     if (site.freed_since_last > 0) {
@@ -133,10 +155,23 @@ void render_live_text(const LiveReport& report, std::ostream& out, bool color) {
                             count_of(site.freed_since_last, "block", "blocks"));
     }
     if (site.growing) change += "; GROWING";
-    line(fmt::format("{} in {} older than {} ({}), allocated at:",
-                     count_of(site.old_bytes, "byte", "bytes"),
-                     count_of(site.old_blocks, "block", "blocks"), expire, change),
-         site.growing ? kBoldRed : nullptr);
+    const char* style = site.growing ? kBoldRed : nullptr;
+    if (site.sampling == LeakGroup::Sampling::kNotSampled) {
+      line(fmt::format("{} in {} older than {} were not sampled ({}; no stack, the estimates "
+                       "above stand for them)",
+                       count_of(site.old_bytes, "byte", "bytes"),
+                       count_of(site.old_blocks, "block", "blocks"), expire, change),
+           style);
+      continue;
+    }
+    std::string amount = estimated
+                             ? fmt::format("~{} bytes in ~{} blocks ({} sampled)",
+                                           with_commas(three_digits(site.estimated_bytes)),
+                                           with_commas(three_digits(site.estimated_blocks)),
+                                           with_commas(site.old_blocks))
+                             : fmt::format("{} in {}", count_of(site.old_bytes, "byte", "bytes"),
+                                           count_of(site.old_blocks, "block", "blocks"));
+    line(fmt::format("{} older than {} ({}), allocated at:", amount, expire, change), style);
     size_t printed = printed_frame_count(site.stack);
     for (size_t i = 0; i < printed; ++i) {
       line(fmt::format("   #{} {}", i, format_frame(site.stack[i])));
@@ -166,11 +201,19 @@ nlohmann::ordered_json live_to_json(const LiveReport& report, const std::string&
   out["old_bytes"] = report.old_bytes;
   out["old_blocks"] = report.old_blocks;
   out["freed_since_last"] = report.freed_since_last;
+  if (report.sample_interval != 0) out["sample_interval_bytes"] = report.sample_interval;
   nlohmann::ordered_json sites = nlohmann::ordered_json::array();
   for (const LiveSiteReport& site : report.sites) {
     nlohmann::ordered_json s;
     s["bytes"] = site.old_bytes;
     s["blocks"] = site.old_blocks;
+    if (site.sampling == LeakGroup::Sampling::kEstimated) {
+      s["sampling"] = "estimated";
+      s["estimated_bytes"] = site.estimated_bytes;
+      s["estimated_blocks"] = site.estimated_blocks;
+    } else if (site.sampling == LeakGroup::Sampling::kNotSampled) {
+      s["sampling"] = "not_sampled";
+    }
     s["growth_bytes"] = site.growth_bytes;
     s["growth_blocks"] = site.growth_blocks;
     s["freed_since_last"] = site.freed_since_last;

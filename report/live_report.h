@@ -26,7 +26,14 @@ struct LiveSiteReport {
   std::vector<Frame> stack;  // innermost first
   uint64_t old_blocks = 0;   // blocks older than the threshold now
   uint64_t old_bytes = 0;
-  int64_t growth_blocks = 0;  // since the previous report of this process
+  // The sampled mode (docs/sampling.md), as LeakGroup's: kEstimated, old_* count the site's
+  // sampled blocks and estimated_* the old blocks it stands for; kNotSampled, the old blocks
+  // without a stack (no stack).
+  LeakGroup::Sampling sampling = LeakGroup::Sampling::kFull;
+  uint64_t estimated_blocks = 0;
+  uint64_t estimated_bytes = 0;
+  // Since the previous report of this process; of the estimates for a kEstimated site.
+  int64_t growth_blocks = 0;
   int64_t growth_bytes = 0;
   uint64_t freed_since_last = 0;  // counted by an earlier report, freed since the last one
   bool first_report = false;      // not in the previous report
@@ -42,8 +49,9 @@ struct LiveReport {
   uint64_t interval_ms = 0;
   uint64_t live_blocks = 0;  // every live block, old or not
   uint64_t live_bytes = 0;
-  uint64_t old_blocks = 0;  // over the shown sites
+  uint64_t old_blocks = 0;  // over the shown sites (exact in the sampled mode too)
   uint64_t old_bytes = 0;
+  uint64_t sample_interval = 0;       // the sampled mode's mean interval; 0 in the full mode
   uint64_t freed_since_last = 0;      // over all sites
   std::vector<LiveSiteReport> sites;  // with old blocks, by old bytes, largest first
 };

@@ -138,5 +138,47 @@ TEST(LiveTextTest, HeaderSitesAndFreedLine) {
             "==7==\n");
 }
 
+// The sampled mode: growth and the growing mark follow a site's estimates, the blocks not
+// sampled are a line of their own, and the header's totals stay exact.
+TEST(LiveHistoryTest, SampledSitesGrowByTheirEstimates) {
+  LiveHistory history;
+  LiveReport last;
+  for (uint32_t seq = 1; seq <= 3; ++seq) {
+    ResultFile file = live_file(7, seq, {{10, 2, 0}});  // the same 2 sampled blocks each time
+    file.sample_interval = 4096;
+    file.live->sites[0].estimated_blocks = 100 * seq;
+    file.live->sites[0].estimated_bytes = 12345 * seq;
+    RawLiveSite unsampled;
+    unsampled.not_sampled = true;
+    unsampled.old_blocks = 300 * seq;
+    unsampled.old_bytes = 3000 * seq;
+    file.stacks[0] = {};
+    file.live->sites.push_back(unsampled);
+    last = add(history, file);
+  }
+  ASSERT_EQ(last.sites.size(), 2u);
+  const LiveSiteReport& site = last.sites[0];
+  EXPECT_EQ(site.sampling, LeakGroup::Sampling::kEstimated);
+  EXPECT_EQ(site.growth_blocks, 100);
+  EXPECT_EQ(site.growth_bytes, 12345);
+  EXPECT_TRUE(site.growing);
+  EXPECT_EQ(last.sites[1].sampling, LeakGroup::Sampling::kNotSampled);
+  EXPECT_EQ(last.old_blocks, 2u + 900u);
+  std::ostringstream out;
+  render_live_text(last, out, false);
+  EXPECT_EQ(out.str(),
+            "==7== memtrack live report #3 for ./daemon (pid 7), after 3 s: 9,200 bytes in 902 "
+            "blocks older than 1 s, at 2 sites\n"
+            "==7== SAMPLED: about one allocation per 4,096 bytes has a stack; the totals are "
+            "exact, the sites are estimates (~)\n"
+            "==7== ~37,000 bytes in ~300 blocks (2 sampled) older than 1 s (~+12,345 bytes, "
+            "~+100 blocks since the last report; GROWING), allocated at:\n"
+            "==7==    #0 f10 (prog.c:10)\n"
+            "==7== 9,000 bytes in 900 blocks older than 1 s were not sampled (+3,000 bytes, +300 "
+            "blocks since the last report; GROWING; no stack, the estimates above stand for "
+            "them)\n"
+            "==7==\n");
+}
+
 }  // namespace
 }  // namespace memtrack::report

@@ -110,6 +110,10 @@ struct RawLiveSite {
   uint64_t old_blocks = 0;
   uint64_t old_bytes = 0;
   uint64_t freed_after_report = 0;
+  bool not_sampled = false;  // the sampled mode's old blocks without a stack (stack id 0)
+  // The sampled mode's estimates of the old blocks the site stands for (section 12).
+  uint64_t estimated_bytes = 0;
+  uint64_t estimated_blocks = 0;
 };
 
 // The live section: its head as stored (sequence, uptime_ms, expire_ms, interval_ms,

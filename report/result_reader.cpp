@@ -193,19 +193,26 @@ void read_indirect(Cursor c, ResultFile& file) {
 }
 
 // Section 12: the sampled mode's interval and an estimate per leak group, in the leaks
-// section's order.
+// section's order, or, in a live report (after its section 9), per live site in its order.
 void read_sampling(Cursor c, ResultFile& file) {
   auto head = c.record<result::SamplingHead>();
   if (head.interval == 0) c.fail("sampling interval is 0");
   if (head.reserved != 0) c.fail("reserved field is not 0");
-  if (head.count != file.leaks.size()) {
-    c.fail(std::to_string(head.count) + " estimates for " + std::to_string(file.leaks.size()) +
-           " leak groups");
-  }
-  for (RawLeak& leak : file.leaks) {
-    auto estimate = c.record<result::EstimateRecord>();
-    leak.estimated_bytes = estimate.estimated_bytes;
-    leak.estimated_blocks = estimate.estimated_blocks;
+  auto fill = [&](auto& items, const char* what) {
+    if (head.count != items.size()) {
+      c.fail(std::to_string(head.count) + " estimates for " + std::to_string(items.size()) + " " +
+             what);
+    }
+    for (auto& item : items) {
+      auto estimate = c.record<result::EstimateRecord>();
+      item.estimated_bytes = estimate.estimated_bytes;
+      item.estimated_blocks = estimate.estimated_blocks;
+    }
+  };
+  if (file.live) {
+    fill(file.live->sites, "live sites");
+  } else {
+    fill(file.leaks, "leak groups");
   }
   file.sample_interval = head.interval;
   file.sample_seed = head.seed;
@@ -299,12 +306,16 @@ void read_live(Cursor c, ResultFile& file) {
   if (count > c.left() / result::LiveSiteRecord::kSize) c.fail("site count exceeds its size");
   for (uint32_t i = 0; i < count; ++i) {
     auto record = c.record<result::LiveSiteRecord>();
-    if ((record.flags & ~result::kLiveSiteRuntimeInternal) != 0) {
+    if ((record.flags & ~(result::kLiveSiteRuntimeInternal | result::kLiveSiteNotSampled)) != 0) {
       c.fail("unknown flags of site " + std::to_string(i));
     }
     RawLiveSite site;
     site.stack_id = record.stack_id;
     site.runtime_internal = (record.flags & result::kLiveSiteRuntimeInternal) != 0;
+    site.not_sampled = (record.flags & result::kLiveSiteNotSampled) != 0;
+    if (site.not_sampled && (site.stack_id != 0 || site.runtime_internal)) {
+      c.fail("site " + std::to_string(i) + " of blocks not sampled has a stack or another flag");
+    }
     site.old_blocks = record.old_blocks;
     site.old_bytes = record.old_bytes;
     site.freed_after_report = record.freed_after_report;
@@ -510,8 +521,9 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
         read_lsan(c, file);
         break;
       case result::Section::kSampling:
-        if (!seen.contains(static_cast<uint32_t>(result::Section::kLeaks))) {
-          c.fail("comes before the leaks section");
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kLeaks)) &&
+            !seen.contains(static_cast<uint32_t>(result::Section::kLive))) {
+          c.fail("comes before the leaks or live section");
         }
         read_sampling(c, file);
         break;

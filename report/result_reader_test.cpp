@@ -181,6 +181,11 @@ TEST(ResultReaderTest, RejectsBadLiveSites) {
   spec.live_stack = 1;
   spec.live_flags = 6;
   EXPECT_THROW(parse_result(make_file(spec), "f"), Error);
+  spec.live_flags =
+      core::result::kLiveSiteNotSampled;  // the blocks not sampled have stack 0, never another
+  EXPECT_EQ(error_of(make_file(spec)),
+            "f.mtr: corrupt result file (live section: site 0 of blocks not sampled has a stack "
+            "or another flag)");
   spec.live_flags = 0;
   spec.with_live_section = false;  // neither leaks nor live
   EXPECT_THROW(parse_result(make_file(spec), "f"), Error);

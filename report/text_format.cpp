@@ -164,6 +164,12 @@ std::string count_of(uint64_t n, std::string_view singular, std::string_view plu
   return fmt::format("{} {}", with_commas(n), n == 1 ? singular : plural);
 }
 
+uint64_t three_digits(uint64_t value) {
+  uint64_t scale = 1;
+  while (value / scale >= 1000) scale *= 10;
+  return (value + scale / 2) / scale * scale;
+}
+
 std::string hex(uint64_t value) {
   return fmt::format("{:#x}", value);
 }

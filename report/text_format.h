@@ -18,6 +18,8 @@ std::string with_commas(uint64_t n);
 
 // "1 block", "2 blocks", "1,024 bytes": the count with commas and the matching noun.
 std::string count_of(uint64_t n, std::string_view singular, std::string_view plural);
+// `value` rounded to its 3 leading digits: an estimate's precision (the sampled mode's "~").
+uint64_t three_digits(uint64_t value);
 
 // "0x1a2b": lowercase hex with a 0x prefix, no padding.
 std::string hex(uint64_t value);

@@ -112,13 +112,6 @@ void write_header(const ProcessReport& process, const TextOptions& options, Line
   lines.blank();
 }
 
-// `value` rounded to its 3 leading digits (an estimate's precision).
-uint64_t three_digits(uint64_t value) {
-  uint64_t scale = 1;
-  while (value / scale >= 1000) scale *= 10;
-  return (value + scale / 2) / scale * scale;
-}
-
 // "16 bytes in 1 block is definitely lost", or with blocks hanging off the group (memcheck's
 // form, the total first): "80 (16 direct, 64 indirect) bytes in 1 block is definitely lost".
 // In valgrind's wording (TextOptions::valgrind_wording) "... in 1 blocks are definitely lost

@@ -5,6 +5,12 @@
 
 namespace memtrack::rt {
 
+double sample_weight(uint64_t size, uint64_t interval, core::StackView stack,
+                     const SystemRuntimeCode& runtime_code) {
+  if (stack.size > 0 && runtime_code.contains(stack.frames[0] - 1)) return 1.0;
+  return 1.0 / core::sample_probability(size, interval);
+}
+
 void LeakReport::add_block(LeakGroup& group, uint64_t size) const {
   group.bytes += size;
   group.blocks += 1;
@@ -12,11 +18,10 @@ void LeakReport::add_block(LeakGroup& group, uint64_t size) const {
   // rounded per block (half a byte against a weight of thousands); its blocks are summed in
   // fixed point (kEstimateScale) and rounded once per group, when the groups are taken out.
   if (sample_interval_ == 0 || group.stack_id == core::StackDepot::kInvalidId) return;
-  double weight = 1.0 / core::sample_probability(size, sample_interval_);
-  if (runtime_code_ != nullptr && stacks_ != nullptr) {
-    core::StackView stack = stacks_->get(group.stack_id);
-    if (stack.size > 0 && runtime_code_->contains(stack.frames[0] - 1)) weight = 1.0;
-  }
+  double weight =
+      runtime_code_ != nullptr && stacks_ != nullptr
+          ? sample_weight(size, sample_interval_, stacks_->get(group.stack_id), *runtime_code_)
+          : 1.0 / core::sample_probability(size, sample_interval_);
   group.estimated_bytes += static_cast<uint64_t>(weight * static_cast<double>(size) + 0.5);
   group.estimated_blocks += static_cast<uint64_t>(weight * kEstimateScale + 0.5);
 }

@@ -24,6 +24,14 @@ struct LeakTotals {
   uint64_t groups = 0;
 };
 
+// How many blocks a sampled block of `size` bytes stands for in the sampled mode's estimates
+// (docs/sampling.md): 1/p(size) at the mean interval `interval`, or 1 for a block allocated by
+// the C/C++ runtime's own code (frame 0 of its `stack` in `runtime_code`), which always gets a
+// stack. Estimates sum these in fixed point, kEstimateScale to one block.
+double sample_weight(uint64_t size, uint64_t interval, core::StackView stack,
+                     const SystemRuntimeCode& runtime_code);
+inline constexpr uint64_t kEstimateScale = uint64_t{1} << 16;
+
 // Not thread safe; one per report.
 class LeakReport {
  public:
@@ -64,8 +72,6 @@ class LeakReport {
  private:
   // Adds a block of `size` bytes to `group`, and to its estimate if the block was sampled.
   void add_block(LeakGroup& group, uint64_t size) const;
-
-  static constexpr uint64_t kEstimateScale = uint64_t{1} << 16;
 
   core::MmapArray<LeakGroup> groups_;
   uint64_t sample_interval_ = 0;

@@ -22,6 +22,7 @@
 #include "core/sys_linux.h"
 #include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
+#include "runtime/leakcheck/leak_report.h"
 #include "runtime/leakcheck/runtime_roots.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/profile_output.h"
@@ -101,16 +102,29 @@ void take_snapshot(uint32_t request) {
 struct SiteCounts {
   uint64_t blocks;
   uint64_t bytes;
+  // The sampled mode's estimates of what the site's blocks stand for (leak_report.h).
+  uint64_t estimated_bytes;
+  uint64_t estimated_blocks;  // in kEstimateScale units
+};
+
+struct SiteWithEstimate {
+  LiveSite site;
+  result::EstimateRecord estimate;
+  uint64_t sort_bytes;  // the estimate in the sampled mode, the site's bytes otherwise
 };
 
 // One pass over the allocation table, one shard lock at a time: the program's allocation
-// calls wait at most for the walk of one shard.
+// calls wait at most for the walk of one shard. In the sampled mode each site also estimates
+// the old blocks it stands for, and the old blocks without a stack form a site of their own
+// (stack id 0, kLiveSiteNotSampled); sites are ordered by their estimates then.
 void live_report(uint64_t now_ns) {
   core::SpinLockGuard guard(g_report_lock);
   if (g_stopping.load(std::memory_order_acquire)) return;
   uint32_t now_epoch = g_epoch.load(std::memory_order_relaxed);
   uint32_t stack_count = g_stacks.size();
+  uint64_t interval = g_sampling.interval;
   core::MmapArray<SiteCounts> counts;
+  core::MmapArray<SiteWithEstimate> sites;
   LiveReport live;
   if (!counts.try_resize(size_t{stack_count} + 1)) {
     diag("warning: cannot map memory for a live report; skipped");
@@ -123,24 +137,54 @@ void live_report(uint64_t now_ns) {
     uint32_t age = (now_epoch - rec.epoch) % core::kEpochModulus;
     bool old = rec.reported != 0 || age >= g_threshold_ticks;
     if (!old || rec.stack_id > stack_count) return false;
-    ++counts[rec.stack_id].blocks;
-    counts[rec.stack_id].bytes += rec.size;
+    SiteCounts& site = counts[rec.stack_id];
+    ++site.blocks;
+    site.bytes += rec.size;
+    if (interval != 0 && rec.stack_id != core::StackDepot::kInvalidId) {
+      double weight =
+          sample_weight(rec.size, interval, g_stacks.get(rec.stack_id), g_sampling.runtime_code);
+      site.estimated_bytes += static_cast<uint64_t>(weight * static_cast<double>(rec.size) + 0.5);
+      site.estimated_blocks += static_cast<uint64_t>(weight * kEstimateScale + 0.5);
+    }
     return rec.reported == 0;
   });
   bool ok = true;
-  for (uint32_t id = 1; id <= stack_count && ok; ++id) {
+  for (uint32_t id = interval != 0 ? 0 : 1; id <= stack_count && ok; ++id) {
     uint64_t freed = g_freed_after_report[id].load(std::memory_order_relaxed);
     if (counts[id].blocks == 0 && freed == 0) continue;
-    uint32_t flags = is_runtime_internal(g_stacks.get(id)) ? result::kLiveSiteRuntimeInternal : 0;
-    ok = live.sites.try_push_back(LiveSite{id, flags, counts[id].blocks, counts[id].bytes, freed});
+    uint32_t flags = 0;
+    if (id == core::StackDepot::kInvalidId) {
+      flags = result::kLiveSiteNotSampled;
+    } else if (is_runtime_internal(g_stacks.get(id))) {
+      flags = result::kLiveSiteRuntimeInternal;
+    }
+    SiteWithEstimate entry{LiveSite{id, flags, counts[id].blocks, counts[id].bytes, freed},
+                           result::EstimateRecord{0, 0}, counts[id].bytes};
+    if (interval != 0 && id != core::StackDepot::kInvalidId) {
+      entry.estimate.estimated_bytes = counts[id].estimated_bytes;
+      entry.estimate.estimated_blocks =
+          (counts[id].estimated_blocks + kEstimateScale / 2) / kEstimateScale;
+      entry.sort_bytes = entry.estimate.estimated_bytes;
+    }
+    ok = sites.try_push_back(entry);
+  }
+  core::heap_sort(sites.data(), sites.size(),
+                  [](const SiteWithEstimate& a, const SiteWithEstimate& b) {
+                    // The blocks not sampled last, as in the report at exit.
+                    bool a_unsampled = a.site.stack_id == core::StackDepot::kInvalidId;
+                    bool b_unsampled = b.site.stack_id == core::StackDepot::kInvalidId;
+                    if (a_unsampled != b_unsampled) return b_unsampled;
+                    return a.sort_bytes != b.sort_bytes ? a.sort_bytes > b.sort_bytes
+                                                        : a.site.stack_id < b.site.stack_id;
+                  });
+  for (size_t i = 0; i < sites.size() && ok; ++i) {
+    ok = live.sites.try_push_back(sites[i].site) &&
+         (interval == 0 || live.estimates.try_push_back(sites[i].estimate));
   }
   if (!ok) {
     diag("warning: cannot map memory for a live report; skipped");
     return;
   }
-  core::heap_sort(live.sites.data(), live.sites.size(), [](const LiveSite& a, const LiveSite& b) {
-    return a.old_bytes != b.old_bytes ? a.old_bytes > b.old_bytes : a.stack_id < b.stack_id;
-  });
   live.head.sequence = ++g_live_sequence;
   live.head.uptime_ms = (now_ns - g_start_ns) / kNsPerMs;
   live.head.expire_ms = static_cast<uint64_t>(g_flags.expire_ms);

@@ -381,18 +381,33 @@ void write_live_text(const LiveReport& live) {
     line.u64(head.expire_ms).str(" ms (").grouped(head.live_bytes).str(" bytes live)");
     emit(out, line);
     int shown = 0;
-    for (const LiveSite& site : live.sites) {
+    bool sampled = live.estimates.size() == live.sites.size() && live.sites.size() > 0;
+    for (size_t i = 0; i < live.sites.size(); ++i) {
+      const LiveSite& site = live.sites[i];
       if (site.old_blocks == 0) continue;
       if ((site.flags & core::result::kLiveSiteRuntimeInternal) != 0 &&
           !g_flags.show_runtime_internal) {
         continue;
       }
-      if (g_flags.max_groups > 0 && shown == g_flags.max_groups) break;
+      bool not_sampled = (site.flags & core::result::kLiveSiteNotSampled) != 0;
+      if (g_flags.max_groups > 0 && shown == g_flags.max_groups && !not_sampled) continue;
       ++shown;
       line_start(line);
-      line.grouped(site.old_bytes).str(" bytes in ").grouped(site.old_blocks).chr(' ');
-      line.plural(site.old_blocks, "block").str(" older than ").u64(live.head.expire_ms);
-      line.str(" ms");
+      if (sampled && !not_sampled) {  // the sampled mode's estimate (docs/sampling.md)
+        const core::result::EstimateRecord& estimate = live.estimates[i];
+        line.chr('~').grouped(estimate.estimated_bytes).str(" bytes in ~");
+        line.grouped(estimate.estimated_blocks).chr(' ').plural(estimate.estimated_blocks, "block");
+        line.str(" (").grouped(site.old_blocks).str(" sampled)");
+      } else {
+        line.grouped(site.old_bytes).str(" bytes in ").grouped(site.old_blocks).chr(' ');
+        line.plural(site.old_blocks, "block");
+      }
+      line.str(" older than ").u64(live.head.expire_ms).str(" ms");
+      if (not_sampled) {
+        line.str(" were not sampled (no stack; the estimates above stand for them)");
+        emit(out, line);
+        continue;
+      }
       if (site.freed_after_report > 0) {
         line.str(" (").grouped(site.freed_after_report).str(" reported before were freed)");
       }

@@ -168,17 +168,21 @@ void write_indirect(core::ResultWriter& w, LeakReport& report) {
   }
 }
 
-// Section 12: the sampled mode's estimates, one per leak group in the leaks section's order.
-void write_sampling(core::ResultWriter& w, LeakReport& report) {
+// Section 12: the sampled mode's head, for `count` estimates that follow.
+void begin_sampling(core::ResultWriter& w, size_t count) {
   w.begin_section(result::Section::kSampling,
-                  result::SamplingHead::kSize +
-                      uint64_t{result::EstimateRecord::kSize} * report.groups().size());
+                  result::SamplingHead::kSize + uint64_t{result::EstimateRecord::kSize} * count);
   result::SamplingHead head;
   head.interval = g_sampling.interval;
   head.seed = g_sampling.seed;
   head.sampled = g_sampling.sampled.load(std::memory_order_relaxed);
-  head.count = static_cast<uint32_t>(report.groups().size());
+  head.count = static_cast<uint32_t>(count);
   w.put_record(head);
+}
+
+// Section 12 of a report: one estimate per leak group in the leaks section's order.
+void write_sampling(core::ResultWriter& w, LeakReport& report) {
+  begin_sampling(w, report.groups().size());
   for (const LeakGroup& g : report.groups()) {
     w.put_record(result::EstimateRecord{g.estimated_bytes, g.estimated_blocks});
   }
@@ -325,6 +329,10 @@ void write_live(core::ResultWriter& w, const LiveReport& live) {
   head.site_count = static_cast<uint32_t>(live.sites.size());
   w.put_record(head);
   for (const LiveSite& site : live.sites) w.put_record(site);
+  if (live.estimates.size() == 0) return;
+  // Section 12 of a live report: one estimate per site in the sites' order.
+  begin_sampling(w, live.estimates.size());
+  for (const result::EstimateRecord& estimate : live.estimates) w.put_record(estimate);
 }
 
 }  // namespace

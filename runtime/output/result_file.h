@@ -19,6 +19,8 @@ using LiveSite = core::result::LiveSiteRecord;
 struct LiveReport {
   core::result::LiveHead head;
   core::MmapArray<LiveSite> sites;
+  // The sampled mode's: one estimate per site, in the sites' order (empty in the full mode).
+  core::MmapArray<core::result::EstimateRecord> estimates;
 };
 
 // Writes <result_dir>/memtrack.<pid>.mtr. Returns false (after one diagnostic) on failure.

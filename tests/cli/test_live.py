@@ -64,6 +64,45 @@ def test_live_reports(ctx):
 
 
 @cli_test
+def test_live_reports_sampled(ctx):
+    """The same daemon in the sampled mode at a 256-byte interval (a 100-byte block is sampled
+    with p = 0.32; the seed is fixed): the leaking site is an estimated site that grows and is
+    marked growing, the old blocks without a stack are a site of their own, the totals of each
+    report are the sum of its sites' counts, and the text says which figures are estimates."""
+    live_path = ctx.path("live.jsonl")
+    log_path = ctx.path("log.txt")
+    run = ctx.memtrack("run", "--expire=1s", "--sample=256", "--sample-seed=3",
+                       f"--live-json={live_path}", f"--log-file={log_path}",
+                       ctx.program("daemon"), "6")
+    ctx.require_eq(run.exit, 0, "exit status", run)
+    with open(live_path, encoding="utf-8") as f:
+        reports = [json.loads(line) for line in f]
+    ctx.require(len(reports) >= 4, f"at least 4 live reports in 6 s, got {len(reports)}", run)
+    ctx.expect(all(r.get("sample_interval_bytes") == 256 for r in reports),
+               "every report gives the sampling interval", run)
+    ctx.expect(all(r["old_bytes"] == sum(s["bytes"] for s in r["sites"]) for r in reports),
+                "each report's old bytes are its sites' (sampled and not sampled) exactly", run)
+    leak = site_at(ctx, "@leak", "leak_one")
+    leak_sites = [s for r in reports for s in r["sites"] if frame0(ctx, s) == leak]
+    ctx.require(leak_sites, "the leaking site is named", run)
+    ctx.expect(all(s.get("sampling") == "estimated" and s["estimated_blocks"] >= s["blocks"]
+                   and s["estimated_bytes"] >= s["bytes"] for s in leak_sites),
+               f"the leaking site is estimated, at least its sampled blocks: {leak_sites}", run)
+    ctx.expect(any(s["growing"] for s in leak_sites), "the leaking site is marked growing", run)
+    estimates = [s["estimated_blocks"] for s in leak_sites]
+    ctx.expect(estimates[-1] > estimates[0], f"its estimate grows: {estimates}", run)
+    unsampled = [s for r in reports for s in r["sites"] if s.get("sampling") == "not_sampled"]
+    ctx.expect(unsampled and all(s["stack"] == [] and s["blocks"] > 0 for s in unsampled),
+               "the old blocks without a stack are a site of their own, with no stack", run)
+    with open(log_path, encoding="utf-8") as f:
+        log = f.read()
+    ctx.expect("SAMPLED: about one allocation per 256 bytes has a stack" in log,
+               "the text says the sites are estimates", run)
+    ctx.expect(" were not sampled (" in log, "the text's line of blocks not sampled", run)
+    ctx.expect("GROWING" in log, "a site marked GROWING in the text", run)
+
+
+@cli_test
 def test_live_bad_duration(ctx):
     run = ctx.memtrack("run", "--expire=soon", ctx.program("daemon"), "0")
     ctx.expect_error(run, 125, "--expire expects a duration from 10ms to 24 days such as 500ms, "
