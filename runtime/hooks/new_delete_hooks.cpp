@@ -103,7 +103,7 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
   rt::check_allocation(new_name(family));
   uint32_t stack = 0;
   if (unsampled(size, caller)) {  // the sampled mode's lean path (record.h)
-    void* p = rt::allocate_unsampled(request, alignment, family, alignment != 0);
+    void* p = rt::allocate_unsampled(size, alignment, family, alignment != 0);
     if (p != nullptr) {
       rt::scrub_if_foreign_stack();
       if (rt::tracing()) rt::trace_new(new_name(family), size, alignment, false, p);
