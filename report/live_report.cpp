@@ -164,13 +164,10 @@ void render_live_text(const LiveReport& report, std::ostream& out, bool color) {
            style);
       continue;
     }
-    std::string amount = estimated
-                             ? fmt::format("~{} bytes in ~{} blocks ({} sampled)",
-                                           with_commas(three_digits(site.estimated_bytes)),
-                                           with_commas(three_digits(site.estimated_blocks)),
-                                           with_commas(site.old_blocks))
-                             : fmt::format("{} in {}", count_of(site.old_bytes, "byte", "bytes"),
-                                           count_of(site.old_blocks, "block", "blocks"));
+    std::string amount =
+        estimated ? estimate_phrase(site.estimated_bytes, site.estimated_blocks, site.old_blocks)
+                  : fmt::format("{} in {}", count_of(site.old_bytes, "byte", "bytes"),
+                                count_of(site.old_blocks, "block", "blocks"));
     line(fmt::format("{} older than {} ({}), allocated at:", amount, expire, change), style);
     size_t printed = printed_frame_count(site.stack);
     for (size_t i = 0; i < printed; ++i) {

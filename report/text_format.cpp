@@ -170,6 +170,15 @@ uint64_t three_digits(uint64_t value) {
   return (value + scale / 2) / scale * scale;
 }
 
+std::string estimate_phrase(uint64_t estimated_bytes, uint64_t estimated_blocks,
+                            uint64_t sampled_blocks) {
+  uint64_t bytes = three_digits(estimated_bytes);
+  uint64_t blocks = three_digits(estimated_blocks);
+  return fmt::format("~{} {} in ~{} {} ({} sampled)", with_commas(bytes),
+                     bytes == 1 ? "byte" : "bytes", with_commas(blocks),
+                     blocks == 1 ? "block" : "blocks", with_commas(sampled_blocks));
+}
+
 std::string hex(uint64_t value) {
   return fmt::format("{:#x}", value);
 }

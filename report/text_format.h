@@ -20,6 +20,10 @@ std::string with_commas(uint64_t n);
 std::string count_of(uint64_t n, std::string_view singular, std::string_view plural);
 // `value` rounded to its 3 leading digits: an estimate's precision (the sampled mode's "~").
 uint64_t three_digits(uint64_t value);
+// The sampled mode's estimate of a site: "~4,310,000 bytes in ~830 blocks (12 sampled)",
+// each estimate to 3 significant digits.
+std::string estimate_phrase(uint64_t estimated_bytes, uint64_t estimated_blocks,
+                            uint64_t sampled_blocks);
 
 // "0x1a2b": lowercase hex with a 0x prefix, no padding.
 std::string hex(uint64_t value);

@@ -122,10 +122,9 @@ void write_header(const ProcessReport& process, const TextOptions& options, Line
 std::string group_title(const LeakGroup& group, bool valgrind_wording, size_t record,
                         size_t records) {
   if (group.sampling == LeakGroup::Sampling::kEstimated) {
-    return fmt::format("~{} bytes in ~{} blocks ({} sampled) {} {}",
-                       with_commas(three_digits(group.estimated_bytes)),
-                       with_commas(three_digits(group.estimated_blocks)), with_commas(group.blocks),
-                       group.estimated_blocks == 1 ? "is" : "are",
+    return fmt::format("{} {} {}",
+                       estimate_phrase(group.estimated_bytes, group.estimated_blocks, group.blocks),
+                       three_digits(group.estimated_blocks) == 1 ? "is" : "are",
                        core::leak_kind_phrase(group.kind));
   }
   if (group.sampling == LeakGroup::Sampling::kNotSampled) {

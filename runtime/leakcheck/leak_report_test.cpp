@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 
 namespace memtrack::rt {
@@ -24,6 +25,53 @@ class LeakReportTest : public ::testing::Test {
   std::unique_ptr<core::BlockRecords> table_ = std::make_unique<core::BlockRecords>();
   core::HeapThread heap_thread_{};
 };
+
+TEST(SampleWeightTest, ASampledBlockStandsForOneOverItsProbability) {
+  SystemRuntimeCode runtime_code;
+  runtime_code.ranges[0] = {0x7000, 0x8000};
+  runtime_code.count = 1;
+  runtime_code.lowest = 0x7000;
+  runtime_code.highest = 0x8000;
+  uintptr_t program_frame = 0x1234;
+  uintptr_t runtime_frame = 0x7100;  // a return address: its call lies just before
+  core::StackView program{&program_frame, 1};
+  core::StackView runtime{&runtime_frame, 1};
+  // p(s) = 1 - exp(-s / I): a block of the interval's size is sampled with p = 0.632.
+  EXPECT_NEAR(sample_weight(1000, 1000, program, runtime_code), 1.0 / (1.0 - std::exp(-1.0)), 1e-9);
+  EXPECT_NEAR(sample_weight(16, 524288, program, runtime_code), 524288.0 / 16.0, 1.0);
+  EXPECT_NEAR(sample_weight(1 << 30, 524288, program, runtime_code), 1.0, 1e-9);
+  // The C/C++ runtime's own allocations always get a stack: they stand for themselves.
+  EXPECT_EQ(sample_weight(16, 524288, runtime, runtime_code), 1.0);
+  uintptr_t edge = 0x8000;  // returns to the range's end: the call is in it
+  EXPECT_EQ(sample_weight(16, 524288, core::StackView{&edge, 1}, runtime_code), 1.0);
+  EXPECT_NEAR(sample_weight(16, 16, core::StackView{nullptr, 0}, runtime_code),
+              1.0 / (1.0 - std::exp(-1.0)), 1e-9);
+}
+
+TEST_F(LeakReportTest, SampledGroupsEstimateWhatTheirBlocksStandFor) {
+  auto stacks = std::make_unique<core::StackDepot>();  // large: not on the stack
+  uintptr_t frame = 0x1234;
+  uint32_t site = stacks->intern(&frame, 1);
+  SystemRuntimeCode runtime_code;  // none
+  for (uintptr_t i = 0; i < 3; ++i) add(0x1000 + i * 16, 1000, site);
+  add(0x9000, 40, core::StackDepot::kInvalidId);  // not sampled: no estimate
+  LeakReport report;
+  report.set_sampling(1000, &runtime_code, stacks.get());
+  ASSERT_TRUE(report.try_collect(*table_, site));
+  report.sort();
+  ASSERT_EQ(report.groups().size(), 2u);
+  const LeakGroup& sampled = report.groups()[0];
+  EXPECT_EQ(sampled.stack_id, site);
+  EXPECT_EQ(sampled.bytes, 3000u);  // its own blocks, exactly
+  EXPECT_EQ(sampled.blocks, 3u);
+  double weight = 1.0 / (1.0 - std::exp(-1.0));
+  EXPECT_EQ(sampled.estimated_bytes, 3 * static_cast<uint64_t>(weight * 1000 + 0.5));
+  EXPECT_EQ(sampled.estimated_blocks, static_cast<uint64_t>(std::lround(3 * weight)));
+  const LeakGroup& unsampled = report.groups()[1];
+  EXPECT_EQ(unsampled.bytes, 40u);
+  EXPECT_EQ(unsampled.estimated_bytes, 0u);
+  EXPECT_EQ(unsampled.estimated_blocks, 0u);
+}
 
 TEST_F(LeakReportTest, EmptyTableGivesNoGroups) {
   LeakReport report;
