@@ -31,15 +31,6 @@ namespace rt = memtrack::rt;
 
 namespace {
 
-// True when the sampled mode leaves this allocation call of the program without a stack
-// (record.h, sampled_out): it then takes the lean path (allocate_unsampled). `size` and
-// `caller` (the hook's return address) decide; the capture's call stays apart from this
-// decision, its frames as they are (record.h).
-bool unsampled(size_t size, uintptr_t caller) {
-  return rt::g_sampling.interval != 0 && !rt::in_runtime() && !rt::in_stdio_scope() &&
-         rt::sampled_out(size, caller);
-}
-
 // The stack of a block about to be allocated, captured before it exists (record.h,
 // capture_allocation_stack); 0 when the block will not be recorded: inside the runtime, and
 // inside the real fopen/fclose (StdioScope), where glibc's own FILE objects are not the
@@ -84,7 +75,7 @@ __attribute__((always_inline)) inline void* malloc_impl(size_t size, uintptr_t f
   rt::check_allocation("malloc");
   uint32_t stack = 0;
   void* p = nullptr;
-  if (unsampled(size, MEMTRACK_CALLER)) {
+  if (rt::unsampled_call(size, MEMTRACK_CALLER)) {
     p = rt::allocate_unsampled(size, 0, AllocFamily::kMalloc, false);
     if (p != nullptr) {
       rt::scrub_if_foreign_stack();
@@ -141,7 +132,8 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
   rt::check_allocation("calloc");
   size_t total = 0;
   bool overflow = __builtin_mul_overflow(count, size, &total);
-  uint32_t stack = unsampled(total, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack =
+      rt::unsampled_call(total, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = nullptr;
   if (!overflow) p = rt::try_heap_allocate(total, 0);
   if (p != nullptr) {
@@ -201,7 +193,8 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   }
   // A block that stays where it is keeps its address: hidden during the capture.
   uintptr_t hidden = hide(ptr);
-  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack =
+      rt::unsampled_call(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   ptr = reveal(hidden);
   AllocRecord old;
   rt::ProfileReallocScope realloc_scope;  // the heap profile records the free as a realloc's
@@ -241,7 +234,8 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
     return 0;
   }
   rt::check_allocation("posix_memalign");
-  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack =
+      rt::unsampled_call(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   int rc = 0;
   void* p = nullptr;
   // A power of two and a multiple of sizeof(void*), or the real one's EINVAL.
@@ -261,7 +255,8 @@ MEMTRACK_EXPORT_C int posix_memalign(void** out, size_t alignment, size_t size) 
 MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("aligned_alloc");
-  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack =
+      rt::unsampled_call(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p =
       aligned_impl(alignment, size, [&] { return rt::g_real.aligned_alloc(alignment, size); });
   track(p, size, stack);
@@ -272,7 +267,8 @@ MEMTRACK_EXPORT_C void* aligned_alloc(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, alignment);
   rt::check_allocation("memalign");
-  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack =
+      rt::unsampled_call(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(alignment, size, [&] { return rt::g_real.memalign(alignment, size); });
   track(p, size, stack);
   if (logged()) rt::trace_alloc2("memalign", alignment, size, p);
@@ -282,7 +278,8 @@ MEMTRACK_EXPORT_C void* memalign(size_t alignment, size_t size) {
 MEMTRACK_EXPORT_C void* valloc(size_t size) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 4096);
   rt::check_allocation("valloc");
-  uint32_t stack = unsampled(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack =
+      rt::unsampled_call(size, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(static_cast<size_t>(getpagesize()), size,
                          [&] { return rt::g_real.valloc(size); });
   track(p, size, stack);
@@ -297,7 +294,8 @@ MEMTRACK_EXPORT_C void* pvalloc(size_t size) {
   size_t rounded = size == 0 ? page : (size + page - 1) & ~(page - 1);
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(rounded, page);
   rt::check_allocation("pvalloc");
-  uint32_t stack = unsampled(rounded, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
+  uint32_t stack =
+      rt::unsampled_call(rounded, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = aligned_impl(page, rounded, [&] { return rt::g_real.pvalloc(size); });
   track(p, rounded, stack);
   if (logged()) rt::trace_alloc("pvalloc", size, p);

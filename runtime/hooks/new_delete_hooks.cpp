@@ -86,12 +86,6 @@ inline size_t alignment_of(const std::nothrow_t&) {
   return 0;
 }
 
-// True when the sampled mode leaves this allocation call of the program without a stack
-// (record.h, sampled_out); `caller` is the operator's return address.
-bool unsampled(size_t size, uintptr_t caller) {
-  return rt::g_sampling.interval != 0 && !rt::in_runtime() && rt::sampled_out(size, caller);
-}
-
 // The throwing forms, with the loop the standard prescribes: retry after each new_handler
 // call, throw std::bad_alloc when there is none.
 void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t frame,
@@ -102,7 +96,7 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
   size_t request = size == 0 ? 1 : size;
   rt::check_allocation(new_name(family));
   uint32_t stack = 0;
-  if (unsampled(size, caller)) {  // the sampled mode's lean path (record.h)
+  if (rt::unsampled_call(size, caller)) {  // the sampled mode's lean path (record.h)
     void* p = rt::allocate_unsampled(size, alignment, family, alignment != 0);
     if (p != nullptr) {
       rt::scrub_if_foreign_stack();
@@ -139,7 +133,8 @@ void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, uintptr_t caller, size_t 
   rt::check_allocation(new_name(family));
   Fn real = real_new.get();
   if (real == nullptr) return nullptr;
-  uint32_t stack = unsampled(size, caller) || rt::in_runtime() ? 0 : rt::capture_allocation_stack();
+  uint32_t stack =
+      rt::unsampled_call(size, caller) || rt::in_runtime() ? 0 : rt::capture_allocation_stack();
   void* p = nullptr;
   {
     rt::RuntimeScope scope;

@@ -6,7 +6,9 @@
 #include <cstdint>
 
 #include "core/alloc_table.h"
+#include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/runtime_roots.h"
+#include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 
 namespace memtrack::rt {
@@ -43,6 +45,14 @@ inline bool sampled_out(size_t size, uintptr_t caller) {
     return false;
   }
   return !g_sampling.runtime_code.contains(caller);
+}
+// True when the sampled mode leaves this allocation call of the program without a stack, so
+// the hook takes the lean path below: the mode is on, the thread is outside the runtime and
+// outside glibc's stdio internals (fd_tracking.h), and sampled_out passes it by. `caller`:
+// the hook's return address. The capture's call stays apart from this decision.
+inline bool unsampled_call(size_t size, uintptr_t caller) {
+  return g_sampling.interval != 0 && !in_runtime() && !in_stdio_scope() &&
+         sampled_out(size, caller);
 }
 // Sets g_sampling from the options (start-up, after they are read).
 void init_sampling();
