@@ -16,7 +16,10 @@ inline constexpr char kPackedMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'Z', 'S'}
 // Version 2 puts the events in batches (kBatch); version 3 adds kExec and kExecFailed.
 // Readers still accept versions 1 and 2.
 inline constexpr uint32_t kVersion = 3;
-inline constexpr size_t kRawHeaderSize = 32;  // magic, u32 version, u32 pid, u64 start_ns, u64 0
+// magic, u32 version, u32 pid, u64 start_ns, u64 sample_interval_bytes (the sampled mode's
+// mean interval; 0: the full mode, where every allocation has its stack; always 0 before the
+// sampled mode, so files of any version 3 read the same).
+inline constexpr size_t kRawHeaderSize = 32;
 
 // Every record starts with a tag byte. Times are microseconds since the process started,
 // stored as the difference from the previous timed record of the same batch (the first one of
@@ -26,7 +29,8 @@ inline constexpr size_t kRawHeaderSize = 32;  // magic, u32 version, u32 pid, u6
 // bits are 0 and a varint after the tag holds it; the sequence numbers put the batches of all
 // threads back into one order. Addresses are differences from the batch's previous address.
 enum class Tag : uint8_t {
-  kAlloc = 1,        // varint dt, varint size, varint stack_id, zigzag varint ptr - last ptr
+  kAlloc = 1,        // varint dt, varint size, varint stack_id (0: no stack; in the sampled
+                     // mode, a block not sampled), zigzag varint ptr - last ptr
   kFree = 2,         // varint dt, zigzag varint ptr - last ptr
   kReallocFree = 3,  // as kFree: the old block of a realloc; the new block follows as kAlloc
   kThread = 4,       // varint tid: the thread of the records that follow

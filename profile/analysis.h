@@ -15,7 +15,11 @@
 
 namespace memtrack::profile {
 
-// Per allocation stack (index = stack id).
+// Per allocation stack (index = stack id). In the sampled mode (meta.sample_interval_bytes >
+// 0) a site with a stack has estimates: each block recorded with its stack stands for
+// 1 / p(size) blocks of its size (docs/sampling.md), rounded once per figure; the site
+// without a stack (id 0) then holds the blocks not sampled, exactly, and the totals of
+// ProfileAnalysis are exact counts of every block.
 struct SiteStats {
   uint64_t allocations = 0;
   uint64_t allocated_bytes = 0;
@@ -27,6 +31,10 @@ struct SiteStats {
   uint64_t window_bytes = 0;  // allocated in the window and not freed before its end
   uint64_t window_blocks = 0;
   uint64_t peak_epoch = 0;  // internal: the peak the *_peak fields were last brought up to
+  // The sampled mode only: the blocks behind the estimates (recorded with this stack).
+  uint64_t sampled_allocations = 0;
+  uint64_t sampled_live_blocks = 0;
+  uint64_t sampled_peak_blocks = 0;
 };
 
 // One point of the heap over time: a bucket of `bucket_us` starting at time_us.
@@ -51,6 +59,7 @@ struct AnalyzeOptions {
 
 struct ProfileAnalysis {
   ProfileMeta meta;
+  bool sampled() const { return meta.sample_interval_bytes > 0; }
   uint64_t events = 0;
   uint64_t allocations = 0;
   uint64_t frees = 0;

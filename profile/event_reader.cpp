@@ -275,6 +275,7 @@ std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& pa
     for (uint64_t& f : frames) f = b.get<uint64_t>();
     meta.stacks[id] = std::move(frames);
   }
+  if (version >= 5) meta.sample_interval_bytes = b.get<uint64_t>();
   Bytes x{index.data(), index.size(), path};
   auto count = x.get<uint32_t>();
   if (count > x.left / kIndexEntrySize) throw corrupt("bad index");
@@ -504,6 +505,7 @@ bool EventReader::next_record(Event* event) {
     time_us_ += varint();
     event->time_us = time_us_;
     event->tid = tid_;
+    event->unknown_block = false;
     if (tag == Tag::kSample) {
       event->kind = Event::Kind::kSample;
       event->size = varint();
@@ -513,7 +515,11 @@ bool EventReader::next_record(Event* event) {
       event->kind = Event::Kind::kAlloc;
       event->size = varint();
       uint64_t stack_id = varint();
-      if (!plausible_stack_id(stack_id, meta_.stacks.size())) fail("stack id out of range");
+      // 0: no stack (the sampled mode's blocks not sampled; in version 4 and before, none).
+      bool no_stack_allowed = packed_version_ >= 5 && stack_id == 0;
+      if (!no_stack_allowed && !plausible_stack_id(stack_id, meta_.stacks.size())) {
+        fail("stack id out of range");
+      }
       event->stack_id = static_cast<uint32_t>(stack_id);
     } else {
       event->kind = tag == Tag::kFree ? Event::Kind::kFree : Event::Kind::kReallocFree;
@@ -532,7 +538,13 @@ bool EventReader::next_record(Event* event) {
     } else {
       event->size = varint();
       uint64_t stack_id = varint();
-      if (stack_id != 0 && !plausible_stack_id(stack_id, meta_.stacks.size())) {
+      // packed_format.h: which stack id a free of a block from before the recording has.
+      uint64_t unknown_id = packed_version_ >= 5 ? kUnknownBlockStack : 0;
+      event->unknown_block = stack_id == unknown_id;
+      if (event->unknown_block) {
+        if (event->size != 0) fail("free of a block from before the recording with a size");
+        stack_id = 0;
+      } else if (stack_id != 0 && !plausible_stack_id(stack_id, meta_.stacks.size())) {
         fail("stack id out of range");
       }
       event->stack_id = static_cast<uint32_t>(stack_id);

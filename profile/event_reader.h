@@ -23,8 +23,10 @@ struct Event {
   uint64_t time_us = 0;  // since the process started
   uint32_t tid = 0;
   uint64_t size = 0;      // the block's bytes; kSample: RSS bytes
-  uint32_t stack_id = 0;  // the block's allocation stack; 0 for a free of a block allocated
-                          // before the recording started (nothing else is known of it)
+  uint32_t stack_id = 0;  // the block's allocation stack; 0: none (the sampled mode's blocks
+                          // not sampled, or unknown_block)
+  // A free of a block allocated before the recording started: nothing else is known of it.
+  bool unknown_block = false;
   // Frees only: when the block was allocated, and whether the free is a temporary one
   // (docs/profiling.md: the thread's previous event was this block's allocation).
   uint64_t alloc_time_us = 0;
@@ -37,6 +39,9 @@ struct ProfileMeta {
   bool complete = false;  // the process ended normally (the end record is there)
   std::vector<RawModule> modules;
   std::map<uint32_t, std::vector<uint64_t>> stacks;  // id -> return addresses, innermost first
+  // The sampled mode's mean interval (docs/sampling.md); 0: the full mode, every allocation
+  // has its stack.
+  uint64_t sample_interval_bytes = 0;
 };
 
 // Which kind of file `path` is: true for a heap profile (raw or packed). Throws Error if it

@@ -46,7 +46,7 @@ void write_tree(const ProfileAnalysis& a, StackNames& names, Ranking ranking, st
   Node root;
   for (uint32_t id = 0; id < a.sites.size(); ++id) {
     uint64_t bytes = site_value(a.sites[id], ranking);
-    if (bytes == 0) continue;
+    if (bytes == 0 || !site_listed(a, id)) continue;
     root.bytes += bytes;
     const std::vector<Frame>& stack = names.stack(id);
     Node* node = &root;
@@ -85,7 +85,10 @@ void render_massif(const ProfileAnalysis& a, StackNames& names, const ProfileOut
   if (!peak_written && a.peak_bytes > 0)
     snapshots.push_back({a.peak_time_us / 1000, a.peak_bytes, 1});
   snapshots.push_back({a.end_time_us / 1000, a.live_bytes, 2});
-  out << "desc: memtrack heap profile (pid " << a.meta.pid << ")\n";
+  out << "desc: memtrack heap profile (pid " << a.meta.pid << ")";
+  // ms_print shows desc: the trees' figures are then estimates; the heap sizes stay exact.
+  if (a.sampled()) out << ", sampled: the trees are estimates";
+  out << "\n";
   out << "cmd: " << options.program << "\n";
   out << "time_unit: ms\n";
   for (size_t i = 0; i < snapshots.size(); ++i) {

@@ -2,12 +2,13 @@
 // into chunks at record boundaries, each compressed with zstd, then the stacks and modules,
 // an index of the chunks and a fixed-size footer that locates them.
 //
-//   header   "MTPROFZS"  u32 version = 4  u32 pid
+//   header   "MTPROFZS"  u32 version = 5  u32 pid
 //   chunk*   zstd frame of at most kChunkBytes: the chunk's event records in a row, by pair or by
 //            column (chunk_columns.h: a layout byte first). The records are as in the raw file but
-//            without addresses (a free carries its block's varint size and stack id, both 0 for a
-//            block allocated before the recording; a temporary free has kTemporaryBit in its tag
-//            and nothing else: its block is its thread's latest allocation, in the same
+//            without addresses (a free carries its block's varint size and stack id; a block
+//            allocated before the recording has size 0 and stack id kUnknownBlockStack, 0 before
+//            version 5, when no block could have stack id 0; a temporary free has kTemporaryBit in
+//            its tag and nothing else: its block is its thread's latest allocation, in the same
 //            chunk; a temporary free whose allocation is in the chunk before has
 //            kTemporaryNamedBit and its block's fields like any other free, so every chunk
 //            decodes on its own); the ages of the frees that carry their block
@@ -15,7 +16,8 @@
 //            own. Version 1 had no layout byte: the records were always in a row; version 2
 //            had no pairs layout.
 //   meta     zstd frame: u8 complete, u32 modules_size, modules payload (result file
-//            section 3), u32 stack_count, per stack u32 id, u32 depth, depth x u64 address
+//            section 3), u32 stack_count, per stack u32 id, u32 depth, depth x u64 address,
+//            u64 sample_interval_bytes (version 5: the raw header's; 0 in the full mode)
 //   index    u32 count, per chunk: u64 offset, u32 compressed_size, u32 raw_size,
 //            u64 time_us, u64 allocations, u32 tid, u64 events_before (decoder state at its
 //            start)
@@ -49,8 +51,12 @@ inline constexpr int kRowsLevel = 7;
 inline constexpr int kPairsLevel = 3;
 // Version 1 (memtrack before chunks were independent) let a temporary free name an
 // allocation of the chunk before: it is read from the first chunk only.
-// Version 2 had no pairs layout (chunk_columns.h). Version 3 had no checksums.
-inline constexpr uint32_t kPackedVersion = 4;
+// Version 2 had no pairs layout (chunk_columns.h). Version 3 had no checksums. Version 4 had
+// no sample interval, and no allocation without a stack (the sampled mode's blocks not
+// sampled: stack id 0).
+inline constexpr uint32_t kPackedVersion = 5;
+// The stack id of a free whose block was allocated before the recording started (version 5).
+inline constexpr uint32_t kUnknownBlockStack = 0xffffffff;
 inline constexpr uint8_t kTemporaryNamedBit = 0x40;
 
 struct ChunkInfo {

@@ -258,7 +258,8 @@ class RawScanner {
 };
 
 std::vector<uint8_t> metadata(bool complete, const std::vector<uint8_t>& modules,
-                              const std::map<uint32_t, std::vector<uint64_t>>& stacks) {
+                              const std::map<uint32_t, std::vector<uint64_t>>& stacks,
+                              uint64_t sample_interval) {
   // Not append<uint8_t> into the empty vector: gcc 12 with -fsanitize=thread warns of an
   // overflow there that cannot happen (-Wstringop-overflow).
   std::vector<uint8_t> out{static_cast<uint8_t>(complete ? 1 : 0)};
@@ -270,6 +271,7 @@ std::vector<uint8_t> metadata(bool complete, const std::vector<uint8_t>& modules
     append<uint32_t>(out, static_cast<uint32_t>(frames.size()));
     for (uint64_t f : frames) append<uint64_t>(out, f);
   }
+  append<uint64_t>(out, sample_interval);
   return out;
 }
 
@@ -384,6 +386,7 @@ struct ProfilePacker::State {
     append<uint32_t>(head, kPackedVersion);
     append<uint32_t>(head, 0);
     std::memcpy(head.data() + 12, header + 12, 4);  // pid
+    std::memcpy(&sample_interval, header + 24, 8);
     writer.write_plain(head);
     packed_header = head;
     writer.flush();  // memtrack report knows the file for a profile while it is written
@@ -576,7 +579,9 @@ struct ProfilePacker::State {
     bool same_chunk = last.chunk == chunks;
     last.ptr = 0;
     Block block{0, state.time_us, 0};
-    live.take(ptr, &block);
+    // A block allocated before the recording started: nothing is known of it, and its free
+    // says so with a stack id no block has (a block with no stack has 0).
+    if (!live.take(ptr, &block)) block.stack_id = kUnknownBlockStack;
     if (temporary && same_chunk) {  // the reader knows the block: the thread's latest one
       record.bytes[0] |= format::kTemporaryBit;
       return;
@@ -646,7 +651,7 @@ struct ProfilePacker::State {
   // The stacks and modules, the index and the footer, after the chunks.
   void write_tail(const std::vector<ChunkInfo>& index) {
     uint64_t meta_offset = writer.offset();
-    uint64_t meta_size = writer.write(metadata(stats.complete, modules, stacks));
+    uint64_t meta_size = writer.write(metadata(stats.complete, modules, stacks, sample_interval));
     uint64_t index_offset = writer.offset();
     std::vector<uint8_t> tail;
     append<uint32_t>(tail, static_cast<uint32_t>(index.size()));
@@ -682,6 +687,7 @@ struct ProfilePacker::State {
   std::string raw_path;
   std::string out_path;
   std::vector<uint8_t> packed_header;  // as written, for the footer's CRC
+  uint64_t sample_interval = 0;        // the raw header's
   RawScanner scan;
   ChunkWriter writer;
   PackStats stats;

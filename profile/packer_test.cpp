@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -74,6 +75,7 @@ class RawWriter {
   }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
   void set_version(uint32_t version) { std::memcpy(bytes_.data() + 8, &version, 4); }
+  void set_sample_interval(uint64_t bytes) { std::memcpy(bytes_.data() + 24, &bytes, 8); }
 
   static constexpr uint32_t kStacks = 8;
 
@@ -421,6 +423,80 @@ TEST_F(PackerTest, ARawFileOfANewerVersionIsRefusedByName) {
                            std::to_string(format::kVersion) + ")";
     EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
+}
+
+// The sampled mode (docs/sampling.md): blocks not sampled have no stack (id 0) and are
+// counted exactly, apart from the frees of blocks from before the recording; a block with a
+// stack stands for 1 / p(size) blocks of its size in its site's figures, the totals count
+// every block once.
+TEST_F(PackerTest, ASampledProfileEstimatesItsSitesAndCountsEveryBlockExactly) {
+  constexpr uint64_t kInterval = 1000;
+  RawWriter w;
+  w.set_sample_interval(kInterval);
+  for (uint64_t i = 0; i < 100; ++i) w.alloc(1, 10, 0, 0x10000 + i * 16);  // not sampled
+  for (uint64_t i = 0; i < 40; ++i) w.free(1, 0x10000 + i * 16);
+  for (uint64_t i = 0; i < 3; ++i) w.alloc(1, 100, 1, 0x20000 + i * 128);
+  w.free(1, 0x20000);
+  w.alloc(1, 5000, 2, 0x30000);
+  w.free(1, 0xdead0);  // a block from before the recording
+  w.end();
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  pack_profile(raw_, packed_);
+  for (const std::string& path : {raw_, packed_}) {
+    SCOPED_TRACE(path);
+    ProfileAnalysis a = analyze_profile(path, AnalyzeOptions{});
+    EXPECT_TRUE(a.sampled());
+    EXPECT_EQ(a.meta.sample_interval_bytes, kInterval);
+    EXPECT_EQ(a.allocations, 104u);
+    EXPECT_EQ(a.frees, 41u);
+    EXPECT_EQ(a.unknown_frees, 1u);
+    EXPECT_EQ(a.allocated_bytes, 1000u + 300u + 5000u);
+    EXPECT_EQ(a.live_blocks, 60u + 2u + 1u);
+    EXPECT_EQ(a.live_bytes, 600u + 200u + 5000u);
+    EXPECT_EQ(a.peak_bytes, a.live_bytes);  // the 5,000-byte block came last
+    ASSERT_EQ(a.sites.size(), 3u);
+    const SiteStats& none = a.sites[0];
+    EXPECT_EQ(std::tie(none.allocations, none.allocated_bytes, none.live_blocks, none.live_bytes),
+              std::make_tuple(100u, 1000u, 60u, 600u));
+    EXPECT_EQ(none.sampled_allocations, 0u);
+    // A 100-byte block stands for 1 / (1 - e^-0.1) = 10.51 blocks and 1,051 bytes.
+    double w100 = 1.0 / (1.0 - std::exp(-100.0 / kInterval));
+    const SiteStats& small = a.sites[1];
+    EXPECT_EQ(small.allocations, static_cast<uint64_t>(std::llround(3 * w100)));  // 32
+    EXPECT_EQ(small.allocated_bytes, 3 * static_cast<uint64_t>(std::llround(100 * w100)));
+    EXPECT_EQ(small.live_blocks, static_cast<uint64_t>(std::llround(2 * w100)));  // 21
+    EXPECT_EQ(small.live_bytes, 2 * static_cast<uint64_t>(std::llround(100 * w100)));
+    EXPECT_EQ(std::tie(small.sampled_allocations, small.sampled_live_blocks),
+              std::make_tuple(3u, 2u));
+    // At the peak (the 5,000-byte block's allocation) the small site held 2 of its blocks.
+    EXPECT_EQ(small.peak_bytes, small.live_bytes);
+    EXPECT_EQ(small.sampled_peak_blocks, 2u);
+    // A 5,000-byte block is sampled with probability 1 - e^-5: it stands for 1.0068 blocks.
+    const SiteStats& large = a.sites[2];
+    EXPECT_EQ(large.allocated_bytes,
+              static_cast<uint64_t>(std::llround(5000 / (1 - std::exp(-5.0)))));  // 5,034
+    EXPECT_EQ(std::tie(large.allocations, large.live_blocks), std::make_tuple(1u, 1u));
+  }
+}
+
+// In the full mode every block counts as itself, a block without a stack too (the depot was
+// out of memory when it was allocated).
+TEST_F(PackerTest, AFullModeBlockWithoutAStackIsASiteOfItsOwn) {
+  RawWriter w;
+  w.alloc(1, 10, 0, 0x10000);
+  w.alloc(1, 20, 0, 0x10100);
+  w.free(1, 0x10000);
+  w.alloc(1, 30, 1, 0x20000);
+  w.end();
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  ProfileAnalysis a = analyze_profile(raw_, AnalyzeOptions{});
+  EXPECT_FALSE(a.sampled());
+  EXPECT_EQ(a.unknown_frees, 0u);
+  ASSERT_EQ(a.sites.size(), 2u);
+  EXPECT_EQ(std::tie(a.sites[0].allocations, a.sites[0].live_blocks, a.sites[0].live_bytes),
+            std::make_tuple(2u, 1u, 20u));
+  EXPECT_EQ(std::tie(a.sites[1].allocations, a.sites[1].live_bytes), std::make_tuple(1u, 30u));
+  EXPECT_EQ(a.live_bytes, 50u);
 }
 
 TEST_F(PackerTest, FollowingAGrowingFileGivesTheSameFile) {

@@ -102,7 +102,9 @@ ordered_json profile_html_model(const ProfileAnalysis& a, const std::vector<Seri
                       {"window_bytes", s.window_bytes}});
   }
   size_t total = 0;
-  for (const SiteStats& s : a.sites) total += s.allocations > 0 ? 1 : 0;
+  for (uint32_t id = 0; id < a.sites.size(); ++id) {
+    total += a.sites[id].allocations > 0 && site_listed(a, id) ? 1 : 0;
+  }
   model["frames"] = std::move(frames);
   model["stacks"] = std::move(stacks);
   model["sites_total"] = total;

@@ -20,10 +20,14 @@ void render_profile_pprof(const ProfileAnalysis& a, StackNames& names,
   report::ProfileBuilder profile(types, "inuse_space");
   profile.add_comment("memtrack " + (version.empty() ? std::string("?") : version));
   profile.add_comment(std::to_string(a.meta.pid) + ": " + options.program);
+  if (a.sampled()) {
+    profile.add_comment("sampled every " + std::to_string(a.meta.sample_interval_bytes) +
+                        " bytes on average: the values are estimates");
+  }
   profile.add_address_space(a.meta.pid, a.meta.modules);
   for (uint32_t id = 0; id < a.sites.size(); ++id) {
     const SiteStats& site = a.sites[id];
-    if (site.allocations == 0 && site.live_blocks == 0) continue;
+    if ((site.allocations == 0 && site.live_blocks == 0) || !site_listed(a, id)) continue;
     const std::vector<Frame>& stack = names.stack(id);
     std::vector<Frame> printed(
         stack.begin(), stack.begin() + static_cast<long>(report::printed_frame_count(stack)));

@@ -58,10 +58,14 @@ uint64_t site_value(const SiteStats& site, Ranking ranking) {
   return 0;
 }
 
+bool site_listed(const ProfileAnalysis& a, uint32_t id) {
+  return id != 0 || !a.sampled();
+}
+
 std::vector<uint32_t> top_sites(const ProfileAnalysis& a, Ranking ranking, size_t count) {
   std::vector<uint32_t> ids;
   for (uint32_t id = 0; id < a.sites.size(); ++id) {
-    if (site_value(a.sites[id], ranking) > 0) ids.push_back(id);
+    if (site_listed(a, id) && site_value(a.sites[id], ranking) > 0) ids.push_back(id);
   }
   auto more = [&](uint32_t x, uint32_t y) {
     uint64_t vx = site_value(a.sites[x], ranking);
@@ -122,7 +126,40 @@ void text_series(const ProfileAnalysis& a, std::ostream& out) {
   }
 }
 
-std::string site_summary(const SiteStats& s, Ranking ranking) {
+// "~1,230 bytes": an estimate of the sampled mode, to 3 significant digits.
+std::string estimated(uint64_t value, const char* singular, const char* plural) {
+  return "~" + count_of(report::three_digits(value), singular, plural);
+}
+
+std::string estimated_summary(const SiteStats& s, Ranking ranking) {
+  switch (ranking) {
+    case Ranking::kAllocated:
+    case Ranking::kAllocations:
+      return fmt::format("{} allocated in {} ({} sampled)",
+                         estimated(s.allocated_bytes, "byte", "bytes"),
+                         estimated(s.allocations, "allocation", "allocations"),
+                         with_commas(s.sampled_allocations));
+    case Ranking::kTemporary:
+      return fmt::format("{} of {} ({} sampled)",
+                         estimated(s.temporary, "temporary allocation", "temporary allocations"),
+                         estimated(s.allocations, "allocation", "allocations"),
+                         with_commas(s.sampled_allocations));
+    case Ranking::kLeaked:
+      return report::estimate_phrase(s.live_bytes, s.live_blocks, s.sampled_live_blocks) +
+             " not freed";
+    case Ranking::kPeak:
+      return report::estimate_phrase(s.peak_bytes, s.peak_blocks, s.sampled_peak_blocks) +
+             " at the peak";
+    case Ranking::kWindow:
+      return fmt::format("{} in {} allocated in the window and not freed in it",
+                         estimated(s.window_bytes, "byte", "bytes"),
+                         estimated(s.window_blocks, "block", "blocks"));
+  }
+  return "";
+}
+
+std::string site_summary(const ProfileAnalysis& a, const SiteStats& s, Ranking ranking) {
+  if (a.sampled()) return estimated_summary(s, ranking);
   switch (ranking) {
     case Ranking::kAllocated:
     case Ranking::kAllocations:
@@ -146,13 +183,32 @@ std::string site_summary(const SiteStats& s, Ranking ranking) {
   return "";
 }
 
+// The sampled mode (docs/sampling.md): what is exact, what is estimated, and the blocks that
+// have no stack, which the sites' estimates stand for.
+void text_sampling(const ProfileAnalysis& a, std::ostream& out) {
+  uint64_t sampled = 0;
+  for (const SiteStats& s : a.sites) sampled += s.sampled_allocations;
+  out << fmt::format(
+      "  SAMPLED: {} with a stack, about one per {} allocated; the totals and the heap over "
+      "time are exact, the sites are estimates (~)\n",
+      count_of(sampled, "allocation", "allocations"),
+      count_of(a.meta.sample_interval_bytes, "byte", "bytes"));
+  SiteStats none = a.sites.empty() ? SiteStats{} : a.sites[0];
+  out << fmt::format(
+      "  not sampled (no stack; the estimates stand for them): {} of {}, {} in {} not freed at "
+      "the end\n",
+      count_of(none.allocations, "allocation", "allocations"),
+      count_of(none.allocated_bytes, "byte", "bytes"), count_of(none.live_bytes, "byte", "bytes"),
+      count_of(none.live_blocks, "block", "blocks"));
+}
+
 void text_sites(const ProfileAnalysis& a, StackNames& names, Ranking ranking,
                 const std::string& title, size_t count, std::ostream& out) {
   std::vector<uint32_t> ids = top_sites(a, ranking, count);
   out << "\n" << title << (ids.empty() ? ": none\n" : ":\n");
   int rank = 0;
   for (uint32_t id : ids) {
-    out << fmt::format("  {}. {}\n", ++rank, site_summary(a.sites[id], ranking));
+    out << fmt::format("  {}. {}\n", ++rank, site_summary(a, a.sites[id], ranking));
     const std::vector<Frame>& stack = names.stack(id);
     size_t shown = report::printed_frame_count(stack);
     for (size_t i = 0; i < shown; ++i) {
@@ -186,6 +242,7 @@ void render_profile_text(const ProfileAnalysis& a, StackNames& names,
     out << fmt::format("  frees of blocks allocated before the recording started: {}\n",
                        with_commas(a.unknown_frees));
   }
+  if (a.sampled()) text_sampling(a, out);
   text_series(a, out);
   text_sites(a, names, Ranking::kPeak,
              fmt::format("Peak of {} at {}, held by", count_of(a.peak_bytes, "byte", "bytes"),
@@ -223,6 +280,20 @@ nlohmann::ordered_json profile_to_json(const ProfileAnalysis& a, StackNames& nam
                   {"reallocs", a.reallocs},         {"allocated_bytes", a.allocated_bytes},
                   {"temporary", a.temporary},       {"leaked_bytes", a.live_bytes},
                   {"leaked_blocks", a.live_blocks}, {"unknown_frees", a.unknown_frees}};
+  if (a.sampled()) {
+    // docs/sampling.md: the sites' figures are estimates; the blocks not sampled (no stack)
+    // are not a site, the estimates stand for them.
+    uint64_t sampled = 0;
+    for (const SiteStats& s : a.sites) sampled += s.sampled_allocations;
+    SiteStats none = a.sites.empty() ? SiteStats{} : a.sites[0];
+    j["sampling"] = {{"interval_bytes", a.meta.sample_interval_bytes},
+                     {"sampled_allocations", sampled},
+                     {"not_sampled",
+                      {{"allocations", none.allocations},
+                       {"allocated_bytes", none.allocated_bytes},
+                       {"leaked_bytes", none.live_bytes},
+                       {"leaked_blocks", none.live_blocks}}}};
+  }
   j["peak"] = {{"time_us", a.peak_time_us},
                {"bytes", a.peak_bytes},
                {"blocks", a.peak_blocks},
@@ -260,17 +331,23 @@ nlohmann::ordered_json profile_to_json(const ProfileAnalysis& a, StackNames& nam
   ordered_json sites = ordered_json::array();
   for (const auto& [id, unused] : shown) {
     const SiteStats& s = a.sites[id];
-    sites.push_back({{"stack_id", id},
-                     {"allocations", s.allocations},
-                     {"allocated_bytes", s.allocated_bytes},
-                     {"temporary", s.temporary},
-                     {"peak_bytes", s.peak_bytes},
-                     {"peak_blocks", s.peak_blocks},
-                     {"leaked_bytes", s.live_bytes},
-                     {"leaked_blocks", s.live_blocks},
-                     {"window_bytes", s.window_bytes},
-                     {"window_blocks", s.window_blocks},
-                     {"stack", report::stack_to_json(names.stack(id))}});
+    ordered_json site = {{"stack_id", id},
+                         {"allocations", s.allocations},
+                         {"allocated_bytes", s.allocated_bytes},
+                         {"temporary", s.temporary},
+                         {"peak_bytes", s.peak_bytes},
+                         {"peak_blocks", s.peak_blocks},
+                         {"leaked_bytes", s.live_bytes},
+                         {"leaked_blocks", s.live_blocks},
+                         {"window_bytes", s.window_bytes},
+                         {"window_blocks", s.window_blocks}};
+    if (a.sampled()) {
+      site["sampled_allocations"] = s.sampled_allocations;
+      site["sampled_peak_blocks"] = s.sampled_peak_blocks;
+      site["sampled_leaked_blocks"] = s.sampled_live_blocks;
+    }
+    site["stack"] = report::stack_to_json(names.stack(id));
+    sites.push_back(std::move(site));
   }
   j["sites"] = sites;
   return j;
@@ -291,7 +368,7 @@ void render_profile_collapsed(const ProfileAnalysis& a, StackNames& names, Ranki
   std::vector<std::string> order;
   for (uint32_t id = 0; id < a.sites.size(); ++id) {
     uint64_t value = site_value(a.sites[id], ranking);
-    if (value == 0) continue;
+    if (value == 0 || !site_listed(a, id)) continue;
     const std::vector<Frame>& stack = names.stack(id);
     std::string line = root;
     for (size_t i = report::printed_frame_count(stack); i-- > 0;) {

@@ -40,8 +40,12 @@ class StackNames {
 // The site lists (docs/profiling.md): which number of SiteStats each ranks by.
 enum class Ranking { kAllocated, kAllocations, kTemporary, kLeaked, kPeak, kWindow };
 
-// The ids of the `count` sites with the most of `ranking` (ties: lower id first), without
-// sites that have none.
+// Whether a site is shown in lists, trees and profiles: all of them but, in the sampled mode,
+// the blocks not sampled (id 0), which the other sites' estimates stand for.
+bool site_listed(const ProfileAnalysis& a, uint32_t id);
+
+// The ids of the `count` listed sites with the most of `ranking` (ties: lower id first),
+// without sites that have none.
 std::vector<uint32_t> top_sites(const ProfileAnalysis& a, Ranking ranking, size_t count);
 
 struct ProfileOutputOptions {

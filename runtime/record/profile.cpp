@@ -415,7 +415,8 @@ bool profile_start(const char* path) {
   uint8_t header[profile::kRawHeaderSize];
   core::copy_bytes(header, profile::kRawMagic, sizeof(profile::kRawMagic));
   uint32_t fields[2] = {profile::kVersion, static_cast<uint32_t>(core::sys::current_pid())};
-  uint64_t times[2] = {g_start_ns, 0};
+  // The sampled mode's interval tells the analysis how to weigh the blocks that have a stack.
+  uint64_t times[2] = {g_start_ns, static_cast<uint64_t>(g_flags.sample_bytes)};
   core::copy_bytes(header + 8, fields, sizeof(fields));
   core::copy_bytes(header + 16, times, sizeof(times));
   write_file(header, sizeof(header));  // the header now, so a reader never sees a file without

@@ -9,6 +9,7 @@ them."""
 import base64
 import gzip
 import json
+import math
 import os
 import re
 import shutil
@@ -126,6 +127,66 @@ def test_profile_exact(ctx):
             ctx.require(match is not None, f"not a collapsed line: {line!r}", folded)
             lines[match.group(1)] = lines.get(match.group(1), 0) + int(match.group(2))
         ctx.expect_eq(lines, expected, f"--collapsed-kind={kind}", folded)
+
+
+@cli_test
+def test_profile_sampled(ctx):
+    """--profile in the sampled mode (docs/sampling.md): the totals, the peak and the heap over
+    time are the full mode's, exactly; the sites are estimates, each sampled block of s bytes
+    standing for 1 / (1 - exp(-s / interval)) blocks; the blocks not sampled are counted apart
+    and are no site."""
+    interval = 4096
+    full_path, _ = record(ctx)
+    path = ctx.path("sampled.prof")
+    run = ctx.memtrack("run", f"--sample={interval}", "--sample-seed=7", f"--profile={path}",
+                       ctx.program("heap_pattern"))
+    ctx.require_eq(run.exit, 0, "memtrack run --sample --profile: exit status", run)
+    full, _ = report_json(ctx, full_path)
+    report, run = report_json(ctx, path, "--sites=100")
+    ctx.expect_eq(report["summary"], full["summary"], "the totals are exact", run)
+    ctx.expect_eq((report["peak"]["bytes"], report["peak"]["blocks"]),
+                  (PEAK_BYTES, 10), "the peak is exact", run)
+    ctx.expect_eq([(p["heap_bytes"], p["allocations"]) for p in report["series"]["points"]][-1],
+                  (10000, 0), "the heap over time is exact", run)
+    sampling = report.get("sampling")
+    ctx.require(sampling is not None, "the JSON says it is sampled", run)
+    ctx.expect_eq(sampling["interval_bytes"], interval, "sampling.interval_bytes", run)
+    sites = sites_by_leaf(report)
+    ctx.expect(all(s["stack"] for s in report["sites"]), "no site without a stack", run)
+    # 262,144-byte blocks are always sampled (p = 1 - e^-64): build_peak's figures are exact.
+    peak = sites["build_peak"][0]
+    ctx.expect_eq((peak["peak_bytes"], peak["peak_blocks"], peak["sampled_peak_blocks"],
+                   peak["allocations"]), (1_048_576, 4, 4, 4), "build_peak site", run)
+    # make_temporary's 1,000 blocks of 100 bytes: a sample of ~24, each standing for
+    # 1 / (1 - e^(-100/4096)) blocks.
+    temp = sites.get("make_temporary", [None])[0]
+    ctx.require(temp is not None, "make_temporary was sampled", run)
+    weight = 1 / (1 - math.exp(-100 / interval))
+    n = temp["sampled_allocations"]
+    ctx.expect_eq(temp["allocated_bytes"], n * round(100 * weight),
+                  "make_temporary: bytes estimated from its samples", run)
+    ctx.expect_eq(temp["allocations"], round(n * round(weight * 65536) / 65536),
+                  "make_temporary: blocks estimated from its samples", run)
+    ctx.expect(400 <= temp["allocations"] <= 2500,
+               f"make_temporary: ~1,000 allocations estimated: {temp['allocations']}", run)
+    ctx.expect_eq(temp["temporary"], temp["allocations"], "make_temporary: all temporary", run)
+    not_sampled = sampling["not_sampled"]
+    ctx.expect_eq(not_sampled["allocations"] + sampling["sampled_allocations"],
+                  report["summary"]["allocations"], "sampled and not sampled add up", run)
+    text = ctx.memtrack("report", path)
+    ctx.require_eq(text.exit, 0, "memtrack report PROFILE: exit status", text)
+    for line in ["  1,016 allocations, 1,006 frees (1 by realloc), 1,158,624 bytes allocated",
+                 "  not freed at the end: 10,000 bytes in 10 blocks",
+                 "  1. ~1,050,000 bytes in ~4 blocks (4 sampled) at the peak"]:
+        ctx.expect_line(text.stdout, line, "text report", text)
+    ctx.expect(re.search(r"^  SAMPLED: [\d,]+ allocations? with a stack, about one per 4,096 "
+                         r"bytes allocated; the totals and the heap over time are exact, the "
+                         r"sites are estimates \(~\)$", text.stdout, re.M), "text: SAMPLED", text)
+    ctx.expect(re.search(r"^  not sampled \(no stack; the estimates stand for them\): [\d,]+ "
+                         r"allocations of ", text.stdout, re.M), "text: not sampled", text)
+    folded = ctx.memtrack("report", path, "--collapsed=-", "--collapsed-kind=peak")
+    ctx.expect(all(";" in line for line in folded.stdout.splitlines()),
+                   "collapsed: no line for the blocks not sampled", folded)
 
 
 @cli_test

@@ -16,9 +16,10 @@
 
   const seconds = (us) => (us / 1e6).toFixed(3) + ' s';
   const ms = (us) => Math.round(us / 1000) + 'ms';
-  const bytesCell = (n) => el('td', {class: 'num', title: V.formatCount(n) + ' bytes', dataset: {value: n}},
-                              V.formatBytes(n));
-  const countCell = (n) => el('td', {class: 'num', dataset: {value: n}}, V.formatCount(n));
+  // approx: '~' before a figure of the sampled mode, an estimate; else ''.
+  const bytesCell = (n, approx) => el('td', {class: 'num', title: approx + V.formatCount(n) + ' bytes', dataset: {value: n}},
+                                      approx + V.formatBytes(n));
+  const countCell = (n, approx) => el('td', {class: 'num', dataset: {value: n}}, approx + V.formatCount(n));
 
   // The flame graphs' quantities: the field of a stack in the model, how its values read.
   const FLAME_KINDS = [
@@ -89,12 +90,21 @@
         V.plural(s.leaked_blocks, 'block')],
     ];
     if (s.unknown_frees) rows.push(['Frees of blocks allocated before the recording', V.formatCount(s.unknown_frees)]);
+    if (p.sampling) {
+      const n = p.sampling.not_sampled;
+      rows.push(['Sampled', V.plural(p.sampling.sampled_allocations, 'allocation') + ' with a stack, about one per ' +
+        V.formatBytes(p.sampling.interval_bytes) + ' allocated: the totals and the heap over time are exact, ' +
+        'the sites are estimates (~)']);
+      rows.push(['Not sampled', V.plural(n.allocations, 'allocation') + ' of ' + V.formatBytes(n.allocated_bytes) +
+        ' with no stack (the estimates stand for them); ' + V.formatBytes(n.leaked_bytes) + ' in ' +
+        V.plural(n.leaked_blocks, 'block') + ' not freed']);
+    }
     return el('table', {class: 'grid profile-summary'}, el('tbody', null, rows.map(([k, v]) =>
       el('tr', {dataset: {key: k}}, el('th', null, k), el('td', null, v)))));
   }
 
   // A table of sites (ids of the JSON's top lists) with the given columns; a row opens its
-  // stack. columns: [{title, cell(site)}].
+  // stack. columns: [{title, cell(site, approx)}], approx: "~" before an estimate.
   function sitesTable(p, ids, columns, empty) {
     if (!ids.length) return el('p', {class: 'muted'}, empty);
     const sites = new Map(p.sites.map((s) => [s.stack_id, s]));
@@ -104,7 +114,7 @@
       const leaf = V.leafFrame(site.stack);
       const row = el('tr', {class: 'expandable site', dataset: {stackId: id}},
         el('td', {class: 'num'}, String(rank + 1)),
-        columns.map((c) => c.cell(site)),
+        columns.map((c) => c.cell(site, p.sampling ? '~' : '')),
         el('td', {class: 'fn'}, leaf ? V.frameName(leaf) : '(no stack)'),
         el('td', {class: 'loc'}, leaf ? V.frameLocation(leaf) : ''));
       let detail = null;
@@ -122,17 +132,17 @@
   }
 
   const COLUMN = {
-    allocated: {title: 'Bytes allocated', cell: (s) => bytesCell(s.allocated_bytes)},
-    allocations: {title: 'Allocations', cell: (s) => countCell(s.allocations)},
-    temporary: {title: 'Temporary', cell: (s) => countCell(s.temporary)},
+    allocated: {title: 'Bytes allocated', cell: (s, a) => bytesCell(s.allocated_bytes, a)},
+    allocations: {title: 'Allocations', cell: (s, a) => countCell(s.allocations, a)},
+    temporary: {title: 'Temporary', cell: (s, a) => countCell(s.temporary, a)},
     temporaryShare: {title: 'Of its allocations', cell: (s) => el('td', {class: 'num'},
       (s.allocations ? (100 * s.temporary / s.allocations).toFixed(1) : '0') + '%')},
-    peak: {title: 'Bytes at the peak', cell: (s) => bytesCell(s.peak_bytes)},
-    peakBlocks: {title: 'Blocks', cell: (s) => countCell(s.peak_blocks)},
-    leaked: {title: 'Bytes not freed', cell: (s) => bytesCell(s.leaked_bytes)},
-    leakedBlocks: {title: 'Blocks', cell: (s) => countCell(s.leaked_blocks)},
-    window: {title: 'Bytes kept', cell: (s) => bytesCell(s.window_bytes)},
-    windowBlocks: {title: 'Blocks', cell: (s) => countCell(s.window_blocks)},
+    peak: {title: 'Bytes at the peak', cell: (s, a) => bytesCell(s.peak_bytes, a)},
+    peakBlocks: {title: 'Blocks', cell: (s, a) => countCell(s.peak_blocks, a)},
+    leaked: {title: 'Bytes not freed', cell: (s, a) => bytesCell(s.leaked_bytes, a)},
+    leakedBlocks: {title: 'Blocks', cell: (s, a) => countCell(s.leaked_blocks, a)},
+    window: {title: 'Bytes kept', cell: (s, a) => bytesCell(s.window_bytes, a)},
+    windowBlocks: {title: 'Blocks', cell: (s, a) => countCell(s.window_blocks, a)},
   };
 
   // What the chart's columns say of [fromUs, toUs), at the chart's step: the live bytes at both
