@@ -360,15 +360,18 @@ const std::vector<OptionSpec>& option_table() {
            .help = "Live mode: time between live reports. Default: the --expire value."}),
       {"--pprof-http", "[HOST:]PORT",
        "While the program runs, serve its heap over HTTP as Go programs do: "
-       "/debug/pprof/heap (a pprof profile of the blocks it holds by allocation stack, for go "
-       "tool pprof, Parca, Pyroscope) and /metrics (Prometheus). Each request takes a snapshot "
+       "/debug/pprof/heap (a pprof profile of the blocks it holds and of what it allocated "
+       "since the start, by allocation stack, for go tool pprof, Parca, Pyroscope) and /metrics (Prometheus). Each request takes a snapshot "
        "(one leak scan). HOST defaults to 127.0.0.1; anyone who can reach the port can read "
        "the program's stacks (docs/sampling.md). Default: off.",
        kRun, false,
        [](Config& c, const std::string& v) {
          parse_listen_address(v);  // checked now, before anything runs
          c.pprof_http = v;
-       }},
+       },
+       // The runtime then counts what each stack allocates (alloc_objects, alloc_space).
+       "alloc_totals",
+       [](const Config& c) { return std::string(c.pprof_http.empty() ? "" : "1"); }},
       {"--live-json", "FILE",
        "Live mode: also write each live report to FILE as one JSON object per line.", kRun, false,
        [](Config& c, const std::string& v) { c.live_json = v; }},

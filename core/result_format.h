@@ -25,6 +25,7 @@ enum class Section : uint32_t {
   kCrash = 10,     // the signal that crashed the process, and the crashing thread's stack
   kLsan = 11,      // the program's __lsan_default_options() and __lsan_default_suppressions()
   kSampling = 12,  // the sampled mode: its interval and each leak group's estimates
+  kStackTotals = 13,  // what each allocation stack allocated since the start (alloc_totals)
   kEnd = 0xffff    // checksum of everything before this section; always last
 };
 

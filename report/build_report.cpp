@@ -119,6 +119,11 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   report.exit = file.exit;
   report.sample_interval = file.sample_interval;
   report.sampled_allocations = file.sampled_allocations;
+  for (const auto& total : file.stack_totals) {
+    report.allocation_totals.push_back(
+        {symbolize_stack(file, total.stack_id, symbolize), total.blocks, total.bytes});
+  }
+  report.allocation_totals_incomplete = file.stack_totals_incomplete;
 
   Summary& summary = report.summary;
 #define MEMTRACK_COUNTER(Enumerator, name, description) summary.name = file.stats.name;

@@ -64,6 +64,14 @@ struct LeakGroup {
   uint64_t estimated_bytes = 0, estimated_blocks = 0;
 };
 
+// What one allocation stack allocated since the start (memtrack run --pprof-http: pprof's
+// alloc_objects and alloc_space); in the sampled mode, estimates.
+struct AllocationTotal {
+  std::vector<Frame> stack;  // innermost first
+  uint64_t blocks = 0;
+  uint64_t bytes = 0;
+};
+
 // Descriptors open at exit that were opened at one stack.
 struct ResourceSite {
   std::vector<Frame> stack;              // innermost first; frame 0 called open, fopen, ...
@@ -161,6 +169,9 @@ struct ProcessReport {
   // The sampled mode's mean interval in bytes (docs/sampling.md); 0: the full mode.
   uint64_t sample_interval = 0;
   uint64_t sampled_allocations = 0;  // of the process's allocations
+  // With alloc_totals only (result file section 13); incomplete: some could not be counted.
+  std::vector<AllocationTotal> allocation_totals;
+  bool allocation_totals_incomplete = false;
   bool has_leak_data = true;         // false: the process left no result file (notes say why)
   // Why a report of a running process was made ("on-demand leak check 2"); "" for the
   // report at exit.

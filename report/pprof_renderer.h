@@ -14,7 +14,8 @@ struct PprofOptions {
   LeakKinds show_kinds = kDefaultShownKinds;  // groups of other kinds are left out
   std::string version;                        // memtrack's, for the comment line
   // The running heap (`memtrack run --pprof-http`, docs/sampling.md): every kind, as Go's
-  // heap profile names its sample types (inuse_objects, inuse_space).
+  // heap profile names its sample types (alloc_objects, alloc_space, inuse_objects,
+  // inuse_space; the alloc_* values come from ProcessReport::allocation_totals).
   bool in_use = false;
 };
 
@@ -22,6 +23,8 @@ struct PprofOptions {
 // default, as heap profiles put the objects before the space).
 inline constexpr const char* kLeakedObjects = "leaked_objects";
 inline constexpr const char* kLeakedSpace = "leaked_space";
+inline constexpr const char* kAllocObjects = "alloc_objects";
+inline constexpr const char* kAllocSpace = "alloc_space";
 inline constexpr const char* kInuseObjects = "inuse_objects";
 inline constexpr const char* kInuseSpace = "inuse_space";
 
@@ -32,7 +35,10 @@ inline constexpr const char* kInuseSpace = "inuse_space";
 // modules become mappings (path, address range, build-id). Comments: "memtrack VERSION" and
 // one "PID: COMMAND" per process. With the default kinds each pid's samples add up to its
 // summary.leaked(). In the sampled mode a site's values are its estimates, and the blocks not
-// sampled (no stack; the estimates stand for them) are left out.
+// sampled (no stack; the estimates stand for them) are left out. With in_use, each process's
+// allocation_totals are samples of their own, labelled with the pid only, whose alloc_*
+// values are the totals (the in-use values 0), and the groups' alloc_* values are 0: pprof
+// adds them up by stack.
 void render_pprof(const Report& report, std::ostream& out, const PprofOptions& options = {});
 
 }  // namespace memtrack::report

@@ -148,6 +148,10 @@ struct ResultFile {
   std::vector<RawResource> resources;  // in file order
   uint64_t untracked_resources = 0;    // opened, but beyond what the runtime could record
   std::optional<RawCrash> crash;       // the process crashed (SIGSEGV, SIGABRT, ...)
+  // Section 13 (alloc_totals, memtrack run --pprof-http): what each stack allocated since
+  // the start, in stack id order; estimates in the sampled mode.
+  std::vector<core::result::StackTotalRecord> stack_totals;
+  bool stack_totals_incomplete = false;
   // What the program's __lsan_default_options() and __lsan_default_suppressions() returned
   // ("" when it defines neither or the file has no lsan section).
   std::string lsan_default_options;

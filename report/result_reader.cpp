@@ -296,6 +296,26 @@ void read_crash(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 13: what each stack allocated since the start, by increasing stack id.
+void read_stack_totals(Cursor c, ResultFile& file) {
+  auto head = c.record<result::StackTotalsHead>();
+  if (head.incomplete > 1) c.fail("incomplete is neither 0 nor 1");
+  if (head.count > c.left() / result::StackTotalRecord::kSize) c.fail("count too large");
+  uint32_t previous = 0;
+  for (uint32_t i = 0; i < head.count; ++i) {
+    auto record = c.record<result::StackTotalRecord>();
+    if (record.reserved != 0) c.fail("reserved field is not 0");
+    if (record.stack_id <= previous) c.fail("stack ids out of order");
+    previous = record.stack_id;
+    if (!file.stacks.contains(record.stack_id)) {
+      c.fail("refers to unknown stack " + std::to_string(record.stack_id));
+    }
+    file.stack_totals.push_back(record);
+  }
+  file.stack_totals_incomplete = head.incomplete != 0;
+  c.expect_end();
+}
+
 // Section 9: a live report. Every site's stack must be in the stacks section.
 void read_live(Cursor c, ResultFile& file) {
   auto head = c.record<result::LiveHead>();
@@ -404,6 +424,8 @@ const char* section_name(uint32_t type) {
       return "lsan section";
     case result::Section::kSampling:
       return "sampling section";
+    case result::Section::kStackTotals:
+      return "stack totals section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -526,6 +548,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the leaks or live section");
         }
         read_sampling(c, file);
+        break;
+      case result::Section::kStackTotals:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_stack_totals(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

@@ -4,6 +4,7 @@
 
 #include "core/sys_linux.h"
 #include "runtime/diag.h"
+#include "runtime/leakcheck/leak_report.h"
 #include "runtime/record/peak.h"
 #include "runtime/record/profile.h"
 #include "runtime/runtime.h"
@@ -14,10 +15,26 @@ namespace memtrack::rt {
 
 std::atomic<uint32_t> g_epoch{0};
 std::atomic<uint32_t>* g_freed_after_report = nullptr;
+core::StackTotals g_stack_totals;
+std::atomic<bool> g_stack_totals_incomplete{false};
 
 namespace {
 
 std::atomic<bool> g_warned_table_full{false};
+
+void count_by_stack(uint32_t stack_id, uint64_t size) {
+  uint64_t blocks = 1;
+  uint64_t bytes = size;
+  if (g_sampling.interval != 0) {  // as the leak report's estimates (leak_report.h)
+    double weight =
+        sample_weight(size, g_sampling.interval, g_stacks.get(stack_id), g_sampling.runtime_code);
+    blocks = static_cast<uint64_t>(weight * kEstimateScale + 0.5);
+    bytes = static_cast<uint64_t>(weight * static_cast<double>(size) + 0.5);
+  }
+  if (!g_stack_totals.add(stack_id, blocks, bytes)) {
+    g_stack_totals_incomplete.store(true, std::memory_order_relaxed);
+  }
+}
 
 }  // namespace
 
@@ -58,6 +75,9 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   // Between __lsan_disable and __lsan_enable this thread's blocks are not leaks.
   rec.ignored = t_thread.lsan_disabled > 0 ? 1 : 0;
   rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
+  if (g_flags.alloc_totals && stack_id != core::StackDepot::kInvalidId) {
+    count_by_stack(stack_id, size);
+  }
   if (g_allocs.try_insert(rec, t_thread.heap)) {
     note_live_bytes(static_cast<int64_t>(size));
     if (profiling()) profile_alloc(rec.ptr, size, stack_id);

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/alloc_table.h"
+#include "core/stack_totals.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/runtime_roots.h"
 #include "runtime/runtime.h"
@@ -71,6 +72,11 @@ void* allocate_unsampled(size_t size, size_t alignment, core::AllocFamily family
 // still a double free: misuse.cpp finds it free in the heap). False, with nothing done, for
 // every other pointer: the caller takes the full path (release_block).
 bool free_unsampled(void* ptr, core::AllocFamily family, bool aligned);
+// With alloc_totals (memtrack run --pprof-http): what each stack allocated since the start,
+// counted by record_allocation (in the sampled mode: each sampled block by its weight, the
+// blocks in kEstimateScale units); g_stack_totals_incomplete once an addition was lost.
+extern core::StackTotals g_stack_totals;
+extern std::atomic<bool> g_stack_totals_incomplete;
 // Records a new block / forgets a freed one. Must be called with the calling thread outside
 // the runtime (in_runtime() false); they enter it themselves. Keep errno unchanged.
 // `stack_id`: capture_allocation_stack's, taken before the block was allocated.

@@ -61,6 +61,16 @@ def test_pprof_http_go_tool(ctx):
         ctx.expect_eq(rows[0][0], "1000000B", f"the top site's bytes:\n{top}")
         ctx.expect_eq(rows[0][-1], "cache_fill", f"the top site:\n{top}")
         ctx.expect_eq((rows[1][0], rows[1][-1]), ("50000B", "leak_some"), f"the second:\n{top}")
+        allocated = go_pprof_top(ctx, url + "/debug/pprof/heap", "-sample_index=alloc_space")
+        rows = {line.split()[-1]: line.split()[0] for line in allocated.splitlines()
+                if re.match(r"\s+\d+B ", line)}
+        ctx.expect_eq((rows.get("cache_fill"), rows.get("churn"), rows.get("leak_some")),
+                      ("1000000B", "500000B", "50000B"), f"alloc_space by site:\n{allocated}")
+        counted = go_pprof_top(ctx, url + "/debug/pprof/heap", "-sample_index=alloc_objects")
+        rows = {line.split()[-1]: line.split()[0] for line in counted.splitlines()
+                if re.match(r"\s+\d+B ", line)}  # -unit=B says counts in B too
+        ctx.expect_eq((rows.get("cache_fill"), rows.get("churn"), rows.get("leak_some")),
+                      ("100B", "1000B", "50B"), f"alloc_objects by site:\n{counted}")
         leaked = go_pprof_top(ctx, url + "/debug/pprof/heap", "-tagfocus=kind=definite")
         expect_in(ctx, "Showing nodes accounting for 50000B", leaked, "the leaked bytes by tag")
         with urllib.request.urlopen(url + "/metrics", timeout=60) as response:
@@ -74,6 +84,25 @@ def test_pprof_http_go_tool(ctx):
     finally:
         stderr = stop_daemon(ctx, process)
     expect_in(ctx, "50,000 bytes in 50 blocks are definitely lost", stderr, "the exit report")
+
+
+@cli_test
+def test_pprof_http_sampled(ctx):
+    """In the sampled mode the endpoint's values are estimates: in use and allocated since the
+    start, each sampled block standing for 1 / p(size) blocks (docs/sampling.md)."""
+    process, url = start_server(ctx, "--sample=4096", "--sample-seed=11")
+    try:
+        for index, truth in (("inuse_space", {"cache_fill": 1_000_000}),
+                             ("alloc_space", {"cache_fill": 1_000_000, "churn": 500_000})):
+            top = go_pprof_top(ctx, url + "/debug/pprof/heap", f"-sample_index={index}")
+            rows = {line.split()[-1]: int(line.split()[0][:-1]) for line in top.splitlines()
+                    if re.match(r"\s+\d+B ", line)}
+            for site, bytes_ in truth.items():
+                # ~250 samples for cache_fill, ~115 for churn: a relative error of ~6-10%.
+                ctx.expect(0.6 * bytes_ <= rows.get(site, 0) <= 1.4 * bytes_,
+                           f"{index} of {site}: {rows.get(site)} estimates {bytes_}:\n{top}")
+    finally:
+        stop_daemon(ctx, process)
 
 
 @cli_test

@@ -1,6 +1,7 @@
 // A service for memtrack run --pprof-http (test_pprof_http.py): holds 100 blocks of 10,000
-// bytes from cache_fill (reachable) and has lost 50 blocks of 1,000 bytes from leak_some
-// (definitely lost), prints "ready PID", then waits for SIGTERM (or 60 s).
+// bytes from cache_fill (reachable), has lost 50 blocks of 1,000 bytes from leak_some
+// (definitely lost) and allocated and freed 1,000 blocks of 500 bytes in churn, prints
+// "ready PID", then waits for SIGTERM (or 60 s).
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,14 @@ NOINLINE static void leak_some(void) {
   }
 }
 
+NOINLINE static void churn(void) {
+  for (int i = 0; i < 1000; ++i) {
+    char* p = malloc(500);
+    __asm__ volatile("" : : "r"(p) : "memory");
+    free(p);
+  }
+}
+
 // Overwrites the stack below main's frame, where leak_some's last pointer may still lie.
 NOINLINE static void scrub_stack(void) {
   volatile char area[16384];
@@ -42,6 +51,7 @@ int main(void) {
   signal(SIGTERM, on_term);
   cache_fill();
   leak_some();
+  churn();
   scrub_stack();
   printf("ready %d\n", (int)getpid());
   fflush(stdout);
