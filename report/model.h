@@ -172,7 +172,7 @@ struct ProcessReport {
   // With alloc_totals only (result file section 13); incomplete: some could not be counted.
   std::vector<AllocationTotal> allocation_totals;
   bool allocation_totals_incomplete = false;
-  bool has_leak_data = true;         // false: the process left no result file (notes say why)
+  bool has_leak_data = true;  // false: the process left no result file (notes say why)
   // Why a report of a running process was made ("on-demand leak check 2"); "" for the
   // report at exit.
   std::string occasion;
