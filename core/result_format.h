@@ -13,20 +13,20 @@ inline constexpr uint32_t kSectionHeaderSize = 16;  // type, reserved, payload s
 inline constexpr uint64_t kMaxSectionSize = uint64_t{1} << 36;
 
 enum class Section : uint32_t {
-  kProcess = 1,    // pid, ppid, exit, command line, executable
-  kStats = 2,      // counters
-  kModules = 3,    // module map
-  kStacks = 4,     // stacks referenced by leaks
-  kLeaks = 5,      // leak groups
-  kIndirect = 6,   // for definitely lost groups: the indirectly lost blocks hanging off them
-  kErrors = 7,     // allocator misuse: double/invalid/mismatched free, realloc after free
-  kResources = 8,  // descriptors the program opened and left open (fd tracking)
-  kLive = 9,       // live report: allocation sites holding blocks older than the age threshold
-  kCrash = 10,     // the signal that crashed the process, and the crashing thread's stack
-  kLsan = 11,      // the program's __lsan_default_options() and __lsan_default_suppressions()
-  kSampling = 12,  // the sampled mode: its interval and each leak group's estimates
+  kProcess = 1,       // pid, ppid, exit, command line, executable
+  kStats = 2,         // counters
+  kModules = 3,       // module map
+  kStacks = 4,        // stacks referenced by leaks
+  kLeaks = 5,         // leak groups
+  kIndirect = 6,      // for definitely lost groups: the indirectly lost blocks hanging off them
+  kErrors = 7,        // allocator misuse: double/invalid/mismatched free, realloc after free
+  kResources = 8,     // descriptors the program opened and left open (fd tracking)
+  kLive = 9,          // live report: allocation sites holding blocks older than the age threshold
+  kCrash = 10,        // the signal that crashed the process, and the crashing thread's stack
+  kLsan = 11,         // the program's __lsan_default_options() and __lsan_default_suppressions()
+  kSampling = 12,     // the sampled mode: its interval and each leak group's estimates
   kStackTotals = 13,  // what each allocation stack allocated since the start (alloc_totals)
-  kEnd = 0xffff    // checksum of everything before this section; always last
+  kEnd = 0xffff       // checksum of everything before this section; always last
 };
 
 // Section 11: each string is cut at this many bytes.
