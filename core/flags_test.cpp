@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 33u);
+  ASSERT_EQ(count, 34u);
   const struct {
     const char* name;
     FlagType type;
@@ -302,6 +302,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"snapshot_signal", FlagType::kBool, "false"},
       {"sample_bytes", FlagType::kInt, "0"},
       {"sample_seed", FlagType::kInt, "0"},
+      {"alloc_totals", FlagType::kBool, "false"},
       {"help", FlagType::kBool, "false"},
       {"track_fds", FlagType::kBool, "true"},
       {"trace_log", FlagType::kString, "\"\""},
@@ -342,7 +343,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 33u);
+  EXPECT_EQ(entries, 34u);
 }
 
 }  // namespace

@@ -190,8 +190,15 @@ void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
 
 void* SmallHeap::try_allocate_recorded(size_t size, size_t alignment, const AllocRecord& rec,
                                        HeapThread& t) {
-  if (size <= 256 && alignment <= 16 && segment_class_ != nullptr && !t.retired) [[likely]] {
-    size_t c = size == 0 ? 0 : (size + 15) / 16 - 1;
+  if (segment_class_ != nullptr && !t.retired) [[likely]] {
+    size_t c = 0;
+    if (size <= 256 && alignment <= 16) [[likely]] {  // class_for's first range, without a call
+      c = size == 0 ? 0 : (size + 15) / 16 - 1;
+    } else {
+      int cls = class_for(size, alignment);
+      if (cls < 0) return nullptr;
+      c = static_cast<size_t>(cls);
+    }
     HeapThread::List& list = t.lists[c];
     uintptr_t m = list.head;
     uint64_t chunk_last = 0;  // the chunk's last sequence number (a fresh chunk has none)
@@ -216,7 +223,7 @@ void* SmallHeap::try_allocate_recorded(size_t size, size_t alignment, const Allo
       return reinterpret_cast<void*>(chunk_of(c, m));
     }
   }
-  // Any other size, or a list to refill: the two steps.
+  // A list to refill (or a retired thread, which try_allocate refuses): the two steps.
   void* p = try_allocate(size, alignment, t);
   if (p == nullptr) return nullptr;
   AllocRecord located = rec;
