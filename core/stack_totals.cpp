@@ -5,8 +5,8 @@
 
 namespace memtrack::core {
 
-StackTotals::Counter* StackTotals::chunk_for(uint32_t id) {
-  std::atomic<Counter*>& slot = chunks_[id / kChunkIds];
+StackTotals::Counter* StackTotals::chunk_for(uint32_t shard, uint32_t id) {
+  std::atomic<Counter*>& slot = chunks_[shard][id / kChunkIds];
   Counter* chunk = slot.load(std::memory_order_acquire);
   if (chunk != nullptr) return chunk;
   constexpr size_t kBytes = sizeof(Counter) * kChunkIds;
@@ -17,9 +17,9 @@ StackTotals::Counter* StackTotals::chunk_for(uint32_t id) {
   return chunk;
 }
 
-bool StackTotals::add(uint32_t id, uint64_t blocks, uint64_t bytes) {
-  if (id == 0 || id > StackDepot::kMaxStacks) return false;
-  Counter* chunk = chunk_for(id);
+bool StackTotals::add(uint32_t shard, uint32_t id, uint64_t blocks, uint64_t bytes) {
+  if (id == 0 || id > StackDepot::kMaxStacks || shard >= kShards) return false;
+  Counter* chunk = chunk_for(shard, id);
   if (chunk == nullptr) return false;
   Counter& counter = chunk[id % kChunkIds];
   counter.blocks.fetch_add(blocks, std::memory_order_relaxed);
@@ -32,12 +32,16 @@ bool StackTotals::add(uint32_t id, uint64_t blocks, uint64_t bytes) {
 }
 
 StackTotals::Totals StackTotals::get(uint32_t id) const {
-  if (id == 0 || id > StackDepot::kMaxStacks) return {};
-  const Counter* chunk = chunks_[id / kChunkIds].load(std::memory_order_acquire);
-  if (chunk == nullptr) return {};
-  const Counter& counter = chunk[id % kChunkIds];
-  return {counter.blocks.load(std::memory_order_relaxed),
-          counter.bytes.load(std::memory_order_relaxed)};
+  Totals totals;
+  if (id == 0 || id > StackDepot::kMaxStacks) return totals;
+  for (const auto& shard : chunks_) {
+    const Counter* chunk = shard[id / kChunkIds].load(std::memory_order_acquire);
+    if (chunk == nullptr) continue;
+    const Counter& counter = chunk[id % kChunkIds];
+    totals.blocks += counter.blocks.load(std::memory_order_relaxed);
+    totals.bytes += counter.bytes.load(std::memory_order_relaxed);
+  }
+  return totals;
 }
 
 }  // namespace memtrack::core

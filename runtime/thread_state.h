@@ -36,6 +36,8 @@ struct ThreadState {
   bool in_realloc = false;  // record/profile.cpp: a free is the first half of a realloc
   // record/profile.cpp: 1 + the index of this thread's heap profile buffer; 0 = none yet.
   int profile_buffer = 0;
+  // record/record.cpp: 1 + the shard of g_stack_totals this thread adds to; 0 = none yet.
+  uint32_t totals_shard = 0;
   // record/stack_scrub.h: the thread's own stack, learnt at its first recorded block
   // (stack_size 0 until then; ~0 when it cannot be known).
   uintptr_t stack_low = 0;

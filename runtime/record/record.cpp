@@ -31,7 +31,8 @@ void count_by_stack(uint32_t stack_id, uint64_t size) {
     blocks = static_cast<uint64_t>(weight * kEstimateScale + 0.5);
     bytes = static_cast<uint64_t>(weight * static_cast<double>(size) + 0.5);
   }
-  if (!g_stack_totals.add(stack_id, blocks, bytes)) {
+  if (t_thread.totals_shard == 0) t_thread.totals_shard = 1 + g_stack_totals.next_shard();
+  if (!g_stack_totals.add(t_thread.totals_shard - 1, stack_id, blocks, bytes)) {
     g_stack_totals_incomplete.store(true, std::memory_order_relaxed);
   }
 }
