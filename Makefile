@@ -103,7 +103,7 @@ bench: build
 compare: bench-deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release --target memtrack memtrack_rt memtrack_workloads
-	bench/compare.py --build build/release --runs 5 $(COMPARE_ARGS)
+	bench/compare.py --build build/release --runs 5 --instructions $(COMPARE_ARGS)
 
 bench-deps:
 	@scripts/install-bench-deps.sh

@@ -5,7 +5,13 @@ the configurations within each repetition, and writes a markdown table of the me
 time and peak RSS ratios to the plain run, with the machine's facts, into docs/performance.md
 between the compare:begin/compare:end markers (and prints it). Standard library only.
 
+With --instructions it also counts instructions per operation under callgrind on the rows
+whose cost is per allocation (churn at depth 10, the 806 call paths), each tool's runtime
+preloaded without its report at exit: the count is steady where wall time on a shared
+machine is not.
+
 Usage: bench/compare.py [--build build/release] [--runs 5] [--only W,W] [--tools T,T] [--quick]
+                        [--instructions]
 How to read the table and what is measured: docs/performance.md, "Comparison with other tools".
 """
 
@@ -17,6 +23,7 @@ import json
 import math
 import os
 import platform
+import re
 import shlex
 import shutil
 import signal
@@ -314,6 +321,105 @@ CELL_NOTES = {
     ("heaptrack", "gxx"): "heaptrack does not follow exec: only the g++ driver is recorded, "
                           "not cc1plus and as",
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Instructions per operation (--instructions)
+
+# Each count is (Ir at the larger count - Ir at the smaller) / the difference: what one more
+# operation costs, without start-up and exit. An operation is a malloc/free pair.
+INSTRUCTION_OPS = (100_000, 300_000)
+INSTRUCTION_WORKLOADS = {  # name -> argv for `ops` operations on one thread
+    "churn_d10": lambda ctx, ops: [workload_binary(ctx, "churn"), str(ops), "10", "1"],
+    "many_sites": lambda ctx, ops: [workload_binary(ctx, "many_sites"), str(ops), "1"],
+}
+
+
+def instruction_configs(ctx, tool_names):
+    """(tool, variables) for the chosen tools that run preloaded: no report at exit, where the
+    leak check would be counted as if it were per operation."""
+    runtime = memtrack_runtime(ctx)
+    configs = {
+        "plain": {},
+        "memtrack": {"LD_PRELOAD": runtime, "MEMTRACK_OPTIONS": "report_at_exit=0"},
+        "memtrack-sampled": {"LD_PRELOAD": runtime,
+                             "MEMTRACK_OPTIONS": "report_at_exit=0:sample_bytes=524288"},
+        "lsan": {"LD_PRELOAD": f"{lsan_shim(ctx)} liblsan.so.0",
+                 "LSAN_OPTIONS": LSAN_COMMON.replace("leak_check_at_exit=1",
+                                                     "leak_check_at_exit=0")},
+    }
+    usable = {"plain": None, "memtrack": needs_file(memtrack_runtime, "runtime")(ctx),
+              "memtrack-sampled": needs_file(memtrack_runtime, "runtime")(ctx),
+              "lsan": lsan_missing(ctx)}
+    return [(name, configs[name]) for name in configs
+            if (name == "plain" or name in tool_names) and usable[name] is None]
+
+
+def callgrind_count(ctx, argv, variables):
+    """The instructions callgrind counts for the whole run (the program's and the tool's)."""
+    out = os.path.join(ctx.tmp, "callgrind.out")
+    command = ["valgrind", "--tool=callgrind", "--trace-children=yes",
+               f"--callgrind-out-file={out}", "env",
+               *(f"{k}={v}" for k, v in variables.items()), *argv]
+    run = subprocess.run(command, env=tool_env(), capture_output=True, text=True, timeout=900)
+    found = re.search(r"Collected : ([\d,]+)", run.stderr)
+    if run.returncode != 0 or found is None:
+        raise RuntimeError(f"callgrind failed ({run.returncode}): {last_text(run.stderr)}")
+    return int(found.group(1).replace(",", ""))
+
+
+def last_text(text, n=3):
+    return " | ".join(text.strip().splitlines()[-n:])
+
+
+def count_instructions(ctx, workloads, tool_names):
+    """{workload: {tool: instructions per operation}} (None where the count failed)."""
+    if shutil.which("valgrind") is None:
+        sys.exit("compare: --instructions needs valgrind (Debian package valgrind)")
+    counts = {}
+    low, high = INSTRUCTION_OPS
+    for name, argv_of in INSTRUCTION_WORKLOADS.items():
+        if name not in workloads:
+            continue
+        counts[name] = {}
+        for tool, variables in instruction_configs(ctx, tool_names):
+            try:
+                per_op = (callgrind_count(ctx, argv_of(ctx, high), variables) -
+                          callgrind_count(ctx, argv_of(ctx, low), variables)) / (high - low)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                print(f"compare: instructions of {tool} on {name}: {e}", file=sys.stderr)
+                per_op = None
+            counts[name][tool] = per_op
+            shown = "failed" if per_op is None else f"{per_op:.0f}"
+            print(f"compare: instructions per operation, {name}, {tool}: {shown}",
+                  file=sys.stderr)
+    return counts
+
+
+def instruction_table(results, counts):
+    """Instructions per operation beside the wall time ratio of the main table."""
+    tools = [t for t in TOOLS if any(t.name in c for c in counts.values())]
+    lines = ["| workload | " + " | ".join(
+        "plain: instructions per operation" if t.name == "plain"
+        else f"{t.title}: added instructions, wall ratio" for t in tools) + " |",
+             "|---|" + "---|" * len(tools)]
+    for workload in WORKLOADS:
+        if workload.name not in counts:
+            continue
+        cells = []
+        plain = counts[workload.name].get("plain")
+        for tool in tools:
+            count = counts[workload.name].get(tool.name)
+            if count is None:
+                cells.append("-")
+            elif tool.name == "plain":
+                cells.append(f"{count:,.0f}")
+            else:
+                added = f"{count - plain:+,.0f}" if plain is not None else f"{count:,.0f}"
+                wall = ratio(results, workload.name, tool.name)
+                cells.append(added + (f", {fmt_bound(wall)}" if wall is not None else ""))
+        lines.append(f"| {workload.title} | " + " | ".join(cells) + " |")
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -755,6 +861,13 @@ def render(ctx, results, tools, facts, args, elapsed):
     if thread_lines:
         lines += ["", "Per-thread cost, churn at depth 10 with the same work in every thread "
                   f"(wall time x busy cores / pairs; {cores} cores):", ""] + thread_lines
+    counts = facts.get("instructions")
+    if counts:
+        low, high = INSTRUCTION_OPS
+        lines += ["", f"Instructions per operation (a malloc/free pair; callgrind, the difference "
+                  f"between {low:,} and {high:,} operations on one thread, each tool's runtime "
+                  "preloaded without its report at exit), and the wall time ratio of the table "
+                  "above:", ""] + instruction_table(results, counts)
     block_lines = live_block_table(results, tools)
     if block_lines:
         lines += ["", f"Memory per live block ({LIVE_BLOCKS:,} blocks of 32 bytes held to exit):",
@@ -822,6 +935,9 @@ def parse_args():
     parser.add_argument("--no-doc", action="store_true", help="only print the table")
     parser.add_argument("--json", help="where to keep every run's numbers "
                                        "(default: BUILD/bench/compare-results.json)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions per operation under callgrind (churn at "
+                             "depth 10, the 806 call paths; needs valgrind)")
     parser.add_argument("--render", metavar="JSON",
                         help="render the table of a run kept with --json, without running "
                              "anything (writes the doc unless --no-doc)")
@@ -880,6 +996,8 @@ def main():
         for workload in (w for w in WORKLOADS if w.name in workloads):
             results[workload.name] = run_workload(ctx, workload, tools, args.runs,
                                                   args.cap or 1e9)
+        if args.instructions:
+            facts["instructions"] = count_instructions(ctx, workloads, tool_names)
     facts["load_end"] = "%.2f %.2f %.2f" % os.getloadavg()
     block = render(ctx, results, tools, facts, args, time.monotonic() - started)
     print(block, end="")
