@@ -17,8 +17,9 @@ inline constexpr char kPackedMagic[8] = {'M', 'T', 'P', 'R', 'O', 'F', 'Z', 'S'}
 // Readers still accept versions 1 and 2.
 inline constexpr uint32_t kVersion = 3;
 // magic, u32 version, u32 pid, u64 start_ns, u64 sample_interval_bytes (the sampled mode's
-// mean interval; 0: the full mode, where every allocation has its stack; always 0 before the
-// sampled mode, so files of any version 3 read the same).
+// mean interval; 0: the full mode, where every allocation has its stack). Files of earlier
+// memtrack have 0 there: full-mode ones read the same; sampled ones had allocations without
+// a stack, which no reader accepted then.
 inline constexpr size_t kRawHeaderSize = 32;
 
 // Every record starts with a tag byte. Times are microseconds since the process started,

@@ -26,6 +26,8 @@ class StackTotals {
     uint64_t bytes = 0;
   };
 
+  // Its chunks are never unmapped: the runtime's lives as long as the process, whose threads
+  // may allocate until the very end.
   StackTotals() = default;
   StackTotals(const StackTotals&) = delete;
   StackTotals& operator=(const StackTotals&) = delete;

@@ -275,7 +275,12 @@ std::vector<ChunkInfo> read_packed_tail(std::ifstream& in, const std::string& pa
     for (uint64_t& f : frames) f = b.get<uint64_t>();
     meta.stacks[id] = std::move(frames);
   }
-  if (version >= 5) meta.sample_interval_bytes = b.get<uint64_t>();
+  if (version >= 5) {
+    meta.sample_interval_bytes = b.get<uint64_t>();
+    // The runtime's sample_bytes is an int: anything larger is corruption, and would make
+    // the estimates' weights infinite.
+    if (meta.sample_interval_bytes > INT32_MAX) throw corrupt("sample interval out of range");
+  }
   Bytes x{index.data(), index.size(), path};
   auto count = x.get<uint32_t>();
   if (count > x.left / kIndexEntrySize) throw corrupt("bad index");

@@ -387,6 +387,9 @@ struct ProfilePacker::State {
     append<uint32_t>(head, 0);
     std::memcpy(head.data() + 12, header + 12, 4);  // pid
     std::memcpy(&sample_interval, header + 24, 8);
+    if (sample_interval > INT32_MAX) {  // the runtime's sample_bytes is an int
+      throw Error(raw_path + ": corrupt heap profile (sample interval out of range)");
+    }
     writer.write_plain(head);
     packed_header = head;
     writer.flush();  // memtrack report knows the file for a profile while it is written

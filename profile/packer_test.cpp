@@ -479,6 +479,21 @@ TEST_F(PackerTest, ASampledProfileEstimatesItsSitesAndCountsEveryBlockExactly) {
   }
 }
 
+TEST_F(PackerTest, ASampleIntervalOutOfRangeIsCorruption) {
+  RawWriter w;
+  w.set_sample_interval(uint64_t{1} << 40);  // the runtime's sample_bytes is an int
+  w.alloc(1, 10, 1, 0x10000);
+  w.end();
+  write_raw(w.bytes(), 0, w.bytes().size(), true);
+  try {
+    pack_profile(raw_, packed_);
+    FAIL() << "packed a sample interval of 2^40";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sample interval out of range"), std::string::npos)
+        << e.what();
+  }
+}
+
 // In the full mode every block counts as itself, a block without a stack too (the depot was
 // out of memory when it was allocated).
 TEST_F(PackerTest, AFullModeBlockWithoutAStackIsASiteOfItsOwn) {

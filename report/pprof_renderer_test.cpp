@@ -67,6 +67,40 @@ TEST(PprofRenderer, ModulesBecomeMappingsAndInternalGroupsAreLeftOut) {
   EXPECT_EQ(p.mapping(0).memory_start(), 0x555555554000u);
 }
 
+// The running heap (memtrack run --pprof-http): Go's four types, the allocation totals as
+// samples of their own (pid label only, in-use values 0), the groups with alloc values 0.
+TEST(PprofRenderer, InUseCarriesAllocationTotalsApart) {
+  Report report = testing::sample_report();
+  AllocationTotal total;
+  total.stack = report.processes[0].leaks[0].stack;
+  total.blocks = 7;
+  total.bytes = 7000;
+  report.processes[0].allocation_totals = {total};
+  PprofOptions options;
+  options.in_use = true;
+  options.show_kinds = LeakKinds::all();
+  auto p = pprof(report, options);
+  ASSERT_EQ(p.sample_type_size(), 4);
+  const char* types[] = {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(text_of(p, p.sample_type(i).type()), types[i]);
+  EXPECT_EQ(text_of(p, p.default_sample_type()), "inuse_space");
+  ASSERT_GE(p.sample_size(), 2);
+  const auto& alloc = p.sample(0);
+  EXPECT_EQ(testing::label_of(p, alloc, "kind"), "");
+  EXPECT_EQ(testing::num_label_of(p, alloc, "pid"), 1234);
+  EXPECT_EQ(std::vector<int64_t>(alloc.value().begin(), alloc.value().end()),
+            (std::vector<int64_t>{7, 7000, 0, 0}));
+  EXPECT_EQ(testing::stack_names(p, alloc), testing::stack_names(p, p.sample(1)));
+  const auto& group = p.sample(1);
+  EXPECT_EQ(testing::label_of(p, group, "kind"), "definite");
+  EXPECT_EQ(std::vector<int64_t>(group.value().begin(), group.value().end()),
+            (std::vector<int64_t>{0, 0, 1, 4096}));
+  report.processes[0].allocation_totals_incomplete = true;
+  p = pprof(report, options);
+  EXPECT_EQ(text_of(p, p.comment(2)),
+            "1234: alloc_objects and alloc_space are incomplete (out of memory)");
+}
+
 TEST(PprofRenderer, EmptyReportIsAValidProfile) {
   auto p = pprof(Report{});
   EXPECT_EQ(p.sample_size(), 0);

@@ -82,13 +82,12 @@ void write_modules(core::ResultWriter& w, core::MmapArray<ModuleRecord>& modules
   }
 }
 
-// The stacks that leak groups, errors and open descriptors refer to, each once. Id 0 ("not
-// known", for an error's allocation or first free) is written only if a group or a
-// descriptor uses it.
 // The stacks that allocated anything since the start (alloc_totals), in id order: taken once,
 // so that section 13 names only stacks section 4 holds while other threads go on allocating.
-bool collect_total_ids(core::MmapArray<uint32_t>& ids) {
-  if (!g_flags.alloc_totals) return true;
+// Only for a report of the running program (a snapshot: the pprof endpoint's), not at exit,
+// where nothing reads them and every stack would be symbolized for nothing.
+bool collect_total_ids(bool running, core::MmapArray<uint32_t>& ids) {
+  if (!g_flags.alloc_totals || !running) return true;
   uint32_t highest = g_stack_totals.highest_id();
   for (uint32_t id = 1; id <= highest; ++id) {
     if (g_stack_totals.get(id).blocks > 0 && !ids.try_push_back(id)) return false;
@@ -96,6 +95,9 @@ bool collect_total_ids(core::MmapArray<uint32_t>& ids) {
   return true;
 }
 
+// The stacks that leak groups, errors and open descriptors refer to, and those of
+// `total_ids`, each once. Id 0 ("not known", for an error's allocation or first free) is
+// written only if a group or a descriptor uses it.
 bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& errors,
                        const OpenFdReport& fds, const core::MmapArray<uint32_t>& total_ids,
                        core::MmapArray<uint32_t>& ids) {
@@ -338,7 +340,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
   core::MmapArray<uint32_t> total_ids;
   OpenFdReport fds;  // before this function opens its own file
   bool fds_ok = !g_flags.track_fds || fds.try_collect(g_fds);
-  if (!fds_ok || !copy_errors(errors) || !collect_total_ids(total_ids) ||
+  if (!fds_ok || !copy_errors(errors) || !collect_total_ids(running, total_ids) ||
       !collect_stack_ids(report, errors, fds, total_ids, stack_ids)) {
     diag("error: cannot map memory for the result file; no report for this process");
     return false;
@@ -351,7 +353,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     write_leaks(w, report);
     write_indirect(w, report);
     if (g_sampling.interval != 0) write_sampling(w, report);
-    if (g_flags.alloc_totals) write_stack_totals(w, total_ids);
+    if (g_flags.alloc_totals && running) write_stack_totals(w, total_ids);
     if (errors.size() > 0) write_errors(w, errors);
     if (g_flags.track_fds) write_resources(w, fds);
     if (!running && crash_record().valid) write_crash(w, crash_record());
