@@ -152,16 +152,27 @@ __attribute__((always_inline)) inline bool SmallHeap::locate_for(uintptr_t p, He
   return true;
 }
 
+namespace {
+
+// The class of a chunk of `size` bytes at `alignment` (class_for, its first range without a
+// call); false if the heap serves none.
+inline bool chunk_class(size_t size, size_t alignment, size_t* c) {
+  if (size <= 256 && alignment <= 16) [[likely]] {
+    *c = size == 0 ? 0 : (size + 15) / 16 - 1;
+    return true;
+  }
+  int cls = SmallHeap::class_for(size, alignment);
+  if (cls < 0) return false;
+  *c = static_cast<size_t>(cls);
+  return true;
+}
+
+}  // namespace
+
 void* SmallHeap::try_allocate(size_t size, size_t alignment, HeapThread& t) {
   if (segment_class_ == nullptr || t.retired) return nullptr;
   size_t c = 0;
-  if (size <= 256 && alignment <= 16) [[likely]] {  // class_for's first range, without a call
-    c = size == 0 ? 0 : (size + 15) / 16 - 1;
-  } else {
-    int cls = class_for(size, alignment);
-    if (cls < 0) return nullptr;
-    c = static_cast<size_t>(cls);
-  }
+  if (!chunk_class(size, alignment, &c)) return nullptr;
   HeapThread::List& list = t.lists[c];
   uintptr_t m;
   if (list.head != 0) [[likely]] {
@@ -192,13 +203,7 @@ void* SmallHeap::try_allocate_recorded(size_t size, size_t alignment, const Allo
                                        HeapThread& t) {
   if (segment_class_ != nullptr && !t.retired) [[likely]] {
     size_t c = 0;
-    if (size <= 256 && alignment <= 16) [[likely]] {  // class_for's first range, without a call
-      c = size == 0 ? 0 : (size + 15) / 16 - 1;
-    } else {
-      int cls = class_for(size, alignment);
-      if (cls < 0) return nullptr;
-      c = static_cast<size_t>(cls);
-    }
+    if (!chunk_class(size, alignment, &c)) return nullptr;
     HeapThread::List& list = t.lists[c];
     uintptr_t m = list.head;
     uint64_t chunk_last = 0;  // the chunk's last sequence number (a fresh chunk has none)

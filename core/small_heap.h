@@ -241,7 +241,7 @@ class SmallHeap {
   // Unmaps everything; the heap is off afterwards. Not thread safe.
   void test_only_release();
 
-  // The class serving `size` bytes at `alignment`, or -1. Exposed for tests.
+  // The class serving `size` bytes at `alignment`, or -1. Public for tests and small_heap.cpp.
   static int class_for(size_t size, size_t alignment);
   static size_t class_size(size_t c);
 
