@@ -369,7 +369,8 @@ def callgrind_count(ctx, argv, variables):
 
 
 def last_text(text, n=3):
-    return " | ".join(text.strip().splitlines()[-n:])
+    """The last n lines of text, on one line."""
+    return " | ".join(line.strip() for line in text.splitlines()[-n:])
 
 
 def count_instructions(ctx, workloads, tool_names):
@@ -482,7 +483,7 @@ def measure(argv, env, stderr_path, timeout):
 def last_lines(path, n=3):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return " | ".join(line.strip() for line in f.read().splitlines()[-n:])
+            return last_text(f.read(), n)
     except OSError:
         return ""
 
