@@ -14,16 +14,16 @@ double sample_weight(uint64_t size, uint64_t interval, core::StackView stack,
 void LeakReport::add_block(LeakGroup& group, uint64_t size) const {
   group.bytes += size;
   group.blocks += 1;
-  // A sampled block stands for 1/p blocks of its size (docs/sampling.md). Its bytes are
-  // rounded per block (half a byte against a weight of thousands); its blocks are summed in
-  // fixed point (kEstimateScale) and rounded once per group, when the groups are taken out.
+  // A sampled block stands for 1/p blocks of its size (docs/sampling.md); its blocks are
+  // rounded once per group, when the groups are taken out.
   if (sample_interval_ == 0 || group.stack_id == core::StackDepot::kInvalidId) return;
   double weight =
       runtime_code_ != nullptr && stacks_ != nullptr
           ? sample_weight(size, sample_interval_, stacks_->get(group.stack_id), *runtime_code_)
           : 1.0 / core::sample_probability(size, sample_interval_);
-  group.estimated_bytes += static_cast<uint64_t>(weight * static_cast<double>(size) + 0.5);
-  group.estimated_blocks += static_cast<uint64_t>(weight * kEstimateScale + 0.5);
+  EstimateShare share = estimate_share(size, weight);
+  group.estimated_bytes += share.bytes;
+  group.estimated_blocks += share.scaled_blocks;
 }
 
 bool LeakReport::try_collect(core::BlockRecords& table, uint32_t stack_count) {

@@ -31,6 +31,17 @@ struct LeakTotals {
 double sample_weight(uint64_t size, uint64_t interval, core::StackView stack,
                      const SystemRuntimeCode& runtime_code);
 inline constexpr uint64_t kEstimateScale = uint64_t{1} << 16;
+// What one sampled block of `size` bytes and `weight` adds to an estimate: its bytes rounded
+// (half a byte against a weight of thousands), its blocks in kEstimateScale units, to be
+// rounded once per sum.
+struct EstimateShare {
+  uint64_t bytes = 0;
+  uint64_t scaled_blocks = 0;
+};
+inline EstimateShare estimate_share(uint64_t size, double weight) {
+  return {static_cast<uint64_t>(weight * static_cast<double>(size) + 0.5),
+          static_cast<uint64_t>(weight * kEstimateScale + 0.5)};
+}
 
 // Not thread safe; one per report.
 class LeakReport {

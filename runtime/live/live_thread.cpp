@@ -141,10 +141,11 @@ void live_report(uint64_t now_ns) {
     ++site.blocks;
     site.bytes += rec.size;
     if (interval != 0 && rec.stack_id != core::StackDepot::kInvalidId) {
-      double weight =
-          sample_weight(rec.size, interval, g_stacks.get(rec.stack_id), g_sampling.runtime_code);
-      site.estimated_bytes += static_cast<uint64_t>(weight * static_cast<double>(rec.size) + 0.5);
-      site.estimated_blocks += static_cast<uint64_t>(weight * kEstimateScale + 0.5);
+      EstimateShare share = estimate_share(
+          rec.size,
+          sample_weight(rec.size, interval, g_stacks.get(rec.stack_id), g_sampling.runtime_code));
+      site.estimated_bytes += share.bytes;
+      site.estimated_blocks += share.scaled_blocks;
     }
     return rec.reported == 0;
   });

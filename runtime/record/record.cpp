@@ -26,10 +26,11 @@ void count_by_stack(uint32_t stack_id, uint64_t size) {
   uint64_t blocks = 1;
   uint64_t bytes = size;
   if (g_sampling.interval != 0) {  // as the leak report's estimates (leak_report.h)
-    double weight =
-        sample_weight(size, g_sampling.interval, g_stacks.get(stack_id), g_sampling.runtime_code);
-    blocks = static_cast<uint64_t>(weight * kEstimateScale + 0.5);
-    bytes = static_cast<uint64_t>(weight * static_cast<double>(size) + 0.5);
+    EstimateShare share = estimate_share(
+        size,
+        sample_weight(size, g_sampling.interval, g_stacks.get(stack_id), g_sampling.runtime_code));
+    blocks = share.scaled_blocks;
+    bytes = share.bytes;
   }
   if (t_thread.totals_shard == 0) t_thread.totals_shard = 1 + g_stack_totals.next_shard();
   if (!g_stack_totals.add(t_thread.totals_shard - 1, stack_id, blocks, bytes)) {
