@@ -370,6 +370,16 @@ void AllocTable::reset_after_fork() {
   huge_lock_.reset_after_fork();
 }
 
+void AllocTable::clear() {
+  for (Shard& shard : shards_) {
+    SpinLockGuard guard(shard.lock);
+    for (size_t i = 0; i < shard.capacity; ++i) shard.slots[i] = Slot{0, 0};
+    shard.inserted = shard.inserted_bytes = shard.erased = shard.live_bytes = 0;
+  }
+  SpinLockGuard guard(huge_lock_);
+  for (HugeBlock& block : huge_) block = HugeBlock{0, 0};
+}
+
 void AllocTable::test_only_reset() {
   for (Shard& shard : shards_) {
     unmap_metadata(shard.slots, shard.capacity * sizeof(Slot));

@@ -142,6 +142,10 @@ class AllocTable {
   void unlock_all();
   void reset_after_fork();
 
+  // Erases every record, keeping the memory mapped (an attached runtime's detach: the next
+  // attach starts empty). Thread safe, one shard at a time.
+  void clear();
+
   // Releases all memory; the table is empty afterwards. Not thread safe.
   void test_only_reset();
 

@@ -83,6 +83,24 @@ TEST(AllocTableTest, InsertLookupErase) {
   EXPECT_FALSE(table->try_erase(0x5000, &erased));
 }
 
+TEST(AllocTableTest, ClearErasesEveryRecordAndTheTableTakesNewOnes) {
+  TablePtr table = new_table();
+  for (size_t i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(table->try_insert(make_record(nth_pointer(i), 32, 1)));
+  }
+  size_t mapped = table->mapped_bytes();
+  table->clear();
+  EXPECT_EQ(table->size(), 0u);
+  EXPECT_EQ(table->totals().live_bytes, 0u);
+  EXPECT_EQ(table->mapped_bytes(), mapped);  // kept for the next attach
+  AllocRecord out;
+  EXPECT_FALSE(table->try_lookup(nth_pointer(5), &out));
+  ASSERT_TRUE(table->try_insert(make_record(nth_pointer(5), 48, 2)));
+  ASSERT_TRUE(table->try_lookup(nth_pointer(5), &out));
+  EXPECT_EQ(out.size, 48u);
+  EXPECT_EQ(table->size(), 1u);
+}
+
 TEST(AllocTableTest, InsertOfKnownPointerOverwrites) {
   TablePtr table = new_table();
   ASSERT_TRUE(table->try_insert(make_record(0x9000, 10, 1, AllocFamily::kMalloc)));

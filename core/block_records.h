@@ -92,6 +92,8 @@ class BlockRecords {
     heap_.reset_after_fork();
     table_.reset_after_fork();
   }
+  // The table's records only (an attached runtime uses no heap of its own).
+  void clear() { table_.clear(); }
 
  private:
   SmallHeap heap_;

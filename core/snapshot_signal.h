@@ -14,4 +14,9 @@ inline int snapshot_signal() {
   return SIGRTMAX - 2;
 }
 
+// The request id that asks an attached runtime (memtrack attach) for its final report and to
+// detach: snapshot ids are positive, this one has the top bit. The report is the snapshot
+// file of this id.
+inline constexpr unsigned kDetachRequestId = 0x80000001u;
+
 }  // namespace memtrack::core

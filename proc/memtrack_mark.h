@@ -1,5 +1,6 @@
 // Whether a process runs under memtrack run: its memory map holds the runtime library
-// (libmemtrack.so, loaded by LD_PRELOAD). Used by memtrack snapshot and memtrack ui. Pure.
+// (libmemtrack.so, loaded by LD_PRELOAD), or memtrack attach's (libmemtrack_attach.so). Used by
+// memtrack snapshot and memtrack ui. Pure.
 #pragma once
 
 #include <string_view>
@@ -9,6 +10,12 @@ namespace memtrack::top {
 // True when `maps` (the text of /proc/PID/maps) maps a file named libmemtrack.so.
 inline bool maps_show_memtrack(std::string_view maps) {
   return maps.find("/libmemtrack.so") != std::string_view::npos;
+}
+
+// True when `maps` maps libmemtrack_attach.so, the runtime memtrack attach loads: the process
+// is attached, or was (the library stays after a detach; its settings file does not).
+inline bool maps_show_attach_runtime(std::string_view maps) {
+  return maps.find("/libmemtrack_attach.so") != std::string_view::npos;
 }
 
 }  // namespace memtrack::top

@@ -11,5 +11,6 @@ std::atomic<int> g_runtime_thread_tid{0};
 std::atomic<int> g_init_state{0};
 std::atomic<int> g_pid{0};
 std::atomic<bool> g_silent{false};
+std::atomic<Presence> g_presence{Presence::kFromStart};
 
 }  // namespace memtrack::rt

@@ -54,6 +54,19 @@ inline bool initialized() {
   return g_init_state.load(std::memory_order_acquire) == 2;
 }
 
+// How the runtime is in the process: preloaded or linked in from the start, or loaded into a
+// running process by `memtrack attach` (hooks/attach.h): dormant until memtrack_attach runs,
+// then attached (its hooks are in the modules' GOTs) until it detaches.
+enum class Presence : int { kFromStart, kDormant, kAttached, kDetached };
+extern std::atomic<Presence> g_presence;
+inline Presence presence() {
+  return g_presence.load(std::memory_order_acquire);
+}
+// Attached to a running process: blocks from before are not in the tables.
+inline bool attached() {
+  return presence() == Presence::kAttached;
+}
+
 // pid of this process image, updated in the fork child handler. A differing getpid() means
 // a vfork child that shares our memory.
 extern std::atomic<int> g_pid;

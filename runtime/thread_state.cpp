@@ -4,5 +4,8 @@
 namespace memtrack::rt {
 
 __thread ThreadState t_thread;
+#if MEMTRACK_ATTACH_RUNTIME
+core::HeapThread g_no_heap_thread;
+#endif
 
 }  // namespace memtrack::rt

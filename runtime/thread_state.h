@@ -11,6 +11,11 @@
 #include "core/sampling.h"
 #include "core/small_heap.h"
 
+// 1 in libmemtrack_attach.so (runtime/CMakeLists.txt), the runtime memtrack attach loads.
+#ifndef MEMTRACK_ATTACH_RUNTIME
+#define MEMTRACK_ATTACH_RUNTIME 0
+#endif
+
 namespace memtrack::rt {
 
 // One per thread (t_thread); only the owning thread touches it, signal handlers included.
@@ -42,12 +47,32 @@ struct ThreadState {
   // (stack_size 0 until then; ~0 when it cannot be known).
   uintptr_t stack_low = 0;
   uintptr_t stack_size = 0;
+#if !MEMTRACK_ATTACH_RUNTIME
   // hooks/program_heap.cpp: this thread's lists of memtrack's own heap and its counters.
+  // Not in libmemtrack_attach.so: a library loaded after start-up gets little static TLS
+  // (glibc keeps about 1.5 KiB for all of them), and the attached runtime has no heap of
+  // its own (every block is the program's allocator's).
   core::HeapThread heap{};
+#endif
   // record/record.h: the sampled mode's countdown to this thread's next sampled allocation.
   core::ByteSampler sampler{};
 };
 
 extern __thread ThreadState t_thread;
+
+#if MEMTRACK_ATTACH_RUNTIME
+// Never used: the heap is never turned on in libmemtrack_attach.so; the calls that pass a
+// thread's lists reach it only for blocks of memtrack's heap.
+extern core::HeapThread g_no_heap_thread;
+#endif
+
+// This thread's lists of memtrack's own heap.
+inline core::HeapThread& thread_heap() {
+#if MEMTRACK_ATTACH_RUNTIME
+  return g_no_heap_thread;
+#else
+  return t_thread.heap;
+#endif
+}
 
 }  // namespace memtrack::rt

@@ -46,7 +46,8 @@ std::atomic<bool> g_reported_early{false};
 }  // namespace
 
 void report_at_exit(const char* how, int status, bool have_status) {
-  if (!initialized()) return;
+  // memtrack attach's runtime reports at exit only while attached.
+  if (!initialized() || presence() == Presence::kDetached) return;
   trace_log_flush_final();  // every path that ends the process comes here first
   finish_profile();
   withdraw_settings();

@@ -17,6 +17,7 @@
 #include "runtime/hooks/signal_report.h"
 #include "runtime/leakcheck/leak_scan.h"
 #include "runtime/leakcheck/root_regions.h"
+#include "runtime/link/got_patch.h"
 #include "runtime/link/link_mode.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/live/live_thread.h"
@@ -88,9 +89,28 @@ void note_ignored_lsan_options(const char* source, const char* text) {
   }
 }
 
+// An attaching runtime's options (memtrack_attach), in place of the environment's.
+const char* g_attach_options = nullptr;
+
+// memtrack attach passes the options the CLI made; the program's environment and defaults
+// are not read (they were meant for whatever started it). The program's allocator serves
+// every block, so that what it allocates while memtrack is attached stays its own after
+// the detach.
+void read_attach_options() {
+  core::set_defaults(&g_flags);
+  core::parse_flags(g_attach_options, &g_flags, flag_warning);
+  g_flags.glibc_malloc = true;
+  core::validate_flags(&g_flags, flag_warning);
+  core::set_metadata_limit(static_cast<size_t>(g_flags.max_metadata_mb) << 20);
+}
+
 // Later sources win: LeakSanitizer's options (the program's __lsan_default_options, then
 // LSAN_OPTIONS), then memtrack's (memtrack_default_options, then MEMTRACK_OPTIONS).
 void read_options() {
+  if (g_attach_options != nullptr) {
+    read_attach_options();
+    return;
+  }
   core::set_defaults(&g_flags);
   const char* lsan_defaults = program_default_options("__lsan_default_options");
   const char* lsan_env = getenv("LSAN_OPTIONS");
@@ -116,6 +136,7 @@ void initialize_locked() {
   resolve_allocator_functions();
   if (g_real.malloc == nullptr || g_real.free == nullptr || g_real.calloc == nullptr ||
       g_real.realloc == nullptr) {
+    if (g_attach_options != nullptr) return;  // memtrack_attach says so; the program goes on
     static const char kMessage[] =
         "memtrack: fatal: cannot find the real malloc/free with dlsym(RTLD_NEXT); is "
         "libmemtrack.so loaded with LD_PRELOAD?\n";
@@ -159,6 +180,13 @@ void fork_parent() {
 }
 
 void fork_child() {
+  // A child of an attached process has nobody watching it: it goes on as it would have
+  // without memtrack (its blocks are its allocator's own), and writes nothing.
+  if (attached()) {
+    restore_got_entries();
+    g_presence.store(Presence::kDetached, std::memory_order_release);
+    g_silent.store(true, std::memory_order_relaxed);
+  }
   loader_walk_fork_child();
   misuse_reset_after_fork();
   root_regions_reset_after_fork();
@@ -199,9 +227,44 @@ bool ensure_initialized() {
   return true;
 }
 
+bool loaded_by_attach() {
+#if MEMTRACK_ATTACH_RUNTIME
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool initialize_attached(const char* options) {
+  g_attach_options = options;
+  if (initialized()) {
+    read_options();  // attached again: this attach's options
+    return true;
+  }
+  resolve_in_global_scope();
+  ensure_initialized();
+  return g_real.malloc != nullptr && g_real.free != nullptr && g_real.calloc != nullptr &&
+         g_real.realloc != nullptr;
+}
+
+void start_attached_services(const char* options) {
+  RuntimeScope scope;
+  static bool fork_handlers = false;  // they cannot be removed: they check attached()
+  if (!fork_handlers) fork_handlers = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
+  capture_process_info();
+  write_start_marker();
+  publish_settings(options);
+  start_runtime_thread();
+}
+
 // Runs after the libraries the program links (libc, libstdc++) are initialised and before
 // the program's own constructors. Allocations made earlier were already recorded lazily.
+// Loaded by memtrack attach instead, it waits for memtrack_attach (hooks/attach.h).
 __attribute__((constructor)) static void memtrack_constructor() {
+  if (loaded_by_attach()) {
+    g_presence.store(Presence::kDormant, std::memory_order_release);
+    return;
+  }
   int saved_errno = core::sys::get_errno();
   ensure_initialized();
   {

@@ -24,7 +24,7 @@ core::SmallHeap& heap() {
 // At a thread's exit (pthread key destructor): its cached chunks go back for other threads.
 void retire_heap_thread(void*) {
   RuntimeScope scope;
-  heap().retire_thread(t_thread.heap);
+  heap().retire_thread(thread_heap());
 }
 
 // When a thread first changes the heap (allocates, frees, records): retire_heap_thread must
@@ -39,7 +39,7 @@ void note_heap_thread(core::HeapThread& t) {
 }  // namespace
 
 void init_program_heap() {
-  if (g_flags.glibc_malloc) return;
+  if (g_flags.glibc_malloc || MEMTRACK_ATTACH_RUNTIME) return;
   // An address-space limit (ulimit -v) would be eaten by the heap's reservation.
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) return;
@@ -56,7 +56,7 @@ void* try_heap_allocate(size_t size, size_t alignment) {
   RuntimeScope scope;
   // errno stays as it was (try_allocate): if the heap cannot serve, glibc serves the call
   // now, and sets errno only if it fails too.
-  return heap().try_allocate(size, alignment, t_thread.heap);
+  return heap().try_allocate(size, alignment, thread_heap());
 }
 
 bool heap_owns(const void* ptr) {
@@ -75,7 +75,7 @@ void free_block(void* ptr) {
     return;
   }
   RuntimeScope scope;
-  heap().try_deallocate(ptr, t_thread.heap);
+  heap().try_deallocate(ptr, thread_heap());
 }
 
 void* reallocate_block(void* ptr, size_t size) {
@@ -110,7 +110,7 @@ bool trim_heap() {
   if (in_runtime() || !heap().enabled()) return false;
   RuntimeScope scope;
   int saved_errno = errno;
-  bool released = heap().trim(t_thread.heap) > 0;
+  bool released = heap().trim(thread_heap()) > 0;
   errno = saved_errno;
   return released;
 }

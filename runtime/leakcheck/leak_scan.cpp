@@ -237,6 +237,23 @@ void scan_around_mmapped_chunks(ReachabilityScan& scan, const ScanBlocks& blocks
   if (cursor < m.end) scan_without_own(scan, cursor, m.end, own);
 }
 
+// Attached to a running process (hooks/attach.h), the heap also holds the blocks from before
+// the attach, which memtrack has no record of and which may point to blocks allocated since (a
+// map built before, grown after). So everything in it outside the blocks memtrack knows is a
+// root: no block still referenced is called lost. What this misses: a block whose last
+// pointer lies in a free chunk, or in an old block that is itself lost, looks reachable.
+void scan_outside_blocks(ReachabilityScan& scan, const ScanBlocks& blocks, const MapRegion& m,
+                         const core::MmapArray<core::sys::MemoryRange>& own) {
+  uintptr_t cursor = m.start;
+  for (size_t i = blocks.first_at(m.start); i < blocks.size() && blocks.start(i) < m.end; ++i) {
+    uintptr_t start = blocks.start(i);
+    if (start > cursor) scan_without_own(scan, cursor, start, own);
+    uintptr_t end = start + static_cast<uintptr_t>(blocks.size_of(i));
+    if (end > cursor) cursor = end;
+  }
+  if (cursor < m.end) scan_without_own(scan, cursor, m.end, own);
+}
+
 // The program's __lsan_register_root_region regions: only their readable parts, as LSan
 // skips what is inaccessible (a region may span mprotect'ed pages).
 void scan_registered_regions(ReachabilityScan& scan, const core::MmapArray<MapRegion>& maps) {
@@ -328,7 +345,12 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
   // mappings: a live thread's stack, and everything else.
   auto scan_region = [&](const MapRegion& m) {
     if (contains_block_start(blocks, m.start, m.end)) {
-      if (g_flags.scan_globals) scan_around_mmapped_chunks(scan, blocks, m, own);
+      if (!g_flags.scan_globals) return;
+      if (attached()) {
+        scan_outside_blocks(scan, blocks, m, own);
+      } else {
+        scan_around_mmapped_chunks(scan, blocks, m, own);
+      }
       return;
     }
     uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
@@ -359,7 +381,7 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
   // program, its globals are a range of the executable's of their own.
   const OwnRange own_image[] = {{self_start, self_end}, {g_globals_start, g_globals_end}};
   for (const MapRegion& m : maps) {
-    if (!m.readable || !m.writable || m.special || m.device || m.heap) continue;
+    if (!m.readable || !m.writable || m.special || m.device || (m.heap && !attached())) continue;
     for_each_part_outside(m, own_image, 2, scan_region);
   }
   if (g_flags.scan_registers) {

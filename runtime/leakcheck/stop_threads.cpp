@@ -32,6 +32,9 @@ std::atomic<size_t> g_slot_count{0};
 std::atomic<bool> g_active{false};
 std::atomic<bool> g_release{false};
 std::atomic<int> g_parked{0};
+// A thread was sent the signal and did not take it (blocked, or waited out): it may take it
+// any time later, so the handler must stay.
+std::atomic<bool> g_may_be_pending{false};
 
 void on_stop_signal(int, siginfo_t*, void* context) {
   if (!g_active.load(std::memory_order_acquire)) return;
@@ -150,6 +153,7 @@ void ThreadStopper::stop_all() {
       if (syscall(SYS_tgkill, pid, t.tid, stop_signal()) != 0 ||
           (round > 0 && round % 8 == 1 && cannot_answer(t.tid))) {
         t.given_up = true;
+        g_may_be_pending.store(true, std::memory_order_relaxed);
         continue;
       }
       ++waiting;
@@ -157,10 +161,22 @@ void ThreadStopper::stop_all() {
     if (waiting == 0) break;
     if (core::sys::monotonic_ns() > deadline) {
       waited_out_ = waiting;
+      g_may_be_pending.store(true, std::memory_order_relaxed);
       break;
     }
     for (int spin = 0; spin < 100; ++spin) core::sys::yield_cpu();
   }
+}
+
+bool release_stop_signal() {
+  struct sigaction old {};
+  if (real_sigaction(stop_signal(), nullptr, &old) != 0) return false;
+  if ((old.sa_flags & SA_SIGINFO) == 0 || old.sa_sigaction != on_stop_signal) return true;
+  if (g_may_be_pending.load(std::memory_order_relaxed)) return false;
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  return real_sigaction(stop_signal(), &dfl, nullptr) == 0;
 }
 
 void ThreadStopper::resume_all() {

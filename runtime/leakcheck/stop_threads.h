@@ -43,4 +43,9 @@ class ThreadStopper {
   size_t waited_out_ = 0;
 };
 
+// At detach (an attached runtime): the default action back for the stop signal, if memtrack
+// installed its handler and no thread can still take the signal late (every one it was sent
+// to took it). False if the handler stays.
+bool release_stop_signal();
+
 }  // namespace memtrack::rt

@@ -19,6 +19,12 @@ namespace memtrack::rt {
 // linker's __real_<name> in the link-time archive (resolve_linked.cpp). nullptr if there is
 // none (an older glibc, or a function the static link left out).
 void* resolve_next(const char* name);
+// From now on resolve_next looks in the global scope (RTLD_DEFAULT), skipping memtrack's own
+// definitions: an attached runtime (hooks/attach.h) came in with dlopen after the program
+// started, so the functions it stands in for are those the program's modules are bound to.
+// libmemtrack.so only; called before start-up.
+void resolve_in_global_scope();
+
 // dlsym(RTLD_DEFAULT, name) inside the runtime scope: a function of a library the program may
 // load later (libstdc++ in a C program that dlopens C++ code). In the link-time archive: the
 // function if the static link holds it.

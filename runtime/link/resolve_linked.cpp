@@ -182,6 +182,9 @@ void* resolve_default(const char* name) {
   return find(kDefault, name);
 }
 
+// A static program's runtime is linked in from the start: nothing attaches to it.
+void resolve_in_global_scope() {}
+
 LinkMode link_mode() {
   static std::atomic<int> cached{-1};
   int mode = cached.load(std::memory_order_relaxed);

@@ -5,6 +5,7 @@
 // Calls libc (pthread, sigaction, futex) but never malloc; the thread's stack is memtrack's
 // own mapping, so leak scans never take its contents for the program's pointers, and it is
 // never stopped by them (stop_threads skips it).
+#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,11 +25,14 @@
 #include "runtime/diag.h"
 #include "runtime/leakcheck/leak_report.h"
 #include "runtime/leakcheck/runtime_roots.h"
+#include "runtime/leakcheck/stop_threads.h"
+#include "runtime/link/got_patch.h"
 #include "runtime/live/live_thread.h"
 #include "runtime/output/profile_output.h"
 #include "runtime/output/report.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
+#include "runtime/output/settings_file.h"
 #include "runtime/record/profile.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
@@ -57,6 +61,14 @@ uint32_t g_live_sequence = 0;
 uint64_t g_start_ns = 0;
 uint64_t g_tick_ns = 0;
 uint32_t g_threshold_ticks = 0;
+// An attached runtime's watcher (the CLI) and diagnostics file; the stack and handle of the
+// thread of the attach before, joined and unmapped when attached again.
+int g_watcher = 0;
+int g_attach_log_fd = -1;
+void* g_previous_stack = nullptr;
+size_t g_previous_stack_size = 0;
+pthread_t g_previous_thread;
+constexpr uint64_t kWatchNs = 250 * 1000000ull;
 
 void wake_thread() {
   g_wake.fetch_add(1, std::memory_order_release);
@@ -198,6 +210,39 @@ void live_report(uint64_t now_ns) {
   }
 }
 
+// The end of an attach: the final report (if the CLI asked), every GOT entry back, the
+// settings file and the signal handlers memtrack installed gone, the tables emptied (the
+// blocks are the program's allocator's: they stay as they are). The thread returns after.
+void detach_now(uint32_t request) {
+  {
+    core::SpinLockGuard guard(g_report_lock);
+    if (request != 0) {
+      LeakReport report;
+      if (build_leak_report(report, 0)) write_snapshot_file(snapshot_dir(), report, request);
+    }
+    restore_got_entries();
+    g_presence.store(Presence::kDetached, std::memory_order_release);
+    g_stopping.store(true, std::memory_order_release);
+  }
+  unpublish_settings();
+  if (stand_in_handler(core::snapshot_signal()) == on_snapshot_signal) {
+    restore_default_action(core::snapshot_signal());
+  }
+  if (!release_stop_signal()) {
+    diag("note: a thread of the program had the leak scan's signal blocked: its handler stays");
+  }
+  g_allocs.clear();
+  diag("detached");
+  set_diag_fd(-1);
+  if (g_attach_log_fd >= 0) close(g_attach_log_fd);
+  g_attach_log_fd = -1;
+}
+
+// Whether the CLI that attached is gone (then nobody reads a report).
+bool watcher_gone() {
+  return g_watcher > 0 && kill(g_watcher, 0) != 0 && errno == ESRCH;
+}
+
 void* thread_main(void*) {
   ++t_thread.in_runtime;  // nothing this thread allocates is the program's
   int tid = core::sys::current_tid();
@@ -224,6 +269,10 @@ void* thread_main(void*) {
     uint32_t seen = g_wake.load(std::memory_order_acquire);
     if (g_stopping.load(std::memory_order_acquire)) return nullptr;
     uint32_t request = g_snapshot_request.load(std::memory_order_acquire);
+    if (attached() && (request == core::kDetachRequestId || watcher_gone())) {
+      detach_now(request == core::kDetachRequestId ? request : 0);
+      return nullptr;
+    }
     if (request != 0 && request != g_handled_request) {
       g_handled_request = request;
       take_snapshot(request);
@@ -253,6 +302,7 @@ void* thread_main(void*) {
     uint64_t wait = 0;  // 0: until woken
     if (live) wait = (next_tick < next_report ? next_tick : next_report) - now;
     if (sampling && (wait == 0 || next_sample - now < wait)) wait = next_sample - now;
+    if (attached() && (wait == 0 || wait > kWatchNs)) wait = kWatchNs;
     sleep_until_woken(seen, wait);
   }
 }
@@ -290,7 +340,14 @@ bool start_thread() {
     core::sys::unmap_pages(base, mapped);
     return false;
   }
-  pthread_detach(thread);
+  if (attached()) {
+    // Joined and unmapped at the next attach: a thread cannot unmap its own stack.
+    g_previous_thread = thread;
+    g_previous_stack = base;
+    g_previous_stack_size = mapped;
+  } else {
+    pthread_detach(thread);
+  }
   return true;
 }
 
@@ -301,13 +358,33 @@ void install_snapshot_handler() {
 
 }  // namespace
 
+bool runtime_thread_started() {
+  return g_thread_wanted;
+}
+
 int report_interval_ms() {
   return g_flags.report_interval_ms > 0 ? g_flags.report_interval_ms : g_flags.expire_ms;
 }
 
+void watch_attach(int watcher, int log_fd) {
+  g_watcher = watcher;
+  g_attach_log_fd = log_fd;
+  if (g_previous_stack != nullptr) {  // the thread of the attach before has returned
+    pthread_join(g_previous_thread, nullptr);
+    core::sys::unmap_pages(g_previous_stack, g_previous_stack_size);
+    g_previous_stack = nullptr;
+  }
+  g_runtime_thread_tid.store(0, std::memory_order_relaxed);
+  g_snapshot_request.store(0, std::memory_order_relaxed);
+  g_handled_request = 0;
+  g_live_sequence = 0;
+  g_stopping.store(false, std::memory_order_release);
+}
+
 void start_runtime_thread() {
   bool profile = g_flags.profile[0] != '\0';  // RSS samples for the heap profile
-  if (g_flags.expire_ms <= 0 && !g_flags.snapshot_signal && !profile) return;
+  // Attached, the thread is what detaches.
+  if (g_flags.expire_ms <= 0 && !g_flags.snapshot_signal && !profile && !attached()) return;
   g_start_ns = core::sys::monotonic_ns();
   if (g_flags.expire_ms > 0) {
     uint64_t expire_ns = static_cast<uint64_t>(g_flags.expire_ms) * kNsPerMs;
@@ -317,8 +394,13 @@ void start_runtime_thread() {
     if (g_tick_ns < kNsPerMs) g_tick_ns = kNsPerMs;
     g_threshold_ticks = static_cast<uint32_t>((expire_ns + g_tick_ns - 1) / g_tick_ns);
     size_t counters = size_t{core::StackDepot::kMaxStacks} + 1;
-    g_freed_after_report = static_cast<std::atomic<uint32_t>*>(
-        core::sys::map_pages(counters * sizeof(std::atomic<uint32_t>)));
+    if (g_freed_after_report == nullptr) {  // attached again: the counters of before
+      g_freed_after_report = static_cast<std::atomic<uint32_t>*>(
+          core::sys::map_pages(counters * sizeof(std::atomic<uint32_t>)));
+    } else {
+      __builtin_memset(static_cast<void*>(g_freed_after_report), 0,
+                       counters * sizeof(std::atomic<uint32_t>));
+    }
     if (g_freed_after_report == nullptr) {
       diag("warning: cannot map memory for live reports; they are off");
       g_flags.expire_ms = 0;
@@ -357,7 +439,7 @@ void runtime_thread_fork_child() {
   // The child has only the forking thread: start a new runtime thread for it (fork's child
   // handlers run with libc's locks reset, where creating a thread is safe).
   if (!g_thread_wanted) return;
-  if (g_stopping.load(std::memory_order_relaxed)) {
+  if (g_stopping.load(std::memory_order_relaxed) || presence() == Presence::kDetached) {
     g_thread_wanted = false;  // none to wait for at exit
   } else if (!start_thread()) {
     diag("warning: cannot start memtrack's thread in the child; no live reports there");

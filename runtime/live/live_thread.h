@@ -23,6 +23,15 @@ void stop_runtime_thread();
 // fork's child handler: the runtime thread did not survive the fork; start a new one.
 void runtime_thread_fork_child();
 
+// An attached runtime (hooks/attach.h): memtrack's thread detaches when the CLI asks
+// (core::kDetachRequestId, after the final report) or when the process `watcher` (the CLI)
+// is gone (no report: nobody would read it); `log_fd`, the diagnostics' file, is closed then.
+// Call before start_runtime_thread.
+void watch_attach(int watcher, int log_fd);
+
+// Whether start_runtime_thread started the thread.
+bool runtime_thread_started();
+
 // report_interval_ms, or expire_ms when it is 0.
 int report_interval_ms();
 

@@ -65,4 +65,12 @@ void withdraw_settings() {
   unlink(settings_path().data());
 }
 
+void unpublish_settings() {
+  if (g_mapped == nullptr) return;
+  unlink(settings_path().data());
+  munmap(const_cast<char*>(g_mapped), g_mapped_size);
+  g_mapped = nullptr;
+  g_mapped_size = 0;
+}
+
 }  // namespace memtrack::rt

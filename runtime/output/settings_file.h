@@ -20,4 +20,8 @@ void republish_settings_after_fork();
 // At the final report: removes this process's file (the mapping stays until exit).
 void withdraw_settings();
 
+// At detach (an attached runtime): removes the file and drops the mapping, so no command
+// takes the process for one running under memtrack any more.
+void unpublish_settings();
+
 }  // namespace memtrack::rt

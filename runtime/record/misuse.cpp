@@ -485,7 +485,8 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t 
   bool freed = false;
   if (!record_free(ptr, out, &erase_sequence, free_tracked ? &freed : nullptr)) {
     // Inside fclose: the FILE object glibc frees was never recorded (fd_tracking.h).
-    if (!g_flags.detect_misuse || in_stdio_scope()) return Release::kUnknown;
+    // Attached to a running process, an unknown block is one from before the attach.
+    if (!g_flags.detect_misuse || in_stdio_scope() || attached()) return Release::kUnknown;
     RuntimeScope scope;
     return judge_unknown(reinterpret_cast<uintptr_t>(ptr), call, aligned);
   }

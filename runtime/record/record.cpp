@@ -80,7 +80,7 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   if (g_flags.alloc_totals && stack_id != core::StackDepot::kInvalidId) {
     count_by_stack(stack_id, size);
   }
-  if (g_allocs.try_insert(rec, t_thread.heap)) {
+  if (g_allocs.try_insert(rec, thread_heap())) {
     note_live_bytes(static_cast<int64_t>(size));
     if (profiling()) profile_alloc(rec.ptr, size, stack_id);
   } else {
@@ -99,9 +99,9 @@ bool record_free(void* ptr, core::AllocRecord* out, uint64_t* erase_sequence, bo
   RuntimeScope scope;
   auto address = reinterpret_cast<uintptr_t>(ptr);
   bool erased = deallocated != nullptr
-                    ? g_allocs.try_erase_and_deallocate(address, out, erase_sequence, t_thread.heap,
+                    ? g_allocs.try_erase_and_deallocate(address, out, erase_sequence, thread_heap(),
                                                         deallocated)
-                    : g_allocs.try_erase(address, out, erase_sequence, t_thread.heap);
+                    : g_allocs.try_erase(address, out, erase_sequence, thread_heap());
   if (!erased) return false;
   note_live_bytes(-static_cast<int64_t>(out->size));
   if (profiling()) profile_free(out->ptr);
@@ -118,7 +118,7 @@ void* allocate_unsampled(size_t size, size_t alignment, core::AllocFamily family
   rec.ignored = t_thread.lsan_disabled > 0 ? 1 : 0;
   rec.epoch = static_cast<uint16_t>(g_epoch.load(std::memory_order_relaxed));
   // Keeps errno, as try_allocate.
-  void* p = g_allocs.heap().try_allocate_recorded(size, alignment, rec, t_thread.heap);
+  void* p = g_allocs.heap().try_allocate_recorded(size, alignment, rec, thread_heap());
   if (p == nullptr) return nullptr;
   note_live_bytes(static_cast<int64_t>(size));
   if (profiling()) profile_alloc(reinterpret_cast<uintptr_t>(p), size, 0);
@@ -129,7 +129,7 @@ bool free_unsampled(void* ptr, core::AllocFamily family, bool aligned) {
   RuntimeScope scope;
   uint64_t size = 0;
   auto address = reinterpret_cast<uintptr_t>(ptr);
-  if (!g_allocs.heap().try_free_unstacked(address, family, aligned, t_thread.heap, &size)) {
+  if (!g_allocs.heap().try_free_unstacked(address, family, aligned, thread_heap(), &size)) {
     return false;
   }
   note_live_bytes(-static_cast<int64_t>(size));
@@ -141,7 +141,7 @@ void restore_record(const core::AllocRecord& rec) {
   RuntimeScope scope;
   // Re-inserting a record that was just erased needs no new slot in practice; if the shard
   // shrank its free space meanwhile and mmap fails, count the block as untracked.
-  if (g_allocs.try_restore(rec, t_thread.heap)) {
+  if (g_allocs.try_restore(rec, thread_heap())) {
     note_live_bytes(static_cast<int64_t>(rec.size));
     if (profiling()) profile_alloc(rec.ptr, rec.size, rec.stack_id);
   } else {

@@ -1,0 +1,158 @@
+// memtrack_attach, the entry `memtrack attach` calls in a running process (attach.h). Calls
+// libc (open, dladdr, dlopen, dlsym) but never the program's malloc through memtrack: it runs
+// before the hooks are in place, inside the runtime scope.
+#include "runtime/hooks/attach.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "core/sys_linux.h"
+#include "core/text_buffer.h"
+#include "runtime/diag.h"
+#include "runtime/hooks/export.h"
+#include "runtime/hooks/init.h"
+#include "runtime/link/got_patch.h"
+#include "runtime/link/real_functions.h"
+#include "runtime/live/live_thread.h"
+#include "runtime/runtime.h"
+
+namespace memtrack::rt {
+namespace {
+
+// The entry points an attached runtime takes over: the allocation functions. The process's
+// entry and exit, descriptors, signals and exec stay the program's own (their state from
+// before the attach is unknown, and a detach could not undo a wrapped exit).
+constexpr const char* kAttachedSymbols[] = {
+    "malloc",
+    "free",
+    "calloc",
+    "realloc",
+    "reallocarray",
+    "posix_memalign",
+    "aligned_alloc",
+    "memalign",
+    "valloc",
+    "pvalloc",
+#if __SIZEOF_SIZE_T__ == 8
+    "_Znwm",
+    "_Znam",
+    "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t",
+    "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+#else
+    "_Znwj",
+    "_Znaj",
+    "_ZnwjSt11align_val_t",
+    "_ZnajSt11align_val_t",
+    "_ZnwjRKSt9nothrow_t",
+    "_ZnajRKSt9nothrow_t",
+    "_ZnwjSt11align_val_tRKSt9nothrow_t",
+    "_ZnajSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPvj",
+    "_ZdaPvj",
+    "_ZdlPvjSt11align_val_t",
+    "_ZdaPvjSt11align_val_t",
+#endif
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t",
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+    "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+};
+constexpr size_t kAttachedCount = sizeof(kAttachedSymbols) / sizeof(kAttachedSymbols[0]);
+
+// The hooks, and dlopen's stand-in last.
+GotTarget g_targets[kAttachedCount + 1];
+size_t g_target_count = 0;
+using Dlopen = void* (*)(const char*, int);
+Dlopen g_real_dlopen = nullptr;
+
+uintptr_t own_address() {
+  return reinterpret_cast<uintptr_t>(&g_targets);
+}
+
+// A module the program loads while memtrack is attached gets the hooks too.
+void* attached_dlopen(const char* file, int mode) {
+  void* handle = g_real_dlopen(file, mode);
+  if (handle != nullptr && attached()) {
+    RuntimeScope scope;
+    if (patch_got_entries(g_targets, g_target_count, own_address()) < 0) {
+      diag("warning: too many GOT entries to patch; a module loaded now is not tracked");
+    }
+  }
+  return handle;
+}
+
+// memtrack's own definitions: this library is not in the global scope (dlopen'ed local),
+// so its own name for malloc is the C library's; dlsym on its own handle finds its hooks.
+bool find_hooks() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&own_address), &info) == 0 || info.dli_fname == nullptr) {
+    return false;
+  }
+  void* self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (self == nullptr) return false;
+  g_target_count = 0;
+  for (const char* symbol : kAttachedSymbols) {
+    void* hook = dlsym(self, symbol);
+    if (hook != nullptr)
+      g_targets[g_target_count++] = GotTarget{symbol, reinterpret_cast<uintptr_t>(hook)};
+  }
+  dlclose(self);
+  g_real_dlopen = reinterpret_cast<Dlopen>(resolve_next("dlopen"));
+  if (g_real_dlopen != nullptr) {
+    g_targets[g_target_count++] =
+        GotTarget{"dlopen", reinterpret_cast<uintptr_t>(&attached_dlopen)};
+  }
+  return g_target_count > 0;
+}
+
+}  // namespace
+}  // namespace memtrack::rt
+
+namespace rt = memtrack::rt;
+
+MEMTRACK_EXPORT_C int memtrack_attach(const char* options, const char* log_path, int watcher) {
+  using rt::AttachStatus;
+  rt::Presence was = rt::presence();
+  if (was == rt::Presence::kFromStart) return static_cast<int>(AttachStatus::kTrackedFromStart);
+  if (was == rt::Presence::kAttached) return static_cast<int>(AttachStatus::kAlreadyAttached);
+  rt::RuntimeScope scope;
+  int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log_fd < 0) return static_cast<int>(AttachStatus::kNoLogFile);
+  rt::set_diag_fd(log_fd);
+  if (!rt::initialize_attached(options) || (was == rt::Presence::kDormant && !rt::find_hooks())) {
+    rt::set_diag_fd(-1);
+    close(log_fd);
+    return static_cast<int>(AttachStatus::kNoRealAllocator);
+  }
+  rt::watch_attach(watcher, log_fd);
+  rt::g_presence.store(rt::Presence::kAttached, std::memory_order_release);
+  rt::start_attached_services(options);
+  if (!rt::runtime_thread_started()) {
+    rt::g_presence.store(was, std::memory_order_release);
+    rt::set_diag_fd(-1);
+    close(log_fd);
+    return static_cast<int>(AttachStatus::kNoThread);
+  }
+  long patched = rt::patch_got_entries(rt::g_targets, rt::g_target_count, rt::own_address());
+  memtrack::core::FixedText<160> line;
+  if (patched < 0) {
+    line.str("warning: too many GOT entries to patch; some calls are not tracked");
+  } else {
+    line.str("attached: ").u64(static_cast<uint64_t>(patched)).str(" GOT entries patched");
+  }
+  rt::diag(line.data());
+  return static_cast<int>(AttachStatus::kAttached);
+}
