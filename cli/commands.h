@@ -10,6 +10,8 @@ int run_command(const Config& config);         // memtrack run
 int report_command(const Config& config);      // memtrack report
 int top_command(const Config& config);         // memtrack top (top_command.cpp)
 int snapshot_command(const Config& config);    // memtrack snapshot (snapshot_command.cpp)
+int attach_command(const Config& config);      // memtrack attach (attach_command.cpp)
+int detach_command(const Config& config);      // memtrack detach (attach_command.cpp)
 int diff_command(const Config& config);        // memtrack diff (diff_command.cpp)
 int ui_command(const Config& config);          // memtrack ui (ui_command.cpp, in memtrack-ui)
 int link_flags_command(const Config& config);  // memtrack link-flags (link_flags.cpp)

@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
         exec_ui(argv);
       case kLinkFlags:
         return link_flags_command(config);
+      case kAttach:
+        return attach_command(config);
+      case kDetach:
+        return detach_command(config);
     }
   } catch (const LaunchError& e) {
     std::cerr << "memtrack: error: " << e.what() << "\n";

@@ -85,19 +85,19 @@ const std::vector<OptionSpec>& option_table() {
       {"--log-file", "FILE",
        "Write the text report to FILE instead of stderr (%p: pid of the program). "
        "'-': stdout. Default: stderr (snapshot: stdout).",
-       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.log_file = v; }},
+       kRun | kReport | kSnapshot | kAttach, false, [](Config& c, const std::string& v) { c.log_file = v; }},
       {"--json", "FILE", "Also write the report as JSON to FILE ('-' for stdout). Default: none.",
-       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.json_file = v; }},
+       kRun | kReport | kSnapshot | kAttach, false, [](Config& c, const std::string& v) { c.json_file = v; }},
       {"--suppressions", "FILE",
        "Suppress the leaks and descriptors that FILE's entries match: LeakSanitizer "
        "'leak:PATTERN' lines or valgrind-style '{ ... }' blocks; may be given several times.",
-       kRun | kReport | kSnapshot, true,
+       kRun | kReport | kSnapshot | kAttach, true,
        [](Config& c, const std::string& v) { c.suppressions.push_back(v); }},
       {"--gen-suppressions", "no|yes|lsan",
        "Print a suppression entry under each reported leak and descriptor site: yes, a "
        "valgrind-style block that matches it and nothing else; lsan, a 'leak:PATTERN' line "
        "that matches no other, when one exists. Default: no.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          // "all": valgrind's spelling of "print every entry without asking".
          if (v == "no" || v == "0" || v == "false") {
@@ -114,7 +114,7 @@ const std::vector<OptionSpec>& option_table() {
        "Leak kinds listed in the text and JSON reports: all, none or a comma-separated list "
        "of definite, indirect, possible, reachable (blocks the runtime did not classify are "
        "always listed). Default: definite,indirect,possible.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          c.show_leak_kinds = parse_leak_kinds("--show-leak-kinds", v);
        }},
@@ -124,14 +124,14 @@ const std::vector<OptionSpec>& option_table() {
        "free, realloc of a freed pointer), processes without leak data (see "
        "--error-for-no-data) or, with --error-for-fds=yes, unsuppressed descriptors left open "
        "are found. Default: 0 (off: the program's own exit status).",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          c.error_exitcode = parse_int("--error-exitcode", v, 0, 255);
        }},
       {"--error-for-fds", "yes|no",
        "Let descriptors left open at exit make --error-exitcode apply (they are reported "
        "either way). Default: no.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          c.error_for_fds = parse_yes_no("--error-for-fds", v);
        }},
@@ -146,7 +146,7 @@ const std::vector<OptionSpec>& option_table() {
       {"--errors-for-leak-kinds", "LIST",
        "Leak kinds that make --error-exitcode apply, same syntax as --show-leak-kinds "
        "(blocks the runtime did not classify always count). Default: definite,possible.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          c.errors_for_leak_kinds = parse_leak_kinds("--errors-for-leak-kinds", v);
        }},
@@ -154,7 +154,7 @@ const std::vector<OptionSpec>& option_table() {
        "valgrind's: full or yes, the leak groups and the LEAK SUMMARY; summary or no, the LEAK "
        "SUMMARY only, and leaks do not make --error-exitcode apply (allocator misuse errors "
        "still do). Overrides --show-leak-kinds and --errors-for-leak-kinds. Default: full.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          if (v == "full" || v == "yes") {
            c.leak_check = Config::LeakCheck::kFull;
@@ -168,7 +168,7 @@ const std::vector<OptionSpec>& option_table() {
        }},
       {"--show-reachable", "yes|no",
        "valgrind's: yes is --show-leak-kinds=all, no --show-leak-kinds's default.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          c.show_leak_kinds = parse_yes_no("--show-reachable", v) ? report::LeakKinds::all()
                                                                  : report::kDefaultShownKinds;
@@ -176,21 +176,21 @@ const std::vector<OptionSpec>& option_table() {
       {"--log-fd", "N",
        "Write the text report to memtrack's descriptor N (1: stdout, 2: stderr), which must be "
        "open. Default: 2 (snapshot: 1).",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.log_file = log_file_for_fd(v); }},
       {"-q,--quiet", nullptr,
        "Leave processes with nothing to report (no leaks listed, no errors, no descriptors "
        "left open, no crash) out of the text report.",
-       kRun | kReport | kSnapshot, false, [](Config& c, const std::string&) { c.quiet = true; }},
+       kRun | kReport | kSnapshot | kAttach, false, [](Config& c, const std::string&) { c.quiet = true; }},
       {"-v,--verbose", nullptr,
        "After each process's report, list the suppression entries that matched, with how "
        "many groups and bytes each took (valgrind's used_suppression lines).",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string&) { c.used_suppressions = true; }},
       {"--xml", "yes|no",
        "valgrind's: yes needs --xml-file or --xml-fd (where the XML goes); no turns them off. "
        "Default: XML only when --xml-file or --xml-fd is given.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          c.xml = parse_yes_no("--xml", v) ? Config::Xml::kYes : Config::Xml::kNo;
        }},
@@ -198,14 +198,14 @@ const std::vector<OptionSpec>& option_table() {
        "Also write the report as valgrind memcheck's XML to FILE ('-' for stdout; %p: one "
        "file per process, as valgrind writes them, else one document with the errors of "
        "every process). Default: none.",
-       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.xml_file = v; }},
+       kRun | kReport | kSnapshot | kAttach, false, [](Config& c, const std::string& v) { c.xml_file = v; }},
       {"--xml-fd", "N",
        "Write the valgrind XML to memtrack's descriptor N (1: stdout), which must be open.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.xml_file = output_file_for_fd("--xml-fd", v); }},
       {"--color", "auto|always|never",
        "Colour the text report. Default: auto (only on a terminal, never with NO_COLOR set).",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) {
          if (v == "auto") {
            c.color = Config::Color::kAuto;
@@ -384,10 +384,17 @@ const std::vector<OptionSpec>& option_table() {
          c.wait_children_ms = v == "0" ? 0 : parse_duration_ms("--wait-children", v);
        }},
       {"--timeout", "SECONDS", "How long to wait for the program's report. Default: 30.",
-       kSnapshot | kUi,
+       kSnapshot | kUi | kAttach | kDetach,
        false,
        [](Config& c, const std::string& v) {
          c.snapshot_timeout_s = parse_seconds("--timeout", v);
+       }},
+      {"--duration", "SECONDS",
+       "Detach after this long and report (memtrack attach). Default: stay attached until "
+       "Ctrl-C, 'memtrack detach PID' or the end of the process.",
+       kAttach, false,
+       [](Config& c, const std::string& v) {
+         c.attach_duration_s = parse_seconds("--duration", v);
        }},
       {"--keep-results", "DIR",
        "Keep the per-process result files in DIR (for 'memtrack report'). Default: a "
@@ -398,41 +405,41 @@ const std::vector<OptionSpec>& option_table() {
        "Also write the report as JUnit XML to FILE ('-' for stdout): one test case per "
        "process, failing when it has leaks of the --errors-for-leak-kinds kinds, allocator "
        "misuse errors or a crash. Default: none.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.junit_file = v; }},
       {"--collapsed", "FILE",
        "Also write the leaked bytes as collapsed stacks to FILE ('-' for stdout), one "
        "'prog;main;...;leaf BYTES' line per stack, for flamegraph.pl. Default: none.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.collapsed_file = v; }},
       {"--sarif", "FILE",
        "Also write the report as SARIF 2.1.0 to FILE ('-' for stdout), for code scanning: "
        "one result per leak group, allocator misuse error and descriptor left open, files "
        "under --source-root relative to it (SRCROOT). Default: none.",
-       kRun | kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.sarif_file = v; }},
+       kRun | kReport | kSnapshot | kAttach, false, [](Config& c, const std::string& v) { c.sarif_file = v; }},
       {"--source-root", "DIR",
        "The checkout's root for --sarif: source files under DIR are given relative to it "
        "(uriBaseId SRCROOT), as code scanning resolves them; set it when memtrack runs in a "
        "build directory. Default: the working directory.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.source_root = v; }},
       {"--pprof", "FILE",
        "Also write the leaked bytes and blocks by stack as a gzipped pprof profile to FILE "
        "('-' for stdout, not a terminal), for go tool pprof, Pyroscope and Parca. "
        "Default: none.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.pprof_file = v; }},
       {"--speedscope", "FILE",
        "Also write the leaked bytes by stack as a speedscope file to FILE ('-' for stdout), "
        "one flame graph per process and leak kind. Default: none.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.speedscope_file = v; }},
       {"--html", "FILE",
        "Also write the report as one self-contained HTML page to FILE ('-' for stdout): "
        "leak table, stacks with source lines, flame graph, errors, descriptors and, after "
        "--expire, a chart per site; for a heap profile: heap over time, peak, top sites, window "
        "and flame graphs. Default: none.",
-       kRun | kReport | kSnapshot, false,
+       kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.html_file = v; }},
       {"--format", "FORMAT",
        "Print the report on stdout in FORMAT instead of the text on stderr: text, json, junit, "

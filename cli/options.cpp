@@ -12,6 +12,7 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <tuple>
 
 #include "cli/lsan_environment.h"
 #include "cli/option_table.h"
@@ -165,8 +166,8 @@ void check_option_combinations(const Config& config) {
   }
 }
 
-constexpr const char* kCommandNames[] = {"run",  "report", "top",       "snapshot",
-                                         "diff", "ui",     "link-flags"};
+constexpr const char* kCommandNames[] = {"run", "report",     "top",    "snapshot", "diff",
+                                         "ui",  "link-flags", "attach", "detach"};
 
 bool is_command_name(const std::string& word) {
   return std::find(std::begin(kCommandNames), std::end(kCommandNames), word) !=
@@ -254,6 +255,33 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
       "The report (text on stdout, --json as in memtrack run) covers the process as it is: its\n"
       "leaks are classified like at exit; it keeps running. Exit status: 0, the\n"
       "--error-exitcode value when leaks were found, 125 when memtrack fails.");
+
+  CLI::App* attach = app.add_subcommand(
+      "attach", "Track a running process's allocations from now on, then report its leaks");
+  CLI::App* detach = app.add_subcommand(
+      "detach", "End a 'memtrack attach' (its final report comes from memtrack attach)");
+  for (auto [command, name, mask] :
+       {std::tuple{attach, "attach", kAttach}, std::tuple{detach, "detach", kDetach}}) {
+    if (!wanted(name)) continue;
+    add_options(*command, *config, mask);
+    command
+        ->add_option_function<std::string>(
+            "PID",
+            [config](const std::string& v) {
+              config->snapshot_pid = static_cast<uint32_t>(parse_int("PID", v, 1, 1 << 30));
+            },
+            mask == kAttach ? "The process (a dynamically linked x86-64 glibc program)"
+                            : "The process memtrack attach is attached to")
+        ->type_name("")
+        ->required();
+  }
+  attach->footer(
+      "Loads the runtime into the process (ptrace, no debugger) and tracks its allocations from\n"
+      "then on; blocks allocated before are not seen. Ctrl-C, --duration or 'memtrack detach\n"
+      "PID' ends it with a leak report, and the process runs on as before (docs/attach.md).\n"
+      "Exit status: 0, the --error-exitcode value when leaks were found, 125 when memtrack\n"
+      "fails (no such process, cannot attach).");
+  detach->footer("Exit status: 0, 125 when the process is not attached or does not answer.");
 
   CLI::App* diff = app.add_subcommand(
       "diff", "Compare the leak groups of two reports: new, grown, shrunk, gone");
@@ -353,6 +381,8 @@ bool parse_command_line(int argc, char** argv, Config* config, int* exit_code) {
                       : diff->parsed()       ? kDiff
                       : ui->parsed()         ? kUi
                       : link_flags->parsed() ? kLinkFlags
+                      : attach->parsed()     ? kAttach
+                      : detach->parsed()     ? kDetach
                                              : kTop;
   }
   try {

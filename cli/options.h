@@ -20,7 +20,9 @@ enum Command : unsigned {
   kSnapshot = 8,
   kDiff = 16,
   kUi = 32,
-  kLinkFlags = 64
+  kLinkFlags = 64,
+  kAttach = 128,
+  kDetach = 256
 };
 
 // memtrack top's options (docs/cli.md).
@@ -108,6 +110,7 @@ struct Config {
   // snapshot: the target and how long to wait for its report.
   uint32_t snapshot_pid = 0;
   double snapshot_timeout_s = 30;
+  double attach_duration_s = 0;  // memtrack attach --duration: 0 = until Ctrl-C or detach
   // diff BASE NEW and run --baseline=BASE: the earlier report, the later one (diff) and
   // what fails the gate.
   std::string baseline;  // "" = none

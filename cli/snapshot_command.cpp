@@ -98,7 +98,13 @@ struct RuntimeOptions {
 // with the true cause otherwise.
 RuntimeOptions memtrack_options(uint32_t pid) {
   std::string maps = read_proc_file(pid, "maps");
-  if (!top::maps_show_memtrack(maps) && !carries_runtime("/proc/" + std::to_string(pid) + "/exe")) {
+  bool attach_runtime = top::maps_show_attach_runtime(maps);
+  if (attach_runtime && settings_file_in(maps, pid).empty()) {
+    throw Error("process " + std::to_string(pid) +
+                " is not attached by memtrack any more (memtrack attach detached from it)");
+  }
+  if (!attach_runtime && !top::maps_show_memtrack(maps) &&
+      !carries_runtime("/proc/" + std::to_string(pid) + "/exe")) {
     throw Error("process " + std::to_string(pid) +
                 " does not run under memtrack (start it with 'memtrack run')");
   }
