@@ -1,7 +1,8 @@
 # Fails when docs/cli.md does not contain the current --help text of `memtrack run`,
-# `memtrack report`, `memtrack top`, `memtrack snapshot`, `memtrack diff`, `memtrack ui` and
-# `memtrack link-flags` verbatim: the options are declared once, and the docs must follow.
-foreach(command run report top snapshot diff ui link-flags)
+# `memtrack report`, `memtrack top`, `memtrack snapshot`, `memtrack attach`, `memtrack detach`,
+# `memtrack diff`, `memtrack ui` and `memtrack link-flags` verbatim: the options are declared
+# once, and the docs must follow.
+foreach(command run report top snapshot attach detach diff ui link-flags)
   execute_process(COMMAND ${MEMTRACK} ${command} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "memtrack ${command} --help failed (${rc})")

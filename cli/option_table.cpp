@@ -84,7 +84,7 @@ const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
       {"--log-file", "FILE",
        "Write the text report to FILE instead of stderr (%p: pid of the program). "
-       "'-': stdout. Default: stderr (snapshot: stdout).",
+       "'-': stdout. Default: stderr (snapshot and attach: stdout).",
        kRun | kReport | kSnapshot | kAttach, false, [](Config& c, const std::string& v) { c.log_file = v; }},
       {"--json", "FILE", "Also write the report as JSON to FILE ('-' for stdout). Default: none.",
        kRun | kReport | kSnapshot | kAttach, false, [](Config& c, const std::string& v) { c.json_file = v; }},
@@ -175,7 +175,7 @@ const std::vector<OptionSpec>& option_table() {
        }},
       {"--log-fd", "N",
        "Write the text report to memtrack's descriptor N (1: stdout, 2: stderr), which must be "
-       "open. Default: 2 (snapshot: 1).",
+       "open. Default: 2 (snapshot and attach: 1).",
        kRun | kReport | kSnapshot | kAttach, false,
        [](Config& c, const std::string& v) { c.log_file = log_file_for_fd(v); }},
       {"-q,--quiet", nullptr,
@@ -444,7 +444,8 @@ const std::vector<OptionSpec>& option_table() {
       {"--format", "FORMAT",
        "Print the report on stdout in FORMAT instead of the text on stderr: text, json, junit, "
        "collapsed, xml (valgrind's), sarif, pprof, speedscope or html. Default: text.",
-       kReport | kSnapshot, false, [](Config& c, const std::string& v) { c.report_format = v; }},
+       kReport | kSnapshot | kAttach, false,
+       [](Config& c, const std::string& v) { c.report_format = v; }},
       // Heap profiles (docs/profiling.md)
       {"--profile", "FILE",
        "Also record a heap profile of every allocation and free (size, stack, time, thread) "

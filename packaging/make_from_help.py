@@ -90,8 +90,8 @@ def man_page(commands, version):
         "blocks it leaked, grouped by allocation site with demangled stacks to file:line, as "
         "valgrind's memcheck classifies them (definitely, indirectly, possibly lost, still "
         "reachable), with descriptors left open and allocator misuse. It also monitors the "
-        "memory of running processes (top, ui) and takes reports from running programs "
-        "(snapshot).",
+        "memory of running processes (top, ui), takes reports from running programs "
+        "(snapshot), and attaches to a process that is already running (attach, detach).",
         ".SH COMMANDS",
     ]
     for c in commands:
