@@ -63,6 +63,13 @@ std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// The runtime's settings file (runtime/output/settings_file.h) is in the process's map while
+// it is attached.
+bool settings_published(uint32_t pid) {
+  std::string maps = read_text("/proc/" + std::to_string(pid) + "/maps");
+  return maps.find("/memtrack." + std::to_string(pid) + ".settings") != std::string::npos;
+}
+
 std::string status_field(const std::string& status, const std::string& name) {
   std::istringstream lines(status);
   std::string line;
@@ -219,8 +226,7 @@ void check_attachable(uint32_t pid, const std::vector<Mapping>& maps) {
   if (top::maps_show_memtrack(text) || carries_runtime(exe)) {
     throw Error(attach_status_message(2, pid));
   }
-  if (top::maps_show_attach_runtime(text) &&
-      text.find("memtrack." + std::to_string(pid) + ".settings") != std::string::npos) {
+  if (top::maps_show_attach_runtime(text) && settings_published(pid)) {
     throw Error(attach_status_message(1, pid));
   }
   if (!glibc) {
@@ -348,7 +354,14 @@ std::string wait_for_end(const Config& config, uint32_t pid, const ResultDir& di
   Clock::time_point deadline{};
   for (;;) {
     if (std::filesystem::exists(final_report)) {
-      // Written whole before it is renamed into place: ready once it is there.
+      // Written whole before it is renamed into place: ready once it is there. The runtime
+      // then restores the GOT and withdraws its settings file: memtrack attach returns once
+      // that is done, so the process is detached when it does.
+      auto settle = Clock::now() + std::chrono::milliseconds(
+                                       static_cast<int64_t>(config.snapshot_timeout_s * 1000));
+      while (process_running(pid) && settings_published(pid) && Clock::now() < settle) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
       return final_report;
     }
     if (!process_running(pid)) {

@@ -177,8 +177,13 @@ def test_attach_storm(ctx):
         for cycle in range(20):
             run = ctx.memtrack("attach", str(service.pid), "--duration=0.2")
             ctx.require_eq(run.exit, 0, f"cycle {cycle}: memtrack attach's exit status", run)
-            ctx.require("no leaks" in run.stdout + run.stderr,
-                        f"cycle {cycle}: the report says no leaks", run)
+            # On a loaded machine the storm thread may not stop for the leak scan within its
+            # second (it is inside memtrack nearly all the time); the report then says its
+            # stack was read while it ran, and its verdict on that thread's blocks is not
+            # exact. Otherwise it must find no leak.
+            if "did not stop for the leak scan" not in run.stderr:
+                ctx.require("no leaks" in run.stdout + run.stderr,
+                            f"cycle {cycle}: the report says no leaks", run)
             ctx.require(service.poll() is None, f"cycle {cycle}: the program runs on")
         time.sleep(0.2)
         ctx.expect(service.poll() is None, "the program runs on after the last detach")

@@ -1,8 +1,8 @@
 // A service for memtrack attach's tests: started plainly, it builds a list of 1,000 nodes
 // (held by a global) and then serves "rounds": when DIR/go.N appears it runs round N and
-// writes DIR/done.N. Each round leaks three 100-byte blocks (leak_after_attach), grows the list that was
-// built before any attach by ten nodes (reachable only through old nodes: no leak), and frees
-// five nodes from before. With "storm" a second thread allocates and frees without pause.
+// writes DIR/done.N. Each round leaks three 100-byte blocks (leak_after_attach), grows the list
+// that was built before any attach by ten nodes (reachable only through old nodes: no leak), and
+// frees five nodes from before. With "storm" a second thread allocates and frees without pause.
 // When DIR/exit appears it returns from main (exit status 0).
 #include <pthread.h>
 #include <stdio.h>
