@@ -150,10 +150,19 @@ void ThreadStopper::stop_all() {
     for (size_t i = 0; i < count_; ++i) {
       StoppedThread& t = threads_[i];
       if (t.given_up || __atomic_load_n(&t.captured, __ATOMIC_ACQUIRE)) continue;
-      if (syscall(SYS_tgkill, pid, t.tid, stop_signal()) != 0 ||
-          (round > 0 && round % 8 == 1 && cannot_answer(t.tid))) {
-        t.given_up = true;
-        g_may_be_pending.store(true, std::memory_order_relaxed);
+      // Asked before this round's signal, and believed only twice in a row: a thread that
+      // is passing through the handler (every signal blocked while it runs, as in a thread
+      // that blocks them all) would otherwise be given up, its stack read while it runs.
+      if (round > 0 && round % 8 == 1) {
+        t.blocked_checks = cannot_answer(t.tid) ? t.blocked_checks + 1 : 0;
+        if (t.blocked_checks >= 2) {
+          t.given_up = true;
+          g_may_be_pending.store(true, std::memory_order_relaxed);
+          continue;
+        }
+      }
+      if (syscall(SYS_tgkill, pid, t.tid, stop_signal()) != 0) {
+        t.given_up = true;  // it has exited
         continue;
       }
       ++waiting;

@@ -12,8 +12,9 @@ namespace memtrack::rt {
 
 struct StoppedThread {
   int tid;
-  bool captured;  // false: it did not answer (its stack is scanned whole)
-  bool given_up;  // it had exited or had the stop signal blocked: not waited for
+  bool captured;       // false: it did not answer (its stack is scanned whole)
+  bool given_up;       // it had exited or had the stop signal blocked: not waited for
+  int blocked_checks;  // the checks in a row that found it unable to take the signal
   uintptr_t sp;
   uintptr_t thread_pointer;           // its TCB (fs base), to tell live threads' TLS from dead ones
   uintptr_t regs[kContextRegisters];  // general-purpose registers from its ucontext
