@@ -17,6 +17,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -24,9 +26,13 @@
 
 #include "cli/commands.h"
 #include "cli/launcher.h"
+#include "cli/live_watcher.h"
 #include "cli/output_paths.h"
 #include "cli/pipeline.h"
+#include "cli/pprof_server.h"
 #include "cli/preflight.h"
+#include "cli/profile_command.h"
+#include "cli/profile_follower.h"
 #include "cli/remote_call.h"
 #include "cli/result_dir.h"
 #include "cli/write_outputs.h"
@@ -63,11 +69,8 @@ std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The runtime's settings file (runtime/output/settings_file.h) is in the process's map while
-// it is attached.
 bool settings_published(uint32_t pid) {
-  std::string maps = read_text("/proc/" + std::to_string(pid) + "/maps");
-  return maps.find("/memtrack." + std::to_string(pid) + ".settings") != std::string::npos;
+  return top::maps_show_attached(read_text("/proc/" + std::to_string(pid) + "/maps"), pid);
 }
 
 std::string status_field(const std::string& status, const std::string& name) {
@@ -226,7 +229,7 @@ void check_attachable(uint32_t pid, const std::vector<Mapping>& maps) {
   if (top::maps_show_memtrack(text) || carries_runtime(exe)) {
     throw Error(attach_status_message(2, pid));
   }
-  if (top::maps_show_attach_runtime(text) && settings_published(pid)) {
+  if (top::maps_show_attached(text, pid)) {
     throw Error(attach_status_message(1, pid));
   }
   if (!glibc) {
@@ -416,6 +419,8 @@ int attach_command(const Config& config) {
     }
   }
   std::string options = "result_dir=" + quoted_option_value(dir.path());
+  std::string profile = profile_runtime_option(config, dir.path());
+  if (!profile.empty()) options += ":" + profile;
   std::string flags = runtime_flag_options(config);
   if (!flags.empty()) options += ":" + flags;
   std::string log = log_path(dir.path(), pid);
@@ -424,6 +429,18 @@ int attach_command(const Config& config) {
   sigemptyset(&act.sa_mask);
   sigaction(SIGINT, &act, nullptr);
   sigaction(SIGTERM, &act, nullptr);
+  // As under memtrack run: live reports, the heap profile and the pprof endpoint follow the
+  // result directory and the process while it is attached.
+  std::unique_ptr<LiveWatcher> watcher;
+  if (config.expire_ms > 0) {
+    watcher = std::make_unique<LiveWatcher>(config, dir.path(), suppressions);
+    watcher->start();
+  }
+  ProfileFollower profiles(config, dir.path());
+  profiles.start();
+  profiles.set_main_pid(pid);
+  std::optional<PprofServerProcess> pprof;
+  if (!config.pprof_http.empty()) pprof.emplace(parse_listen_address(config.pprof_http));
   double held_ms = inject_runtime(pid, runtime, options, log);
   auto attached_at = std::chrono::steady_clock::now();
   std::string comm = read_text("/proc/" + std::to_string(pid) + "/comm");
@@ -433,9 +450,17 @@ int attach_command(const Config& config) {
   std::cerr << "memtrack: attached to process " << pid << " (" << comm << ") in " << held
             << " ms; Ctrl-C, --duration or 'memtrack detach " << pid << "' ends it\n";
   print_runtime_warnings(log);
+  if (pprof) {
+    pprof->set_pid(static_cast<int>(pid));
+    std::cerr << "memtrack: serving the process's heap at " << pprof->url()
+              << "/debug/pprof/heap and " << pprof->url() << "/metrics\n";
+  }
   std::string path = wait_for_end(config, pid, dir);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - attached_at).count();
+  if (pprof) pprof->stop();
+  if (watcher) watcher->stop();
+  bool profiles_ok = profiles.finish();
   print_runtime_warnings(log);
   if (path.empty()) {
     std::cerr << "memtrack: error: process " << pid
@@ -452,7 +477,11 @@ int attach_command(const Config& config) {
                        " s attached; blocks allocated before the attach are not tracked";
   }
   bool text_to_stdout = !writes_a_format_to_stdout(config);
-  if (!write_outputs(report, config, pid, text_to_stdout)) return kExitToolFailed;
+  if (!write_outputs(report, config, pid, text_to_stdout,
+                     watcher ? watcher->reports() : std::vector<nlohmann::ordered_json>{}) ||
+      !profiles_ok) {
+    return kExitToolFailed;
+  }
   return exit_status(report, config, 0);
 }
 

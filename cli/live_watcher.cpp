@@ -49,7 +49,7 @@ LiveWatcher::LiveWatcher(const Config& config, std::string result_dir,
   if (!config.log_file.empty()) {
     // The program's pid is not known yet: %p stays for the exit report's own file name.
     std::string path = config.log_file;
-    if (path.find("%p") == std::string::npos) {
+    if (path != "-" && path.find("%p") == std::string::npos) {
       log_.open(path, std::ios::trunc);
       if (!log_) throw Error("cannot write the log file " + path);
     }
@@ -145,6 +145,9 @@ void LiveWatcher::handle(const std::string& path) {
     report::render_live_text(live, log_, false);
   } else if (config_.log_file.empty()) {
     report::render_live_text(live, std::cerr, color_);
+  } else if (config_.log_file == "-") {
+    report::render_live_text(live, std::cout, false);
+    std::cout.flush();
   } else {  // a log file per process (%p): appended to
     std::ofstream out(expand_pid(config_.log_file, live.pid), std::ios::app);
     if (out) report::render_live_text(live, out, false);

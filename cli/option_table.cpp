@@ -29,6 +29,7 @@ struct RuntimeFlagRow {
   const char* cli_default = nullptr;  // memtrack run's default where it is not the flag's
   // The whole help where memtrack run takes the value in other units (a duration, not ms).
   const char* help = nullptr;
+  unsigned commands = kRun;  // memtrack attach passes the flags it takes to its runtime too
 };
 
 // The flag's default as memtrack run's help states it: "yes"/"no", a number, "none".
@@ -59,7 +60,7 @@ OptionSpec runtime_flag_option(RuntimeFlagRow row) {
   auto apply = [info, apply = std::move(row.apply)](Config& c, const std::string& v) {
     apply(c, v, *info);
   };
-  return {row.name, row.metavar,      help,     kRun,
+  return {row.name, row.metavar,      help,     row.commands,
           false,    std::move(apply), row.flag, std::move(row.value)};
 }
 
@@ -233,7 +234,8 @@ const std::vector<OptionSpec>& option_table() {
                                  if (c.num_callers == 0) return std::string();
                                  return std::to_string(
                                      std::max(c.num_callers, default_max_frames()));
-                               }}),
+                               },
+                           .commands = kRun | kAttach}),
       runtime_flag_option({.name = "--trace-children",
                            .metavar = "yes|no",
                            .flag = "follow_exec",
@@ -314,7 +316,8 @@ const std::vector<OptionSpec>& option_table() {
                    "per SIZE bytes allocated (512KiB is a good start; docs/sampling.md), at a "
                    "fraction of the full mode's cost. Every block is still tracked: leak totals are "
                    "exact, the sites they come from are estimates (~). 0: every allocation's "
-                   "stack (the default)."}),
+                   "stack (the default).",
+           .commands = kRun | kAttach}),
       runtime_flag_option({.name = "--sample-seed",
                            .metavar = "N",
                            .flag = "sample_seed",
@@ -328,7 +331,8 @@ const std::vector<OptionSpec>& option_table() {
                                                           : std::string();
                                },
                            .help = "The sampled mode: the sampler's seed, so that a run can be "
-                                   "repeated exactly. Default: a new seed each run."}),
+                                   "repeated exactly. Default: a new seed each run.",
+           .commands = kRun | kAttach}),
       runtime_flag_option(
           {.name = "--expire",
            .metavar = "DURATION",
@@ -343,7 +347,8 @@ const std::vector<OptionSpec>& option_table() {
                },
            .help = "Live mode: while the program runs, report every allocation site that holds "
                    "blocks older than DURATION (500ms, 30s, 5m, 1h), with its growth since the "
-                   "previous report. Default: off."}),
+                   "previous report. Default: off.",
+           .commands = kRun | kAttach}),
       runtime_flag_option(
           {.name = "--report-interval",
            .metavar = "DURATION",
@@ -357,14 +362,15 @@ const std::vector<OptionSpec>& option_table() {
                  if (c.expire_ms == 0 || c.report_interval_ms == 0) return std::string();
                  return std::to_string(c.report_interval_ms);
                },
-           .help = "Live mode: time between live reports. Default: the --expire value."}),
+           .help = "Live mode: time between live reports. Default: the --expire value.",
+           .commands = kRun | kAttach}),
       {"--pprof-http", "[HOST:]PORT",
        "While the program runs, serve its heap over HTTP as Go programs do: "
        "/debug/pprof/heap (a pprof profile of the blocks it holds and of what it allocated "
        "since the start, by allocation stack, for go tool pprof, Parca, Pyroscope) and /metrics (Prometheus). Each request takes a snapshot "
        "(one leak scan). HOST defaults to 127.0.0.1; anyone who can reach the port can read "
        "the program's stacks (docs/sampling.md). Default: off.",
-       kRun, false,
+       kRun | kAttach, false,
        [](Config& c, const std::string& v) {
          parse_listen_address(v);  // checked now, before anything runs
          c.pprof_http = v;
@@ -373,7 +379,8 @@ const std::vector<OptionSpec>& option_table() {
        "alloc_totals",
        [](const Config& c) { return std::string(c.pprof_http.empty() ? "" : "1"); }},
       {"--live-json", "FILE",
-       "Live mode: also write each live report to FILE as one JSON object per line.", kRun, false,
+       "Live mode: also write each live report to FILE as one JSON object per line.",
+       kRun | kAttach, false,
        [](Config& c, const std::string& v) { c.live_json = v; }},
       {"--wait-children", "DURATION",
        "When the program has ended, wait up to DURATION (0 for no wait) for the processes "
@@ -451,7 +458,7 @@ const std::vector<OptionSpec>& option_table() {
        "Also record a heap profile of every allocation and free (size, stack, time, thread) "
        "and the RSS over time into FILE, one per process (%p: the pid; without it, the "
        "other processes get FILE.PID), for 'memtrack report FILE'. Default: none.",
-       kRun, false,
+       kRun | kAttach, false,
        [](Config& c, const std::string& v) {
          if (v.empty()) throw Error("--profile expects a file name");
          c.profile_file = v;

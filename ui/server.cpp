@@ -89,7 +89,13 @@ struct Mark {
   uint64_t start_ticks = 0;
   bool memtrack = false;
   bool profile = false;
+  // Under memtrack run (or not readable): for the process's life. Otherwise memtrack attach
+  // may come or go: its map is read again after kMarkRecheck.
+  bool settled = false;
+  std::chrono::steady_clock::time_point read_at{};
 };
+
+constexpr std::chrono::seconds kMarkRecheck{5};
 
 // The window of a heap profile's analysis: from_us and to_us, either may be missing. False
 // after the answer when one is not a number (400) or the window is empty (422).
@@ -246,14 +252,17 @@ void Server::sample_once() {
   for (const top::ProcessRow& row : snapshot.processes) {
     const top::ProcessInfo& info = row.info;
     auto known = marks.find(info.pid);
-    if (known != marks.end() && known->second.start_ticks == info.start_ticks) {
+    auto read_at = std::chrono::steady_clock::now();
+    if (known != marks.end() && known->second.start_ticks == info.start_ticks &&
+        (known->second.settled || read_at - known->second.read_at < kMarkRecheck)) {
       now[info.pid] = known->second;
       continue;
     }
-    Mark mark{info.start_ticks, false, false};
+    Mark mark{info.start_ticks, false, false, true, read_at};
     if (!info.kernel_thread && info.uid && (*info.uid == me || me == 0) &&
         s.files->read(std::to_string(info.pid) + "/maps", &maps) == top::ReadStatus::kOk) {
-      mark.memtrack = top::maps_show_memtrack(maps);
+      mark.settled = top::maps_show_memtrack(maps);
+      mark.memtrack = mark.settled || top::maps_show_attached(maps, info.pid);
     }
     // A heap profile is shown for the user's own processes only, as snapshots are.
     mark.profile = mark.memtrack && *info.uid == me && backend_.records_profile &&

@@ -23,6 +23,7 @@
 #include "runtime/live/live_thread.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
+#include "runtime/output/profile_output.h"
 #include "runtime/output/settings_file.h"
 #include "runtime/output/start_marker.h"
 #include "runtime/record/misuse.h"
@@ -253,6 +254,7 @@ void start_attached_services(const char* options) {
   if (!fork_handlers) fork_handlers = pthread_atfork(fork_prepare, fork_parent, fork_child) == 0;
   capture_process_info();
   write_start_marker();
+  init_profile();  // before the hooks are in place: the profile starts with the attach
   publish_settings(options);
   start_runtime_thread();
 }

@@ -224,6 +224,13 @@ void detach_now(uint32_t request) {
     g_presence.store(Presence::kDetached, std::memory_order_release);
     g_stopping.store(true, std::memory_order_release);
   }
+  // The heap profile ends with the attach: what was recorded is written, with the modules
+  // loaded meanwhile, and nothing more is (a call still inside a hook records nothing new).
+  if (profiling()) {
+    profile_modules_if_changed();
+    profile_flush_final();
+    g_profile_on.store(false, std::memory_order_release);
+  }
   unpublish_settings();
   if (stand_in_handler(core::snapshot_signal()) == on_snapshot_signal) {
     restore_default_action(core::snapshot_signal());

@@ -3,13 +3,16 @@ attached, reported and detached, attached again; a thread storming malloc surviv
 attach/detach cycles; redis-server under load is attached and detached without a failed
 request; the refusals say what to do."""
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import time
+import urllib.request
 
 from cli_harness import Failure, cli_test
+from test_ui import start_ui
 
 SOURCE = "attach_service.c"
 
@@ -147,6 +150,97 @@ def test_attach_service(ctx):
         # After the detach the service's own allocator serves its blocks and frees them.
         run_round(ctx, work, 3, service)
         ctx.expect(service.poll() is None, "the service runs a round after the last detach")
+    finally:
+        stop_service(service)
+
+
+def read_lines_json(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.endswith("\n")]
+
+
+@cli_test
+def test_attach_live_profile_pprof(ctx):
+    """What memtrack run offers a running program, attached: live reports (--expire, to the
+    terminal and --live-json) name the leak made while attached with its exact bytes; the pprof
+    endpoint's /metrics has the leak; memtrack ui marks the process as tracked and as recording a
+    heap profile while attached, and no longer after the detach; the heap profile (--profile)
+    covers the attach: the leak site's 300 bytes are not freed at its end."""
+    service, work = start_service(ctx)
+    live_path = ctx.path("live.jsonl")
+    profile_path = ctx.path("attached.prof")
+    port = free_port()
+    ui = start_ui(ctx)
+    try:
+        pid = service.pid
+        leak_site = ("leak_after_attach", ctx.source(SOURCE), ctx.marker_line(SOURCE, "@leak"))
+        attach = start_attach(ctx, pid, "--expire=300ms", f"--live-json={live_path}",
+                              f"--profile={profile_path}", f"--pprof-http={port}",
+                              f"--json={ctx.path('final.json')}")
+        run_round(ctx, work, 1, service)
+        deadline = time.monotonic() + 60
+        named = []
+        while not named and time.monotonic() < deadline:
+            named = [s for r in read_lines_json(live_path) for s in r["sites"]
+                     if frame0(s) == leak_site]
+            time.sleep(0.1)
+        ctx.expect(named and named[-1]["bytes"] == 300 and named[-1]["blocks"] == 3,
+                   f"a live report names the leak site with 300 bytes in 3 blocks ({named})")
+        metrics = urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+            f"http://127.0.0.1:{port}/metrics", timeout=60).read().decode()
+        ctx.expect(f'memtrack_leaked_bytes{{pid="{pid}",kind="definite"}} 300' in metrics,
+                   f"/metrics has the leak:\n{metrics}")
+
+        def marks():
+            rows = [p for p in json.loads(ui.request("/api/processes")[2])["processes"]
+                    if p["pid"] == pid]
+            return [(p["memtrack"], p["profile"]) for p in rows]
+        deadline = time.monotonic() + 30  # the ui reads an untracked process's map every 5 s
+        while marks() != [(True, True)] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        ctx.expect_eq(marks(), [(True, True)], "memtrack ui marks the attached process")
+        detach = ctx.memtrack("detach", str(pid))
+        ctx.require_eq(detach.exit, 0, "memtrack detach's exit status", detach)
+        status, out, err = finish(attach)
+        ctx.expect_eq(status, 0, f"memtrack attach's exit status ({err!r})")
+        ctx.expect("memtrack live report #1 for " in err, f"live reports on stderr ({err!r})")
+        ctx.expect(f"memtrack: heap profile of pid {pid}: {profile_path}" in err,
+                   f"the profile is announced ({err!r})")
+        deadline = time.monotonic() + 30
+        while marks() != [(False, False)] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        ctx.expect_eq(marks(), [(False, False)], "memtrack ui unmarks it after the detach")
+        report = ctx.memtrack("report", profile_path, f"--json={ctx.path('profile.json')}")
+        ctx.require_eq(report.exit, 0, "memtrack report PROFILE", report)
+        sites = ctx.read_json(ctx.path("profile.json"), report)["sites"]
+        leaked = [(s["leaked_bytes"], s["leaked_blocks"]) for s in sites
+                  if s["stack"] and (s["stack"][0]["function"], s["stack"][0]["file"],
+                                     s["stack"][0]["line"]) == leak_site]
+        ctx.expect_eq(leaked, [(300, 3)], "the profile: the leak site's blocks not freed")
+        ctx.expect(service.poll() is None, "the service runs on")
+    finally:
+        ui.stop()
+        stop_service(service)
+
+
+@cli_test
+def test_attach_sampled(ctx):
+    """memtrack attach --sample: the leak totals stay exact (300 bytes in 3 blocks definitely
+    lost), the report says it is sampled."""
+    service, work = start_service(ctx)
+    try:
+        attach = start_attach(ctx, service.pid, "--sample=4KiB", "--sample-seed=7",
+                              f"--json={ctx.path('sampled.json')}")
+        run_round(ctx, work, 1, service)
+        ctx.require_eq(ctx.memtrack("detach", str(service.pid)).exit, 0, "memtrack detach")
+        status, out, err = finish(attach)
+        ctx.expect_eq(status, 0, f"memtrack attach's exit status ({err!r})")
+        ctx.expect("SAMPLED: " in out, f"the report says it is sampled ({out!r})")
+        summary = ctx.read_json(ctx.path("sampled.json"))["processes"][0]["summary"]
+        ctx.expect_eq((summary["definite_bytes"], summary["definite_blocks"]), (300, 3),
+                      "the exact definitely lost totals")
     finally:
         stop_service(service)
 
