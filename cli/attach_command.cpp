@@ -346,6 +346,29 @@ double inject_runtime(uint32_t pid, const std::string& runtime, const std::strin
       .count();
 }
 
+size_t thread_count(uint32_t pid) {
+  std::error_code error;
+  auto tasks = std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error);
+  return error ? 0 : static_cast<size_t>(std::distance(begin(tasks), end(tasks)));
+}
+
+// A program that was single-threaded before the attach: memtrack's thread, now gone, made
+// glibc take its malloc's locks for good; memtrack_after_detach (runtime/hooks/attach.h) tells
+// glibc it is single-threaded again. Best effort: a warning if it cannot be done.
+void restore_single_threaded(uint32_t pid, const std::string& runtime) {
+  try {
+    std::vector<Mapping> maps = read_maps(pid);
+    uint64_t address = symbol_address(pid, maps, runtime, "memtrack_after_detach");
+    if (address == 0) throw Error("memtrack_after_detach not found");
+    RemoteThread thread(static_cast<pid_t>(pid), unsafe_code(maps), 2.0);
+    thread.call(address, {}, 5.0);
+  } catch (const Error& e) {
+    std::cerr << "memtrack: warning: process " << pid
+              << " is single-threaded again, but glibc could not be told (" << e.what()
+              << "): its malloc keeps taking locks it would not need\n";
+  }
+}
+
 // Waits for the end of the attach: Ctrl-C, --duration, memtrack detach or the process's end.
 // Returns the path of the final report, or "" when the process ended without one.
 std::string wait_for_end(const Config& config, uint32_t pid, const ResultDir& dir) {
@@ -441,6 +464,7 @@ int attach_command(const Config& config) {
   profiles.set_main_pid(pid);
   std::optional<PprofServerProcess> pprof;
   if (!config.pprof_http.empty()) pprof.emplace(parse_listen_address(config.pprof_http));
+  bool single_threaded = thread_count(pid) == 1;
   double held_ms = inject_runtime(pid, runtime, options, log);
   auto attached_at = std::chrono::steady_clock::now();
   std::string comm = read_text("/proc/" + std::to_string(pid) + "/comm");
@@ -461,6 +485,9 @@ int attach_command(const Config& config) {
   if (pprof) pprof->stop();
   if (watcher) watcher->stop();
   bool profiles_ok = profiles.finish();
+  if (single_threaded && path == detach_report_path(dir.path(), pid) && process_running(pid)) {
+    restore_single_threaded(pid, runtime);
+  }
   print_runtime_warnings(log);
   if (path.empty()) {
     std::cerr << "memtrack: error: process " << pid

@@ -3,6 +3,7 @@
 
 #include "core/spin_lock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -126,6 +127,25 @@ int current_pid() {
 }
 int current_tid() {
   return static_cast<int>(syscall(SYS_gettid));
+}
+
+int thread_count() {
+  int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  int count = 0;
+  alignas(8) char buffer[2048];
+  for (;;) {
+    long n = syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
+    if (n < 0) count = -1;
+    if (n <= 0) break;
+    for (long pos = 0; pos < n;) {
+      auto* entry = reinterpret_cast<struct dirent64*>(buffer + pos);
+      pos += entry->d_reclen;
+      if (entry->d_name[0] >= '0' && entry->d_name[0] <= '9') ++count;
+    }
+  }
+  close(fd);
+  return count;
 }
 
 uint64_t monotonic_ns() {

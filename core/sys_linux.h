@@ -59,6 +59,9 @@ void close_fd(int fd);
 
 int current_pid();
 int current_tid();
+// The threads of this process (the entries of /proc/self/task, read with getdents64), or -1
+// when /proc cannot be read.
+int thread_count();
 
 // CLOCK_MONOTONIC in nanoseconds.
 uint64_t monotonic_ns();

@@ -4,7 +4,9 @@
 #include "runtime/hooks/attach.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 #include "core/sys_linux.h"
@@ -94,6 +96,21 @@ void* attached_dlopen(const char* file, int mode) {
   return handle;
 }
 
+// __libc_single_threaded when memtrack_attach was called, before memtrack's thread.
+bool g_single_threaded_before = false;
+
+// glibc's own copy of __libc_single_threaded (what its malloc reads), and the program's
+// copy if the executable has one (a copy relocation): pthread_create writes both.
+void set_single_threaded() {
+  __libc_single_threaded = 1;
+  void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  if (libc == nullptr) return;
+  if (void* own = dlsym(libc, "__libc_single_threaded"); own != nullptr) {
+    *static_cast<char*>(own) = 1;
+  }
+  dlclose(libc);
+}
+
 // memtrack's own definitions: this library is not in the global scope (dlopen'ed local),
 // so its own name for malloc is the C library's; dlsym on its own handle finds its hooks.
 bool find_hooks() {
@@ -137,6 +154,7 @@ MEMTRACK_EXPORT_C int memtrack_attach(const char* options, const char* log_path,
     close(log_fd);
     return static_cast<int>(AttachStatus::kNoRealAllocator);
   }
+  rt::g_single_threaded_before = __libc_single_threaded != 0;
   rt::watch_attach(watcher, log_fd);
   rt::g_presence.store(rt::Presence::kAttached, std::memory_order_release);
   rt::start_attached_services(options);
@@ -155,4 +173,30 @@ MEMTRACK_EXPORT_C int memtrack_attach(const char* options, const char* log_path,
   }
   rt::diag(line.data());
   return static_cast<int>(AttachStatus::kAttached);
+}
+
+MEMTRACK_EXPORT_C int memtrack_after_detach() {
+  using rt::AfterDetachStatus;
+  if (rt::attached()) return static_cast<int>(AfterDetachStatus::kStillAttached);
+  rt::RuntimeScope scope;
+  int saved_errno = errno;
+  rt::reap_detached_thread();
+  int status = static_cast<int>(AfterDetachStatus::kRestored);
+  if (!rt::g_single_threaded_before) {
+    status = static_cast<int>(AfterDetachStatus::kWasMultiThreaded);
+  } else {
+    // memtrack's thread, joined, may still be listed for a moment on its way out.
+    int threads = memtrack::core::sys::thread_count();
+    for (int i = 0; i < 200 && threads > 1; ++i) {
+      usleep(1000);
+      threads = memtrack::core::sys::thread_count();
+    }
+    if (threads == 1) {
+      rt::set_single_threaded();
+    } else {
+      status = static_cast<int>(AfterDetachStatus::kOtherThreads);
+    }
+  }
+  errno = saved_errno;
+  return status;
 }

@@ -18,9 +18,24 @@ enum class AttachStatus : int {
   kNoThread = 5,          // memtrack's thread did not start (it detaches and watches)
 };
 
+// What memtrack_after_detach returns.
+enum class AfterDetachStatus : int {
+  kRestored = 0,          // single-threaded again, as before the attach: glibc told so
+  kWasMultiThreaded = 1,  // the program had had threads before the attach: nothing to restore
+  kOtherThreads = 2,      // the program has other threads now: glibc's state is right as it is
+  kStillAttached = 3,
+};
+
 }  // namespace memtrack::rt
 
 // Called in the target by `memtrack attach` (ptrace): `options` as MEMTRACK_OPTIONS,
 // `log_path` the file that takes the runtime's diagnostics instead of the program's stderr,
 // `watcher` the CLI's pid (the runtime detaches on its own when that process is gone).
 extern "C" int memtrack_attach(const char* options, const char* log_path, int watcher);
+
+// Called in the target by `memtrack attach` after the detach, from a thread stopped where a
+// call is safe (not inside pthread_create): joins memtrack's thread and, if the program was
+// single-threaded before the attach and is again, sets glibc's __libc_single_threaded back
+// (pthread_create of memtrack's thread cleared it, and glibc never sets it again: its malloc
+// would take the arena lock on every call for the rest of the program's life).
+extern "C" int memtrack_after_detach();

@@ -68,6 +68,7 @@ int g_attach_log_fd = -1;
 void* g_previous_stack = nullptr;
 size_t g_previous_stack_size = 0;
 pthread_t g_previous_thread;
+core::SpinLock g_previous_lock;  // a CLI's after-detach call may meet the next attach
 constexpr uint64_t kWatchNs = 250 * 1000000ull;
 
 void wake_thread() {
@@ -262,8 +263,11 @@ void* thread_main(void*) {
   // that was most of what a short program paid under memtrack run.
   prctl(PR_SET_NAME, "memtrack", 0, 0, 0);
   // The lowest priority: on a busy machine the program's threads are not made to wait for
-  // a report (Linux applies the nice value of a thread id to that thread alone).
-  setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
+  // a report (Linux applies the nice value of a thread id to that thread alone). Not when
+  // attached: there every call of the program pays for the hooks until this thread has
+  // written the final report and detached, and at nice 19 beside busy threads that took
+  // seconds (an unprivileged thread cannot raise its priority again).
+  if (!attached()) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
   bool live = g_flags.expire_ms > 0;
   uint64_t now = core::sys::monotonic_ns();
   uint64_t next_tick = now + g_tick_ns;
@@ -348,7 +352,9 @@ bool start_thread() {
     return false;
   }
   if (attached()) {
-    // Joined and unmapped at the next attach: a thread cannot unmap its own stack.
+    // Joined and unmapped after the detach (reap_detached_thread): a thread cannot unmap its
+    // own stack.
+    core::SpinLockGuard guard(g_previous_lock);
     g_previous_thread = thread;
     g_previous_stack = base;
     g_previous_stack_size = mapped;
@@ -373,14 +379,18 @@ int report_interval_ms() {
   return g_flags.report_interval_ms > 0 ? g_flags.report_interval_ms : g_flags.expire_ms;
 }
 
+void reap_detached_thread() {
+  core::SpinLockGuard guard(g_previous_lock);
+  if (g_previous_stack == nullptr) return;
+  pthread_join(g_previous_thread, nullptr);
+  core::sys::unmap_pages(g_previous_stack, g_previous_stack_size);
+  g_previous_stack = nullptr;
+}
+
 void watch_attach(int watcher, int log_fd) {
   g_watcher = watcher;
   g_attach_log_fd = log_fd;
-  if (g_previous_stack != nullptr) {  // the thread of the attach before has returned
-    pthread_join(g_previous_thread, nullptr);
-    core::sys::unmap_pages(g_previous_stack, g_previous_stack_size);
-    g_previous_stack = nullptr;
-  }
+  reap_detached_thread();  // the thread of the attach before has returned
   g_runtime_thread_tid.store(0, std::memory_order_relaxed);
   g_snapshot_request.store(0, std::memory_order_relaxed);
   g_handled_request = 0;

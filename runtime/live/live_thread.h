@@ -29,6 +29,10 @@ void runtime_thread_fork_child();
 // Call before start_runtime_thread.
 void watch_attach(int watcher, int log_fd);
 
+// After a detach: joins the thread of the attach that ended (it has returned, or is about to)
+// and unmaps its stack. Does nothing if there is none. Not while attached.
+void reap_detached_thread();
+
 // Whether start_runtime_thread started the thread.
 bool runtime_thread_started();
 

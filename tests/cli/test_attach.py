@@ -72,8 +72,19 @@ def finish(process, seconds=60):
 
 
 def run_round(ctx, work, number, process):
+    """Runs round `number` of cli_attach_service; returns what it wrote (glibc's
+    __libc_single_threaded, its own copy and the executable's)."""
     open(os.path.join(work, f"go.{number}"), "w").close()
-    wait_for(ctx, os.path.join(work, f"done.{number}"), process)
+    done = os.path.join(work, f"done.{number}")
+    wait_for(ctx, done, process)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(done, encoding="utf-8") as f:
+            text = f.read()
+        if text.endswith("\n"):
+            return text.strip()
+        time.sleep(0.02)
+    raise Failure(f"{done} was not written whole")
 
 
 def stop_service(process):
@@ -89,16 +100,22 @@ def test_attach_service(ctx):
     has exactly the leak made while attached (3 blocks of 100 bytes at @leak), the nodes added
     after the attach to a list built before it are still reachable (no false definite leak),
     frees of blocks from before the attach are no errors, and the service runs on after each
-    detach, with nothing of memtrack's left patched or published. A second attach is refused;
-    when memtrack attach is killed, the runtime detaches on its own."""
+    detach, with nothing of memtrack's left patched or published, and glibc told again that it
+    is single-threaded (as it was before the attach). A second attach is refused; when memtrack
+    attach is killed, the runtime detaches on its own."""
     service, work = start_service(ctx)
     try:
         pid = service.pid
         leak_site = ("leak_after_attach", ctx.source(SOURCE), ctx.marker_line(SOURCE, "@leak"))
+        ctx.expect_eq(run_round(ctx, work, 1, service), "single_threaded 1 1",
+                      "glibc knows the service as single-threaded before any attach")
+        rounds = 1
         for attach_round in (1, 2):
             json_path = ctx.path(f"attach{attach_round}.json")
             attach = start_attach(ctx, pid, f"--json={json_path}", "--error-exitcode=7")
-            run_round(ctx, work, attach_round, service)
+            rounds += 1
+            ctx.expect_eq(run_round(ctx, work, rounds, service), "single_threaded 0 0",
+                          "memtrack's thread makes the service multi-threaded while attached")
             again = ctx.memtrack("attach", str(pid))
             ctx.expect_error(again, 125, f"process {pid} is already attached by another memtrack "
                              "attach", "a second attach")
@@ -136,6 +153,10 @@ def test_attach_service(ctx):
                 ctx.expect("TracerPid:\t0" in f.read(), "no tracer is left")
             threads = os.listdir(f"/proc/{pid}/task")
             ctx.expect_eq(len(threads), 1, f"attach {attach_round}: memtrack's thread is gone")
+            rounds += 1
+            ctx.expect_eq(run_round(ctx, work, rounds, service), "single_threaded 1 1",
+                          f"attach {attach_round}: glibc knows the service as single-threaded "
+                          "again after the detach (its malloc's lock-free path)")
         # memtrack attach killed: the runtime notices and detaches on its own, without a report.
         attach = start_attach(ctx, pid)
         attach.kill()
@@ -148,7 +169,7 @@ def test_attach_service(ctx):
             time.sleep(0.05)
         ctx.expect_eq(len(os.listdir(f"/proc/{pid}/task")), 1, "memtrack's thread is gone")
         # After the detach the service's own allocator serves its blocks and frees them.
-        run_round(ctx, work, 3, service)
+        run_round(ctx, work, rounds + 1, service)
         ctx.expect(service.poll() is None, "the service runs a round after the last detach")
     finally:
         stop_service(service)
@@ -264,12 +285,12 @@ def test_attach_program_exit(ctx):
 
 @cli_test
 def test_attach_storm(ctx):
-    """A thread allocating and freeing without pause: twenty attach/detach cycles in a row, each
-    reporting no leak, and the program runs on."""
+    """Four threads allocating and freeing without pause: a hundred attach/detach cycles in a
+    row, each reporting no leak, and the program runs on."""
     service, _ = start_service(ctx, "storm")
     try:
-        for cycle in range(20):
-            run = ctx.memtrack("attach", str(service.pid), "--duration=0.2")
+        for cycle in range(100):
+            run = ctx.memtrack("attach", str(service.pid), "--duration=0.1")
             ctx.require_eq(run.exit, 0, f"cycle {cycle}: memtrack attach's exit status", run)
             # On a loaded machine the storm thread may not stop for the leak scan within its
             # second (it is inside memtrack nearly all the time); the report then says its

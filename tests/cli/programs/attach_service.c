@@ -2,12 +2,15 @@
 // (held by a global) and then serves "rounds": when DIR/go.N appears it runs round N and
 // writes DIR/done.N. Each round leaks three 100-byte blocks (leak_after_attach), grows the list
 // that was built before any attach by ten nodes (reachable only through old nodes: no leak), and
-// frees five nodes from before. With "storm" a second thread allocates and frees without pause.
+// frees five nodes from before. With "storm" four more threads allocate and free without
+// pause.
 // When DIR/exit appears it returns from main (exit status 0).
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 struct node {
@@ -67,8 +70,10 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   build_list(1000);
   if (argc > 2 && strcmp(argv[2], "storm") == 0) {
-    pthread_t thread;
-    pthread_create(&thread, NULL, storm, NULL);
+    for (int i = 0; i < 4; ++i) {
+      pthread_t thread;
+      pthread_create(&thread, NULL, storm, NULL);
+    }
   }
   char path[4096];
   snprintf(path, sizeof path, "%s/ready", argv[1]);
@@ -84,7 +89,17 @@ int main(int argc, char** argv) {
     leak_after_attach();
     grow_old_list();
     free_old_nodes();
+    // What glibc believes: single-threaded or not (its own copy and the executable's).
+#ifdef ATTACH_SERVICE_STATIC
+    void* libc = NULL;  // the static build's glibc is its own copy
+#else
+    void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+#endif
+    const char* own = libc != NULL ? dlsym(libc, "__libc_single_threaded") : NULL;
     snprintf(path, sizeof path, "%s/done.%d", argv[1], round);
-    fclose(fopen(path, "w"));
+    FILE* done = fopen(path, "w");
+    fprintf(done, "single_threaded %d %d\n", own != NULL ? *own : -1, __libc_single_threaded);
+    fclose(done);
+    if (libc != NULL) dlclose(libc);
   }
 }
