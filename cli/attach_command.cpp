@@ -500,8 +500,7 @@ int attach_command(const Config& config) {
   char span[64];
   std::snprintf(span, sizeof(span), "%.1f", seconds);
   for (report::ProcessReport& process : report.processes) {
-    process.occasion = std::string("detached after ") + span +
-                       " s attached; blocks allocated before the attach are not tracked";
+    process.occasion = std::string("detached after ") + span + " s attached";
   }
   bool text_to_stdout = !writes_a_format_to_stdout(config);
   if (!write_outputs(report, config, pid, text_to_stdout,

@@ -86,7 +86,25 @@ std::string no_leaks_detail(const Summary& s) {
     detail += fmt::format("; {} untracked",
                           count_of(s.untracked_descriptors, "descriptor", "descriptors"));
   }
+  if (s.attached_ms > 0) {
+    detail += fmt::format("; attached {:.1f} s ago, older blocks not tracked",
+                          static_cast<double>(s.attached_ms) / 1000);
+  }
   return detail;
+}
+
+// memtrack attach (docs/attach.md): how long it has been attached and what it cannot see.
+std::string attached_line(const Summary& s) {
+  std::string before =
+      s.preexisting_bytes > 0
+          ? fmt::format("the {} in use before are not tracked",
+                        count_of(s.preexisting_bytes, "byte", "bytes"))
+          : "blocks from before are not tracked (their bytes are not known: the program's "
+            "allocator is not glibc's)";
+  return fmt::format("ATTACHED {:.1f} s ago (memtrack attach): {}; {} of them ({}) freed since",
+                     static_cast<double>(s.attached_ms) / 1000, before,
+                     count_of(s.preexisting_frees, "block", "blocks"),
+                     count_of(s.preexisting_freed_bytes, "byte", "bytes"));
 }
 
 void write_no_leaks_line(const ProcessReport& process, LineWriter& lines) {
@@ -109,6 +127,7 @@ void write_header(const ProcessReport& process, const TextOptions& options, Line
         count_of(process.sampled_allocations, "allocation", "allocations"),
         count_of(process.sample_interval, "byte", "bytes")));
   }
+  if (s.attached_ms > 0) lines.line(attached_line(s));
   lines.blank();
 }
 

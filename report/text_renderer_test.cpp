@@ -413,6 +413,39 @@ TEST(TextRenderer, NoLeaksOneLiner) {
             "allocation, all freed)\n");
 }
 
+TEST(TextRenderer, AttachedSaysSinceWhenAndWhatItCannotSee) {
+  ProcessReport p = quiet_process();
+  p.summary.attached_ms = 12345;
+  p.summary.preexisting_bytes = 5234567;
+  p.summary.preexisting_frees = 1234;
+  p.summary.preexisting_freed_bytes = 98765;
+  p.leaks = {group(LeakKind::kUnclassified, 24, 1)};
+  p.summary.of_kind(LeakKind::kUnclassified) = {24, 1};
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0\n"
+            "==77== HEAP SUMMARY: 3 allocations, 3 frees, 0 bytes allocated, 0 bytes peak\n"
+            "==77== ATTACHED 12.3 s ago (memtrack attach): the 5,234,567 bytes in use before are "
+            "not tracked; 1,234 blocks of them (98,765 bytes) freed since\n"
+            "==77==\n"
+            "==77== 24 bytes in 1 block is unfreed at exit\n"
+            "==77==    #0 f (f.c:1:2) leaky\n"
+            "==77==\n"
+            "==77== LEAK SUMMARY: 24 bytes in 1 block in 1 group\n");
+  // Another allocator than glibc's: mallinfo2 does not know its blocks.
+  p.summary.preexisting_bytes = 0;
+  p.summary.preexisting_frees = 1;
+  p.summary.preexisting_freed_bytes = 16;
+  EXPECT_NE(render(p).find("==77== ATTACHED 12.3 s ago (memtrack attach): blocks from before are "
+                           "not tracked (their bytes are not known: the program's allocator is "
+                           "not glibc's); 1 block of them (16 bytes) freed since\n"),
+            std::string::npos);
+  p.leaks.clear();
+  p.summary.of_kind(LeakKind::kUnclassified) = {0, 0};
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations, all freed; attached 12.3 s ago, older blocks not tracked)\n");
+}
+
 TEST(TextRenderer, NoLeaksButSuppressedOrRuntimeInternal) {
   ProcessReport p = quiet_process();
   p.summary.runtime_internal.bytes = 288;

@@ -21,6 +21,12 @@ struct Stats {
   std::atomic<int64_t> published_live_bytes{0};    // the threads' published net changes
   std::atomic<uint64_t> untracked_allocations{0};  // could not be recorded (out of memory)
   std::atomic<uint64_t> untracked_bytes{0};
+  // memtrack attach (hooks/attach.h): when it attached, what the program's allocator held
+  // then, and the frees of those older blocks since.
+  std::atomic<uint64_t> attach_ns{0};
+  std::atomic<uint64_t> preexisting_bytes{0};
+  std::atomic<uint64_t> preexisting_frees{0};
+  std::atomic<uint64_t> preexisting_freed_bytes{0};
 };
 
 extern core::Flags g_flags;

@@ -6,6 +6,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
+#include <string.h>
 #include <sys/single_threaded.h>
 #include <unistd.h>
 
@@ -111,6 +113,18 @@ void set_single_threaded() {
   dlclose(libc);
 }
 
+// What the program's allocator holds at the attach, if it is glibc's (mallinfo2 knows
+// nothing of another allocator's blocks): 0 when not known.
+uint64_t preexisting_heap_bytes() {
+  Dl_info info{};
+  if (g_real.malloc == nullptr || dladdr(reinterpret_cast<void*>(g_real.malloc), &info) == 0 ||
+      info.dli_fname == nullptr || strstr(info.dli_fname, "/libc.so") == nullptr) {
+    return 0;
+  }
+  struct mallinfo2 heap = mallinfo2();
+  return heap.uordblks + heap.hblkhd;
+}
+
 // memtrack's own definitions: this library is not in the global scope (dlopen'ed local),
 // so its own name for malloc is the C library's; dlsym on its own handle finds its hooks.
 bool find_hooks() {
@@ -155,6 +169,10 @@ MEMTRACK_EXPORT_C int memtrack_attach(const char* options, const char* log_path,
     return static_cast<int>(AttachStatus::kNoRealAllocator);
   }
   rt::g_single_threaded_before = __libc_single_threaded != 0;
+  rt::g_stats.preexisting_bytes.store(rt::preexisting_heap_bytes(), std::memory_order_relaxed);
+  rt::g_stats.preexisting_frees.store(0, std::memory_order_relaxed);
+  rt::g_stats.preexisting_freed_bytes.store(0, std::memory_order_relaxed);
+  rt::g_stats.attach_ns.store(memtrack::core::sys::monotonic_ns(), std::memory_order_relaxed);
   rt::watch_attach(watcher, log_fd);
   rt::g_presence.store(rt::Presence::kAttached, std::memory_order_release);
   rt::start_attached_services(options);

@@ -13,6 +13,7 @@
 #include "runtime/diag.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/proc_maps.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
@@ -486,7 +487,13 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t 
   if (!record_free(ptr, out, &erase_sequence, free_tracked ? &freed : nullptr)) {
     // Inside fclose: the FILE object glibc frees was never recorded (fd_tracking.h).
     // Attached to a running process, an unknown block is one from before the attach.
-    if (!g_flags.detect_misuse || in_stdio_scope() || attached()) return Release::kUnknown;
+    if (attached()) {
+      g_stats.preexisting_frees.fetch_add(1, std::memory_order_relaxed);
+      g_stats.preexisting_freed_bytes.fetch_add(g_real.malloc_usable_size(ptr),
+                                                std::memory_order_relaxed);
+      return Release::kUnknown;
+    }
+    if (!g_flags.detect_misuse || in_stdio_scope()) return Release::kUnknown;
     RuntimeScope scope;
     return judge_unknown(reinterpret_cast<uintptr_t>(ptr), call, aligned);
   }

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include "core/sys_linux.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 
@@ -64,6 +65,13 @@ StatsSnapshot snapshot_stats() {
   s.bytes_allocated = totals.inserted_bytes + s.untracked_bytes;
   s.live_bytes = totals.live_bytes;
   s.peak_bytes = g_stats.peak_live_bytes.load(std::memory_order_relaxed);
+  if (attached()) {
+    uint64_t since = core::sys::monotonic_ns() - g_stats.attach_ns.load(std::memory_order_relaxed);
+    s.attached_ms = since / 1000000 > 0 ? since / 1000000 : 1;  // 0 means "not attached"
+    s.preexisting_bytes = g_stats.preexisting_bytes.load(std::memory_order_relaxed);
+    s.preexisting_frees = g_stats.preexisting_frees.load(std::memory_order_relaxed);
+    s.preexisting_freed_bytes = g_stats.preexisting_freed_bytes.load(std::memory_order_relaxed);
+  }
   // Unpublished deltas of other threads can leave the peak below the live bytes.
   if (s.peak_bytes < s.live_bytes) s.peak_bytes = s.live_bytes;
   return s;

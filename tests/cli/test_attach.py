@@ -133,8 +133,11 @@ def test_attach_service(ctx):
                        f"attach {attach_round}: the text report's leak summary ({out!r})")
             p = ctx.read_json(json_path)["processes"][0]
             ctx.expect_eq(p["pid"], pid, f"attach {attach_round}: the report's pid")
-            ctx.expect("detached after" in p["occasion"] and "before the attach are not tracked"
-                       in p["occasion"], f"attach {attach_round}: the occasion ({p['occasion']!r})")
+            ctx.expect(p["occasion"].startswith("detached after ") and
+                       p["occasion"].endswith(" s attached"),
+                       f"attach {attach_round}: the occasion ({p['occasion']!r})")
+            ctx.expect("ATTACHED " in out and " in use before are not tracked; 5 blocks of them"
+                       in out, f"attach {attach_round}: what the attach cannot see ({out!r})")
             definite = [(g["bytes"], g["blocks"], frame0(g)) for g in p["leaks"]
                         if g["kind"] == "definite"]
             ctx.expect_eq(definite, [(300, 3, leak_site)],
@@ -142,6 +145,13 @@ def test_attach_service(ctx):
             summary = p["summary"]
             ctx.expect_eq((summary["indirect_bytes"], summary["possible_bytes"]), (0, 0),
                           f"attach {attach_round}: no indirect or possible leak")
+            # The five 64-byte nodes from before the attach freed in the round, each with
+            # glibc's usable size (72 bytes); and the 1,000-node list was in use at the attach.
+            ctx.expect_eq((summary["preexisting_frees"], summary["preexisting_freed_bytes"]),
+                          (5, 5 * 72), f"attach {attach_round}: the older blocks freed")
+            ctx.expect(summary["preexisting_bytes"] >= 1000 * 64 and summary["attached_ms"] > 0,
+                       f"attach {attach_round}: bytes in use at the attach, time attached "
+                       f"({summary['preexisting_bytes']}, {summary['attached_ms']})")
             # The ten 64-byte nodes this attach saw added: still reachable.
             ctx.expect_eq((summary["reachable_bytes"], summary["reachable_blocks"]), (640, 10),
                           f"attach {attach_round}: the nodes grown after the attach")

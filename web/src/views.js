@@ -157,6 +157,11 @@
                    V.formatBytes(s.untracked_bytes) + ') not tracked');
       }
       if (s.untracked_descriptors) notes.push(s.untracked_descriptors + ' descriptors not tracked');
+      if (s.attached_ms) {
+        notes.push('attached ' + (s.attached_ms / 1000).toFixed(1) +
+                   ' s ago (memtrack attach): the blocks allocated before are not tracked' +
+                   (s.preexisting_bytes ? ' (' + V.formatBytes(s.preexisting_bytes) + ' in use then)' : ''));
+      }
       for (const note of p.notes) notes.push(note);
       body.appendChild(el('tr', null,
         el('td', null, el('div', {class: 'cmd'}, V.processLabel(p))),
