@@ -265,10 +265,6 @@ void on_stop_signal(int sig) {
   g_stop_signal.store(sig);
 }
 
-bool process_exists(uint32_t pid) {
-  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
-
 // Running: it exists and has not ended (a zombie waits for its parent to reap it).
 bool process_running(uint32_t pid) {
   if (!process_exists(pid)) return false;
@@ -454,11 +450,7 @@ int attach_command(const Config& config) {
   sigaction(SIGTERM, &act, nullptr);
   // As under memtrack run: live reports, the heap profile and the pprof endpoint follow the
   // result directory and the process while it is attached.
-  std::unique_ptr<LiveWatcher> watcher;
-  if (config.expire_ms > 0) {
-    watcher = std::make_unique<LiveWatcher>(config, dir.path(), suppressions);
-    watcher->start();
-  }
+  std::unique_ptr<LiveWatcher> watcher = start_live_watcher(config, dir.path(), suppressions);
   ProfileFollower profiles(config, dir.path());
   profiles.start();
   profiles.set_main_pid(pid);

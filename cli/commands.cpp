@@ -93,11 +93,7 @@ int run_command(const Config& config) {
   ResultDir dir(config.keep_results);
   dir.remove_on_signals();
   if (!config.trace_log.empty()) start_trace_log(config.trace_log);
-  std::unique_ptr<LiveWatcher> watcher;
-  if (config.expire_ms > 0) {
-    watcher = std::make_unique<LiveWatcher>(config, dir.path(), suppressions);
-    watcher->start();
-  }
+  std::unique_ptr<LiveWatcher> watcher = start_live_watcher(config, dir.path(), suppressions);
   ProfileFollower profiles(config, dir.path());
   profiles.start();
   std::optional<PprofServerProcess> pprof;

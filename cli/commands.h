@@ -26,6 +26,9 @@ std::string find_static_runtime_dir();
 // (snapshot_command.cpp; also used by memtrack ui.)
 std::string request_snapshot(uint32_t pid, double timeout_s);
 
+// Whether process `pid` exists (a zombie too), whoever it belongs to. (snapshot_command.cpp.)
+bool process_exists(uint32_t pid);
+
 // The result directory of `pid`, running under memtrack run (its MEMTRACK_OPTIONS
 // result_dir; "" when it has none). Throws Error as request_snapshot does.
 std::string memtrack_result_dir(uint32_t pid);

@@ -60,6 +60,14 @@ LiveWatcher::LiveWatcher(const Config& config, std::string result_dir,
   }
 }
 
+std::unique_ptr<LiveWatcher> start_live_watcher(const Config& config, const std::string& result_dir,
+                                                const report::Suppressions& suppressions) {
+  if (config.expire_ms <= 0) return nullptr;
+  auto watcher = std::make_unique<LiveWatcher>(config, result_dir, suppressions);
+  watcher->start();
+  return watcher;
+}
+
 LiveWatcher::~LiveWatcher() {
   stop();
 }

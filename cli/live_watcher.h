@@ -68,4 +68,9 @@ class LiveWatcher {
 std::vector<nlohmann::ordered_json> read_kept_live_reports(
     const std::string& dir, const report::Suppressions& suppressions);
 
+// memtrack run's and memtrack attach's: a started watcher of `result_dir` when --expire is
+// given, else none. Throws Error as the constructor does.
+std::unique_ptr<LiveWatcher> start_live_watcher(const Config& config, const std::string& result_dir,
+                                                const report::Suppressions& suppressions);
+
 }  // namespace memtrack::cli

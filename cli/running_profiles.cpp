@@ -18,10 +18,6 @@
 namespace memtrack::cli {
 namespace {
 
-bool process_exists(uint32_t pid) {
-  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
-
 // A file without a name in TMPDIR (else /tmp), so that nothing is left behind however the ui
 // ends (Ctrl-C); the packer and the reader reach it as /proc/self/fd/N.
 int anonymous_file() {

@@ -61,10 +61,6 @@ std::string environment_value(const std::string& environ, const std::string& nam
   return found;
 }
 
-bool process_exists(uint32_t pid) {
-  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
-
 // The settings file the runtime maps (runtime/output/settings_file.h): the path of a
 // "memtrack.PID.settings" mapping in `maps` (its own pid's first: a forked child maps its
 // parent's until it has republished), or "" (a runtime without a result directory).
@@ -136,6 +132,10 @@ RuntimeOptions memtrack_options(uint32_t pid) {
 }
 
 }  // namespace
+
+bool process_exists(uint32_t pid) {
+  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
 
 std::string memtrack_result_dir(uint32_t pid) {
   return runtime_flags_of(memtrack_options(pid).options).result_dir;
