@@ -72,6 +72,13 @@ inline Presence presence() {
 inline bool attached() {
   return presence() == Presence::kAttached;
 }
+// This build is libmemtrack_attach.so, the library memtrack attach loads into a running
+// process: its constructors do nothing, and the runtime waits for memtrack_attach.
+#if MEMTRACK_ATTACH_RUNTIME
+inline constexpr bool kAttachRuntime = true;
+#else
+inline constexpr bool kAttachRuntime = false;
+#endif
 
 // pid of this process image, updated in the fork child handler. A differing getpid() means
 // a vfork child that shares our memory.

@@ -19,6 +19,7 @@
 #include "runtime/link/got_patch.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/live/live_thread.h"
+#include "runtime/record/misuse.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -76,9 +77,18 @@ constexpr const char* kAttachedSymbols[] = {
 };
 constexpr size_t kAttachedCount = sizeof(kAttachedSymbols) / sizeof(kAttachedSymbols[0]);
 
-// The hooks, and dlopen's stand-in last.
+// The hooks, those that release a block first (g_release_count of them), and dlopen's
+// stand-in last.
 GotTarget g_targets[kAttachedCount + 1];
 size_t g_target_count = 0;
+size_t g_release_count = 0;
+
+// free, realloc and every operator delete.
+bool releases(const char* symbol) {
+  return strcmp(symbol, "free") == 0 || strcmp(symbol, "realloc") == 0 ||
+         strncmp(symbol, "_ZdlPv", 6) == 0 || strncmp(symbol, "_ZdaPv", 6) == 0;
+}
+
 using Dlopen = void* (*)(const char*, int);
 Dlopen g_real_dlopen = nullptr;
 
@@ -86,12 +96,22 @@ uintptr_t own_address() {
   return reinterpret_cast<uintptr_t>(&g_targets);
 }
 
+// Every module's entries for the functions that release blocks first, then the rest: while
+// the GOTs are being patched, a thread may allocate through one entry and free through
+// another. A block allocated by the real malloc and freed through a hook is only an unknown
+// free; one recorded by a hook and freed by the real free would leave a record without a
+// block.
+long patch_in_order() {
+  if (patch_got_entries(g_targets, g_release_count, own_address()) < 0) return -1;
+  return patch_got_entries(g_targets, g_target_count, own_address());
+}
+
 // A module the program loads while memtrack is attached gets the hooks too.
 void* attached_dlopen(const char* file, int mode) {
   void* handle = g_real_dlopen(file, mode);
   if (handle != nullptr && attached()) {
     RuntimeScope scope;
-    if (patch_got_entries(g_targets, g_target_count, own_address()) < 0) {
+    if (patch_in_order() < 0) {
       diag("warning: too many GOT entries to patch; a module loaded now is not tracked");
     }
   }
@@ -135,10 +155,13 @@ bool find_hooks() {
   void* self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
   if (self == nullptr) return false;
   g_target_count = 0;
-  for (const char* symbol : kAttachedSymbols) {
-    void* hook = dlsym(self, symbol);
-    if (hook != nullptr)
-      g_targets[g_target_count++] = GotTarget{symbol, reinterpret_cast<uintptr_t>(hook)};
+  for (bool release : {true, false}) {
+    for (const char* symbol : kAttachedSymbols) {
+      void* hook = releases(symbol) == release ? dlsym(self, symbol) : nullptr;
+      if (hook != nullptr)
+        g_targets[g_target_count++] = GotTarget{symbol, reinterpret_cast<uintptr_t>(hook)};
+    }
+    if (release) g_release_count = g_target_count;
   }
   dlclose(self);
   g_real_dlopen = reinterpret_cast<Dlopen>(resolve_next("dlopen"));
@@ -168,6 +191,13 @@ MEMTRACK_EXPORT_C int memtrack_attach(const char* options, const char* log_path,
     close(log_fd);
     return static_cast<int>(AttachStatus::kNoRealAllocator);
   }
+  // The detach emptied the tables, but a hook still running then may have recorded a block
+  // or an error after: this attach starts from nothing.
+  rt::g_allocs.clear();
+  rt::forget_errors();
+  rt::g_stats.peak_live_bytes.store(0, std::memory_order_relaxed);
+  rt::g_stats.untracked_allocations.store(0, std::memory_order_relaxed);
+  rt::g_stats.untracked_bytes.store(0, std::memory_order_relaxed);
   rt::g_single_threaded_before = __libc_single_threaded != 0;
   rt::g_stats.preexisting_bytes.store(rt::preexisting_heap_bytes(), std::memory_order_relaxed);
   rt::g_stats.preexisting_frees.store(0, std::memory_order_relaxed);
@@ -182,7 +212,7 @@ MEMTRACK_EXPORT_C int memtrack_attach(const char* options, const char* log_path,
     close(log_fd);
     return static_cast<int>(AttachStatus::kNoThread);
   }
-  long patched = rt::patch_got_entries(rt::g_targets, rt::g_target_count, rt::own_address());
+  long patched = rt::patch_in_order();
   memtrack::core::FixedText<160> line;
   if (patched < 0) {
     line.str("warning: too many GOT entries to patch; some calls are not tracked");

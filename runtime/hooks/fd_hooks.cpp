@@ -360,7 +360,7 @@ void fd_fork_child() {
 }
 
 __attribute__((constructor)) void fd_tracking_constructor() {
-  if (loaded_by_attach()) return;  // descriptors are not tracked while attached
+  if (kAttachRuntime) return;  // descriptors are not tracked while attached
   ErrnoKeeper keep;
   ensure_initialized();
   RuntimeScope scope;

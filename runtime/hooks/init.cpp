@@ -228,14 +228,6 @@ bool ensure_initialized() {
   return true;
 }
 
-bool loaded_by_attach() {
-#if MEMTRACK_ATTACH_RUNTIME
-  return true;
-#else
-  return false;
-#endif
-}
-
 bool initialize_attached(const char* options) {
   g_attach_options = options;
   if (initialized()) {
@@ -263,7 +255,7 @@ void start_attached_services(const char* options) {
 // the program's own constructors. Allocations made earlier were already recorded lazily.
 // Loaded by memtrack attach instead, it waits for memtrack_attach (hooks/attach.h).
 __attribute__((constructor)) static void memtrack_constructor() {
-  if (loaded_by_attach()) {
+  if (kAttachRuntime) {
     g_presence.store(Presence::kDormant, std::memory_order_release);
     return;
   }

@@ -11,10 +11,6 @@ namespace memtrack::rt {
 // whether it has finished.)
 bool ensure_initialized();
 
-// True in libmemtrack_attach.so, the library memtrack attach loads into a running process:
-// its constructors do nothing, and the runtime waits for memtrack_attach (hooks/attach.h).
-bool loaded_by_attach();
-
 // memtrack_attach (hooks/attach.h): initialises the runtime with `options` in place of the
 // environment's (or, attached again, reads them anew). False if the real allocator is not
 // found. Then start_attached_services: the fork handlers (once), the settings file, the

@@ -43,9 +43,14 @@ void on_stop_signal(int, siginfo_t*, void* context) {
   for (size_t i = 0; i < g_slot_count.load(std::memory_order_acquire); ++i) {
     if (g_slots[i].tid == tid) slot = &g_slots[i];
   }
+  if (slot == nullptr) return;
+  __atomic_add_fetch(&slot->entered, 1, __ATOMIC_ACQ_REL);
   // Inside the runtime this thread may hold a table lock: do not park here; the stopper
   // asks again a moment later.
-  if (slot == nullptr || in_runtime()) return;
+  if (in_runtime()) {
+    __atomic_add_fetch(&slot->left, 1, __ATOMIC_RELEASE);
+    return;
+  }
   const auto* uc = static_cast<const ucontext_t*>(context);
   context_registers(uc, slot->regs);
   slot->sp = context_sp(uc);
@@ -53,6 +58,7 @@ void on_stop_signal(int, siginfo_t*, void* context) {
   g_parked.fetch_add(1, std::memory_order_acq_rel);
   __atomic_store_n(&slot->captured, true, __ATOMIC_RELEASE);
   while (!g_release.load(std::memory_order_acquire)) core::sys::yield_cpu();
+  __atomic_add_fetch(&slot->left, 1, __ATOMIC_RELEASE);  // before resume_all may reuse the slot
   g_parked.fetch_sub(1, std::memory_order_acq_rel);
 }
 
@@ -125,6 +131,20 @@ bool cannot_answer(int tid) {
   return (mask >> (stop_signal() - 1) & 1) != 0;
 }
 
+// Whether the thread cannot take the stop signal: its mask blocks it, and that is not
+// because it is inside the stop handler now or has passed through it since the last check
+// (every signal is blocked while the handler runs).
+bool blocked_since_last_check(StoppedThread& t) {
+  uint32_t entered = __atomic_load_n(&t.entered, __ATOMIC_ACQUIRE);
+  bool blocked = cannot_answer(t.tid);
+  bool in_handler = entered != __atomic_load_n(&t.left, __ATOMIC_ACQUIRE);
+  bool passed = entered != t.entered_at_check;
+  t.entered_at_check = entered;
+  return blocked && !in_handler && !passed;
+}
+
+constexpr uint64_t kBlockedCheckNs = 2000000;
+
 }  // namespace
 
 void ThreadStopper::stop_all() {
@@ -145,16 +165,20 @@ void ThreadStopper::stop_all() {
   // signal was merged with a pending one). A thread that has exited or cannot take the
   // signal is given up at once; one that can but does not answer, after about a second.
   uint64_t deadline = core::sys::monotonic_ns() + 1000000000ull;
-  for (int round = 0;; ++round) {
+  for (;;) {
     size_t waiting = 0;
     for (size_t i = 0; i < count_; ++i) {
       StoppedThread& t = threads_[i];
       if (t.given_up || __atomic_load_n(&t.captured, __ATOMIC_ACQUIRE)) continue;
-      // Asked before this round's signal, and believed only twice in a row: a thread that
-      // is passing through the handler (every signal blocked while it runs, as in a thread
-      // that blocks them all) would otherwise be given up, its stack read while it runs.
-      if (round > 0 && round % 8 == 1) {
-        t.blocked_checks = cannot_answer(t.tid) ? t.blocked_checks + 1 : 0;
+      // Asked before this round's signal, and believed only twice in a row, 2 ms apart at
+      // least: a thread that is passing through a handler (every signal blocked while it
+      // runs, as in a thread that blocks them all) would otherwise be given up, its stack
+      // read while it runs. By time, not by round: on a loaded machine a round's yields take
+      // hundreds of milliseconds, and a check every eighth round came too late.
+      uint64_t now = core::sys::monotonic_ns();
+      if (now - t.checked_ns >= kBlockedCheckNs) {
+        t.checked_ns = now;
+        t.blocked_checks = blocked_since_last_check(t) ? t.blocked_checks + 1 : 0;
         if (t.blocked_checks >= 2) {
           t.given_up = true;
           g_may_be_pending.store(true, std::memory_order_relaxed);

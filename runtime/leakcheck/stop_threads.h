@@ -12,9 +12,15 @@ namespace memtrack::rt {
 
 struct StoppedThread {
   int tid;
-  bool captured;       // false: it did not answer (its stack is scanned whole)
-  bool given_up;       // it had exited or had the stop signal blocked: not waited for
-  int blocked_checks;  // the checks in a row that found it unable to take the signal
+  bool captured;        // false: it did not answer (its stack is scanned whole)
+  bool given_up;        // it had exited or had the stop signal blocked: not waited for
+  int blocked_checks;   // the checks in a row that found it unable to take the signal
+  uint64_t checked_ns;  // when the last of them was made
+  // How often it entered and left the stop handler (it passes through while inside the
+  // runtime), and how often it had entered at the last check.
+  uint32_t entered;
+  uint32_t left;
+  uint32_t entered_at_check;
   uintptr_t sp;
   uintptr_t thread_pointer;           // its TCB (fs base), to tell live threads' TLS from dead ones
   uintptr_t regs[kContextRegisters];  // general-purpose registers from its ucontext

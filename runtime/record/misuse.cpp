@@ -487,10 +487,14 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t 
   if (!record_free(ptr, out, &erase_sequence, free_tracked ? &freed : nullptr)) {
     // Inside fclose: the FILE object glibc frees was never recorded (fd_tracking.h).
     // Attached to a running process, an unknown block is one from before the attach.
-    if (attached()) {
-      g_stats.preexisting_frees.fetch_add(1, std::memory_order_relaxed);
-      g_stats.preexisting_freed_bytes.fetch_add(g_real.malloc_usable_size(ptr),
-                                                std::memory_order_relaxed);
+    // Attached (or a hook still running as the runtime detaches), an unknown block may be
+    // one from before the attach: never judged.
+    if (kAttachRuntime) {
+      if (attached()) {
+        g_stats.preexisting_frees.fetch_add(1, std::memory_order_relaxed);
+        g_stats.preexisting_freed_bytes.fetch_add(g_real.malloc_usable_size(ptr),
+                                                  std::memory_order_relaxed);
+      }
       return Release::kUnknown;
     }
     if (!g_flags.detect_misuse || in_stdio_scope()) return Release::kUnknown;
@@ -515,6 +519,11 @@ bool copy_errors(core::MmapArray<ErrorEntry>& out) {
     if (!out.try_push_back(e)) return false;
   }
   return true;
+}
+
+void forget_errors() {
+  core::SpinLockGuard guard(g_errors_lock);
+  g_errors.clear();
 }
 
 void init_misuse() {

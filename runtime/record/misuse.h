@@ -34,6 +34,10 @@ using ErrorEntry = core::result::ErrorRecord;
 // Copies the errors recorded so far into `out`. Returns false if memory runs out.
 [[nodiscard]] bool copy_errors(core::MmapArray<ErrorEntry>& out);
 
+// Forgets the errors recorded so far: memtrack attach's next attach starts without those a
+// hook still running at the last detach may have recorded.
+void forget_errors();
+
 // What halt_on_error runs before it aborts: the exit report (hooks/exit_hooks.h), which
 // lies above this folder and is therefore handed down at start-up. Called once.
 void set_halt_report(void (*report)(const char* how));

@@ -67,6 +67,9 @@ uint32_t capture_allocation_stack(uintptr_t hook_frame) {
 void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool aligned,
                        uint32_t stack_id) {
   RuntimeScope scope;
+  // A hook entered before the detach and returning after it: nobody tracks the block now,
+  // and a record left behind would outlive its block.
+  if (kAttachRuntime && !attached()) return;
   int saved_errno = core::sys::get_errno();
   core::AllocRecord rec;
   rec.ptr = reinterpret_cast<uintptr_t>(ptr);
