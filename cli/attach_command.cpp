@@ -97,7 +97,8 @@ struct Mapping {
 std::vector<Mapping> read_maps(uint32_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
   if (!in)
-    throw Error("cannot read /proc/" + std::to_string(pid) + "/maps: " + std::strerror(errno));
+    throw Error("cannot read /proc/" + std::to_string(pid) + "/maps: " + std::strerror(errno) +
+                (errno == EACCES ? " (run memtrack attach as the process's user or as root)" : ""));
   std::vector<Mapping> maps;
   std::string line;
   while (std::getline(in, line)) {

@@ -3,6 +3,7 @@ attached, reported and detached, attached again; a thread storming malloc surviv
 attach/detach cycles; redis-server under load is attached and detached without a failed
 request; the refusals say what to do."""
 
+import ctypes
 import json
 import os
 import signal
@@ -318,8 +319,9 @@ def test_attach_storm(ctx):
 
 @cli_test
 def test_attach_refusals(ctx):
-    """No such process, a stopped one, one already under memtrack run, a static program, a
-    process not attached (memtrack detach): each refused with one line saying what to do."""
+    """No such process, a stopped one, a traced one, one already under memtrack run, a static
+    program, a process not attached (memtrack detach): each refused with one line saying what
+    to do."""
     with open("/proc/sys/kernel/pid_max", encoding="utf-8") as f:
         missing = int(f.read()) + 1
     run = ctx.memtrack("attach", str(missing))
@@ -337,6 +339,16 @@ def test_attach_refusals(ctx):
         run = ctx.memtrack("detach", str(service.pid))
         ctx.expect_error(run, 125, f"process {service.pid} is not attached by memtrack attach",
                          "detach of a process never attached")
+        # Traced by this test (PTRACE_SEIZE: it keeps running); the kill below ends it.
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+        ctx.require_eq(libc.ptrace(0x4206, service.pid, None, None), 0,
+                       f"PTRACE_SEIZE of the service (errno {ctypes.get_errno()})")
+        run = ctx.memtrack("attach", str(service.pid))
+        with open("/proc/self/comm", encoding="utf-8") as f:
+            comm = f.read().strip()
+        ctx.expect_error(run, 125, f"process {service.pid} is already traced by process "
+                         f"{os.getpid()} ({comm}): detach that first", "a traced process")
     finally:
         stop_service(service)
 
