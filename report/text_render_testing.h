@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "report/test_fixtures.h"
 #include "report/text_renderer.h"
 
 namespace memtrack::report::testing {
@@ -25,6 +26,28 @@ inline TextOptions with_version() {
   TextOptions o;
   o.version = "0.1.0";
   return o;
+}
+
+// A process with no leaks, exited with status 0; callers add what they test.
+inline ProcessReport quiet_process() {
+  ProcessReport p;
+  p.pid = 77;
+  p.ppid = 1;
+  p.command = {"./prog"};
+  p.exit.how = ExitInfo::How::kExit;
+  p.summary.allocations = 3;
+  p.summary.frees = 3;
+  return p;
+}
+
+// A group of `kind` with one frame, f (f.c:1:2).
+inline LeakGroup group(LeakKind kind, uint64_t bytes, uint64_t blocks) {
+  LeakGroup g;
+  g.kind = kind;
+  g.bytes = bytes;
+  g.blocks = blocks;
+  g.stack = {debug_frame(0x555555555100, "f", "f.c", 1, 2)};
+  return g;
 }
 
 }  // namespace memtrack::report::testing
