@@ -38,12 +38,12 @@ inline constexpr uintptr_t kWord = sizeof(uintptr_t);
 // The first address after the page holding `address`.
 uintptr_t next_page_after(uintptr_t address);
 
-// Calls visit(word) for every aligned word (kWord bytes) of [begin, end), in order. Under a
-// ScanGuard, a fault (in the read or inside `visit`) is caught: a word that cannot be read
-// makes the walk go on at the next page, a fault inside `visit` skips that one word.
+// Calls visit(address, word) for every aligned word (kWord bytes) of [begin, end), in order.
+// Under a ScanGuard, a fault (in the read or inside `visit`) is caught: a word that cannot be
+// read makes the walk go on at the next page, a fault inside `visit` skips that one word.
 // Without a ScanGuard it reads directly (the memory must then be readable).
 template <typename Visit>
-__attribute__((noinline)) void read_words(uintptr_t begin, uintptr_t end, Visit&& visit) {
+__attribute__((noinline)) void read_words_at(uintptr_t begin, uintptr_t end, Visit&& visit) {
   sigjmp_buf jump;
   constexpr uintptr_t kMask = kWord - 1;
   volatile uintptr_t cursor = (begin + kMask) & ~kMask;  // volatile: survives the jump
@@ -57,9 +57,15 @@ __attribute__((noinline)) void read_words(uintptr_t begin, uintptr_t end, Visit&
   t_thread.fault_jump = &jump;
   for (uintptr_t p = cursor; p + kWord <= end && p >= begin; p += kWord) {
     cursor = p;
-    visit(*reinterpret_cast<const volatile uintptr_t*>(p));
+    visit(p, *reinterpret_cast<const volatile uintptr_t*>(p));
   }
   t_thread.fault_jump = outer;
+}
+
+// read_words_at for a visit that needs only the word.
+template <typename Visit>
+void read_words(uintptr_t begin, uintptr_t end, Visit&& visit) {
+  read_words_at(begin, end, [&visit](uintptr_t, uintptr_t word) { visit(word); });
 }
 
 // Like read_words over a series of ranges, under one sigsetjmp: next_range(&begin, &end)

@@ -28,6 +28,7 @@ bool ReachabilityScan::try_init(ScanBlocks& blocks,
 
 size_t ReachabilityScan::bytes_used() const {
   return work_peak_ * sizeof(uint32_t) + cliques_.size() * sizeof(Clique) +
+         root_edges_.size() * sizeof(RootEdge) +
          leaders_.size() * (sizeof(uint32_t) + sizeof(Rank));
 }
 
@@ -130,10 +131,42 @@ void ReachabilityScan::for_each_included(uintptr_t begin, uintptr_t end, F&& f) 
 void ReachabilityScan::scan_root_range(uintptr_t begin, uintptr_t end) {
   const ScanBlocks::Filter filter = blocks_->filter();
   for_each_included(begin, end, [&](uintptr_t from, uintptr_t to) {
+    if (keeping_edges_) {
+      read_words_at(from, to, [&](uintptr_t at, uintptr_t value) {
+        if (filter.may_hold(value)) reach_root(at, value);
+      });
+      return;
+    }
     read_words(from, to, [&](uintptr_t value) {
       if (filter.may_hold(value)) reach(value, true);
     });
   });
+}
+
+long ReachabilityScan::reference_target(uintptr_t value) const {
+  long found = blocks_->find(value);
+  if (found < 0) return -1;
+  const size_t index = static_cast<size_t>(found);
+  if (value == blocks_->start(index)) return found;
+  if (is_allocator_link(index, value) || !heuristic_start(index, value)) return -1;
+  return found;
+}
+
+bool ReachabilityScan::keep_root_edges() {
+  keeping_edges_ = root_edges_.try_reserve(1024);
+  edges_overflow_ = !keeping_edges_;
+  return keeping_edges_;
+}
+
+void ReachabilityScan::reach_root(uintptr_t address, uintptr_t value) {
+  if (keeping_edges_) {
+    long target = reference_target(value);
+    if (target >= 0 &&
+        !root_edges_.try_push_back(RootEdge{address, static_cast<uint32_t>(target), source_})) {
+      edges_overflow_ = true;
+    }
+  }
+  reach(value, true);
 }
 
 void ReachabilityScan::set_excluded(const core::sys::MemoryRange* ranges, size_t count) {
@@ -143,6 +176,7 @@ void ReachabilityScan::set_excluded(const core::sys::MemoryRange* ranges, size_t
 
 void ReachabilityScan::begin_runtime_roots(bool (*allocated_by_runtime)(uint32_t stack_id)) {
   set_excluded(nullptr, 0);
+  keeping_edges_ = false;
   // Without memory for the bits, the runtime's roots are scanned like the program's.
   if (held_.try_resize((blocks_->size() + 63) / 64)) allocated_by_runtime_ = allocated_by_runtime;
 }
@@ -152,12 +186,12 @@ void ReachabilityScan::mark_held(size_t index) {
 }
 
 void ReachabilityScan::scan_root_word(uintptr_t value) {
-  reach(value, true);
+  reach_root(0, value);
 }
 
 void ReachabilityScan::mark_ignored() {
   for (size_t i = 0; i < blocks_->size(); ++i) {
-    if (blocks_->ignored(i)) reach(blocks_->start(i), true);
+    if (blocks_->ignored(i)) reach_root(0, blocks_->start(i));
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/mmap_array.h"
 #include "core/sys_linux.h"
+#include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/scan_blocks.h"
 
 namespace memtrack::rt {
@@ -75,12 +76,50 @@ class ReachabilityScan {
   // Memory of the work list and the cliques (for the scan's statistics).
   size_t bytes_used() const;
 
+  // The edges from the roots into the heap, kept for the retention graph (retention.h): a
+  // root word that refers to a block the way the mark phase counts (its start, or an interior
+  // address one of the heuristics accepts), with the source of the root range it lies in.
+  struct RootEdge {
+    uintptr_t address;  // the root word's address (0 for a register or a stream)
+    uint32_t block;     // the block's index
+    uint32_t source;    // set_root_source's value when the word was read
+  };
+  // Starts keeping root edges: every root word read from now on (scan_root_range,
+  // scan_root_word, mark_ignored) until begin_runtime_roots. The C runtime's own roots are not
+  // kept: what only they hold is not the program's. Returns false if the list cannot be mapped
+  // (the edges kept until memory ran out stay, and root_edges_complete() says false).
+  [[nodiscard]] bool keep_root_edges();
+  void set_root_source(uint32_t source) { source_ = source; }
+  const core::MmapArray<RootEdge>& root_edges() const { return root_edges_; }
+  bool root_edges_complete() const { return !edges_overflow_; }
+
+  // Calls f(target) for every block the block `index` refers to as the mark phase counts a
+  // reference from a reachable block (start pointers and the heuristics' interior pointers):
+  // its out-edges in the heap graph, in the order of its words, repeats included. Reads
+  // guarded (a ScanGuard must be alive).
+  template <typename F>
+  void for_each_reference(size_t index, F&& f) const {
+    const ScanBlocks::Filter filter = blocks_->filter();
+    const uintptr_t begin = blocks_->start(index);
+    read_words(begin, begin + static_cast<uintptr_t>(blocks_->size_of(index)),
+               [&](uintptr_t value) {
+                 if (!filter.may_hold(value)) return;
+                 long target = reference_target(value);
+                 if (target >= 0) f(static_cast<size_t>(target));
+               });
+  }
+
  private:
   // Not inlined: the guarded loops of read_ranges keep no state of theirs in registers.
   __attribute__((noinline)) void reach(uintptr_t value, bool from_definite);
   __attribute__((noinline)) void claim(size_t leader, uintptr_t value);
   bool pop_work(uintptr_t* /*out*/ begin, uintptr_t* /*out*/ end);
   bool heuristic_start(size_t index, uintptr_t value) const;
+  // The block `value` refers to as a start pointer or a heuristic's interior pointer, or -1.
+  long reference_target(uintptr_t value) const;
+  // A root word at `address` holding `value`: kept as a root edge if edges are being kept,
+  // then reached.
+  void reach_root(uintptr_t address, uintptr_t value);
   bool is_allocator_link(size_t index, uintptr_t value) const;
   bool is_readonly_data(uintptr_t address) const;
   void push(size_t index);
@@ -110,6 +149,10 @@ class ReachabilityScan {
     uint32_t rank;
   };
   core::MmapArray<Rank> ranks_;
+  core::MmapArray<RootEdge> root_edges_;
+  bool keeping_edges_ = false;
+  bool edges_overflow_ = false;
+  uint32_t source_ = 0;
   size_t work_peak_ = 0;
   size_t leader_ = 0;           // the clique being formed
   bool from_definite_ = false;  // the block being read is reachable

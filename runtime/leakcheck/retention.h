@@ -1,0 +1,143 @@
+// Who keeps the still-reachable blocks alive (docs/runtime.md, "Retention"): the heap graph of
+// a finished leak scan, its dominator tree and the retained sizes, and the blocks grouped by
+// allocation site and by what holds them. Runtime-safe: mmap-backed arrays only. Not thread
+// safe; built while the scan's threads are still stopped (it reads the blocks again).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/mmap_array.h"
+#include "runtime/leakcheck/reachability.h"
+#include "runtime/leakcheck/scan_blocks.h"
+
+namespace memtrack::rt {
+
+// What a root range is, for naming the roots in it.
+enum class RootKind : uint8_t {
+  kData = 0,       // a module's writable data, or another writable mapping: named by symbol
+  kStack = 1,      // a thread's stack
+  kRegisters = 2,  // a thread's registers
+  kRegion = 3,     // a region the program registered (__lsan_register_root_region)
+  kIgnored = 4,    // blocks the program asked to ignore (__lsan_ignore_object, disabled)
+  kStream = 5,     // glibc's list of open FILE streams
+  kOldHeap = 6,    // heap memory allocated before memtrack attached
+};
+
+// One root range (or set of root words) as the scan read it; root edges name it by index.
+struct RootSource {
+  RootKind kind = RootKind::kData;
+  uint32_t tid = 0;    // the thread of a stack or of registers
+  uintptr_t start = 0;  // the range (0, 0 for registers, ignored blocks and streams)
+  uintptr_t end = 0;
+};
+
+// The variable a root word of kind kData lies in, as the module's symbol table names it.
+struct DataSymbol {
+  const char* module = nullptr;  // path, or nullptr outside every module
+  uintptr_t module_offset = 0;   // the word's address relative to the module's load bias
+  const char* name = nullptr;    // mangled symbol, or nullptr
+  uintptr_t start = 0;           // the symbol's run-time address and size
+  uint64_t size = 0;
+};
+using DataNamer = DataSymbol (*)(uintptr_t address);
+
+// A named root: a variable, a thread's stack or registers, a registered region... The
+// retention graph's nodes just below its virtual root.
+struct Retainer {
+  RootKind kind = RootKind::kData;
+  uint32_t source = 0;     // its RootSource
+  uint32_t tid = 0;        // the source's thread
+  uintptr_t start = 0;     // the variable (symbol) or the source's range
+  uint64_t size = 0;
+  const char* symbol = nullptr;  // mangled name of the variable, or nullptr
+  const char* module = nullptr;  // the module its address lies in, or nullptr
+  uintptr_t module_offset = 0;   // start relative to the module's load bias
+  uint64_t retained_bytes = 0;   // what would become unreachable without it
+  uint64_t retained_blocks = 0;
+};
+
+// How the still-reachable blocks of one site are held: by the nearest block of another site
+// that dominates them, or by a retainer when no such block lies between, or by several roots
+// at once (no single root dominates them).
+enum class HolderKind : uint8_t {
+  kSite = 0,      // holder: the stack id of the dominating block's site
+  kRetainer = 1,  // holder: a retainer's index
+  kSeveral = 2,   // reached from more than one root: no single one keeps them
+  kRuntime = 3,   // reached only through the C runtime's roots, or not through a kept edge
+};
+
+struct RetentionGroup {
+  uint32_t stack_id = 0;
+  HolderKind holder_kind = HolderKind::kSite;
+  uint32_t holder = 0;
+  uint32_t root = 0;  // the retainer at the top of the dominator chain, or kNoRetainer
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  uint64_t retained_bytes = 0;  // what these blocks keep alive, themselves included
+  uint64_t retained_blocks = 0;
+};
+inline constexpr uint32_t kNoRetainer = UINT32_MAX;
+
+class RetentionGraph {
+ public:
+  // Builds the graph of the program's reachable blocks (state kReachable, not held by the C
+  // runtime) from `scan`'s root edges, computes the dominator tree and the retained sizes,
+  // and groups the blocks. `namer` names kData root words (nullptr: by source). Returns false
+  // if memory could not be mapped.
+  [[nodiscard]] bool try_build(const ScanBlocks& blocks, const ReachabilityScan& scan,
+                               const RootSource* sources, size_t source_count, DataNamer namer);
+
+  const core::MmapArray<Retainer>& retainers() const { return retainers_; }
+  const core::MmapArray<RetentionGroup>& groups() const { return groups_; }
+  // The passes the dominator computation took, and whether it converged and every root edge
+  // was kept (otherwise some blocks' holders are approximate).
+  uint32_t passes() const { return passes_; }
+  bool complete() const { return complete_; }
+  // What the blocks reached from several roots at once retain together.
+  uint64_t shared_bytes() const { return shared_bytes_; }
+  uint64_t shared_blocks() const { return shared_blocks_; }
+
+  // Per block, for tests: its immediate dominator as a block index (-1: a retainer or the
+  // virtual root, see dominating_retainer), and what it retains (0 for a block not in the
+  // graph).
+  long dominator_block(size_t index) const;
+  uint32_t dominating_retainer(size_t index) const;  // kNoRetainer if none directly
+  uint64_t retained_bytes(size_t index) const;
+  uint64_t retained_blocks(size_t index) const;
+
+  // Working memory per block of the graph (for the scan's statistics).
+  size_t bytes_used() const;
+
+ private:
+  static constexpr uint32_t kUnset = UINT32_MAX;
+  [[nodiscard]] bool try_collect_retainers(const ReachabilityScan& scan, const RootSource* sources,
+                                           size_t source_count, DataNamer namer);
+  [[nodiscard]] bool try_order(const ScanBlocks& blocks, const ReachabilityScan& scan);
+  void compute_dominators(const ScanBlocks& blocks, const ReachabilityScan& scan);
+  void compute_retained(const ScanBlocks& blocks);
+  [[nodiscard]] bool try_group(const ScanBlocks& blocks, const ReachabilityScan& scan);
+  bool member(const ScanBlocks& blocks, const ReachabilityScan& scan, size_t index) const;
+  template <typename F>
+  void for_each_successor(const ScanBlocks& blocks, const ReachabilityScan& scan, uint32_t node,
+                          F&& f) const;
+  uint32_t intersect(uint32_t a, uint32_t b) const;
+
+  size_t block_count_ = 0;  // nodes: blocks, then retainers, then the virtual root
+  uint32_t root_node_ = 0;
+  core::MmapArray<Retainer> retainers_;
+  core::MmapArray<uint32_t> retainer_first_;  // retainer r's targets: [first[r], first[r + 1])
+  core::MmapArray<uint32_t> retainer_targets_;
+  core::MmapArray<uint32_t> order_;     // node by postorder number
+  core::MmapArray<uint32_t> number_;    // postorder number by node (kUnset: not reached)
+  core::MmapArray<uint32_t> idom_;      // by postorder number
+  core::MmapArray<uint64_t> retained_bytes_;   // by postorder number
+  core::MmapArray<uint32_t> retained_blocks_;  // by postorder number
+  core::MmapArray<RetentionGroup> groups_;
+  uint32_t passes_ = 0;
+  bool complete_ = true;
+  uint64_t shared_bytes_ = 0;
+  uint64_t shared_blocks_ = 0;
+};
+
+}  // namespace memtrack::rt
