@@ -276,6 +276,23 @@ const std::vector<OptionSpec>& option_table() {
                            .value = [](const Config& c) {
                              return std::string(c.halt_on_error ? "1" : "");
                            }}),
+      runtime_flag_option({.name = "--show-retainers",
+                           .metavar = nullptr,
+                           .flag = "retainers",
+                           .apply = [](Config& c, const std::string&,
+                                       const core::FlagInfo&) { c.show_retainers = true; },
+                           .value = [](const Config& c) {
+                             return std::string(c.show_retainers ? "1" : "");
+                           },
+                           .note = " Listed in the text report under RETAINED MEMORY.",
+                           .help = "After each leak scan, find what keeps the still-reachable "
+                                   "blocks alive: the roots (variables, thread stacks) by the "
+                                   "bytes they alone keep, and the top still-reachable sites "
+                                   "with the chain of blocks from a root down to them, in the "
+                                   "text report's RETAINED MEMORY section and the JSON "
+                                   "report. Costs each scan a few passes over the reachable "
+                                   "blocks.",
+                           .commands = kRun | kAttach}),
       runtime_flag_option({.name = "--track-fds",
                            .metavar = "yes|no",
                            .flag = "track_fds",

@@ -75,6 +75,7 @@ struct Config {
   int num_callers = 0;  // 0: the runtime's default (32) or MEMTRACK_OPTIONS's max_frames
   bool trace_children = true;
   bool child_silent_after_fork = false;
+  bool show_retainers = false;       // the runtime finds what holds still-reachable blocks
   bool halt_on_error = false;        // the runtime ends the program at its first misuse error
   bool track_fds = true;             // report descriptors left open (runtime track_fds)
   std::string trace_log;             // event log file (runtime trace_log); "" = none

@@ -26,6 +26,7 @@ enum class Section : uint32_t {
   kLsan = 11,         // the program's __lsan_default_options() and __lsan_default_suppressions()
   kSampling = 12,     // the sampled mode: its interval and each leak group's estimates
   kStackTotals = 13,  // what each allocation stack allocated since the start (alloc_totals)
+  kRetention = 14,    // what holds the still-reachable blocks (retainers)
   kEnd = 0xffff       // checksum of everything before this section; always last
 };
 
@@ -71,6 +72,26 @@ enum class Counter : uint32_t {
 };
 
 // Error records (section 7). Names: core/result_names.h.
+// Section 14: what a root range is, for naming the roots in it.
+enum class RootKind : uint8_t {
+  kData = 0,       // a module's writable data, or another writable mapping: named by symbol
+  kStack = 1,      // a thread's stack
+  kRegisters = 2,  // a thread's registers
+  kRegion = 3,     // a region the program registered (__lsan_register_root_region)
+  kIgnored = 4,    // blocks the program asked to ignore (__lsan_ignore_object, disabled)
+  kStream = 5,     // glibc's list of open FILE streams
+  kOldHeap = 6,    // heap memory allocated before memtrack attached
+};
+inline constexpr uint8_t kMaxRootKind = 6;
+
+// Section 14: what holds the still-reachable blocks of a retention group. A block of another
+// site that dominates them, or a root when no such block lies between, or several roots at
+// once (none alone dominates them), or only the C runtime's roots.
+enum class HolderKind : uint8_t { kSite = 0, kRetainer = 1, kSeveral = 2, kRuntime = 3 };
+inline constexpr uint8_t kMaxHolderKind = 3;
+inline constexpr uint32_t kRetentionApproximate = 1;  // RetentionHead::flags
+inline constexpr uint32_t kNoRetainer = UINT32_MAX;   // RetentionGroupRecord::root
+
 enum class ErrorKind : uint8_t {
   kDoubleFree = 1,
   kInvalidFree = 2,

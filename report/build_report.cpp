@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
+
+#include "symbolize/symbolizer.h"
 
 namespace memtrack::report {
 
@@ -108,6 +111,49 @@ bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
   return sort_address(a) < sort_address(b);
 }
 
+// Section 14 symbolized: variables demangled, sites' stacks, the C/C++ runtime's own blocks
+// (reachable groups it keeps for itself) left out of the sites.
+Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) {
+  const ResultFile::RawRetention& raw = *file.retention;
+  Retention retention;
+  retention.approximate = (raw.head.flags & core::result::kRetentionApproximate) != 0;
+  retention.passes = raw.head.passes;
+  retention.shared_bytes = raw.head.shared_bytes;
+  retention.shared_blocks = raw.head.shared_blocks;
+  for (const ResultFile::RawRetainer& r : raw.retainers) {
+    Retainer out;
+    out.kind = r.kind;
+    out.tid = r.tid;
+    out.address = r.start;
+    out.size = r.size;
+    out.symbol = r.symbol.empty() ? "" : symbolize::demangle(r.symbol);
+    out.module = r.module;
+    out.module_offset = r.module_offset;
+    out.retained_bytes = r.retained_bytes;
+    out.retained_blocks = r.retained_blocks;
+    retention.retainers.push_back(std::move(out));
+  }
+  std::set<uint32_t> runtime_sites;
+  for (const RawLeak& leak : file.leaks) {
+    if (leak.runtime_internal) runtime_sites.insert(leak.stack_id);
+  }
+  for (const core::result::RetentionGroupRecord& g : raw.groups) {
+    if (runtime_sites.contains(g.stack_id)) continue;
+    retention.groups.push_back({g.stack_id, g.holder_kind, g.holder, g.root, g.bytes, g.blocks,
+                                g.retained_bytes, g.retained_blocks});
+    for (uint32_t id : {g.stack_id, g.holder_kind == core::result::HolderKind::kSite ? g.holder
+                                                                                   : g.stack_id}) {
+      if (!retention.sites.contains(id)) retention.sites[id] = symbolize_stack(file, id, symbolize);
+    }
+  }
+  std::stable_sort(retention.groups.begin(), retention.groups.end(),
+                   [](const RetentionGroup& a, const RetentionGroup& b) {
+                     if (a.bytes != b.bytes) return a.bytes > b.bytes;
+                     return a.stack_id < b.stack_id;
+                   });
+  return retention;
+}
+
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,
                                    const Suppressions& suppressions, LeakKinds stack_kinds) {
@@ -124,6 +170,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
         {symbolize_stack(file, total.stack_id, symbolize), total.blocks, total.bytes});
   }
   report.allocation_totals_incomplete = file.stack_totals_incomplete;
+  if (file.retention) report.retention = build_retention(file, symbolize);
 
   Summary& summary = report.summary;
 #define MEMTRACK_COUNTER(Enumerator, name, description) summary.name = file.stats.name;

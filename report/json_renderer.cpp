@@ -6,6 +6,7 @@
 #include "core/signal_names.h"
 #include "report/gen_suppressions.h"
 #include "report/json_text.h"
+#include "report/retention_text.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -182,6 +183,57 @@ void write_strings(JsonText& j, const std::vector<std::string>& strings) {
   j.end_array();
 }
 
+// memtrack run --show-retainers: the roots that keep something, and every still-reachable
+// group with what holds it (docs/json-schema.md, "retention").
+void write_retention(JsonText& j, const Retention& retention, uint32_t pid) {
+  static constexpr const char* kRootKinds[] = {"data",    "stack",  "registers", "region",
+                                               "ignored", "stream", "old_heap"};
+  static constexpr const char* kHolderKinds[] = {"site", "root", "several_roots", "runtime"};
+  j.begin_object();
+  j.member("approximate", retention.approximate);
+  j.member("passes", retention.passes);
+  j.member("shared_bytes", retention.shared_bytes);
+  j.member("shared_blocks", retention.shared_blocks);
+  j.key("roots").begin_array();
+  for (const Retainer& r : retention.retainers) {
+    j.begin_object();
+    j.member("kind", kRootKinds[static_cast<size_t>(r.kind)]);
+    j.member("name", retainer_name(r, pid));
+    j.member("symbol", r.symbol);
+    j.member("module", r.module);
+    j.member("address", hex(r.address));
+    j.member("size", r.size);
+    j.member("thread", r.tid);
+    j.member("retained_bytes", r.retained_bytes);
+    j.member("retained_blocks", r.retained_blocks);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("groups").begin_array();
+  for (const RetentionGroup& g : retention.groups) {
+    j.begin_object();
+    j.member("bytes", g.bytes);
+    j.member("blocks", g.blocks);
+    j.member("retained_bytes", g.retained_bytes);
+    j.member("retained_blocks", g.retained_blocks);
+    j.member("holder_kind", kHolderKinds[static_cast<size_t>(g.holder_kind)]);
+    if (g.holder_kind == core::result::HolderKind::kRetainer) j.member("holder_root", g.holder);
+    if (g.root != core::result::kNoRetainer) j.member("root", g.root);
+    j.member("held_by", holder_chain(retention, g, pid));
+    auto site = retention.sites.find(g.stack_id);
+    j.member("site", site != retention.sites.end() ? site_phrase(site->second) : "");
+    if (g.holder_kind == core::result::HolderKind::kSite) {
+      auto holder = retention.sites.find(g.holder);
+      j.member("holder_site", holder != retention.sites.end() ? site_phrase(holder->second) : "");
+      if (holder != retention.sites.end()) write_stack(j.key("holder_stack"), holder->second);
+    }
+    if (site != retention.sites.end()) write_stack(j.key("stack"), site->second);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
 ordered_json parsed(const std::string& text) {
   return ordered_json::parse(text, nullptr, true, false);
 }
@@ -225,6 +277,7 @@ void write_process_json(JsonText& j, const ProcessReport& process, const JsonOpt
   if (process.tracks_resources) {
     write_resources(j.key("resources"), process.resource_sites, suggestions.resource_sites);
   }
+  if (process.retention) write_retention(j.key("retention"), *process.retention, process.pid);
   write_strings(j.key("notes"), process.notes);
   if (!process.has_leak_data) j.member("no_data", process.no_data_reason);
   j.end_object();

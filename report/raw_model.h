@@ -152,6 +152,18 @@ struct ResultFile {
   // the start, in stack id order; estimates in the sampled mode.
   std::vector<core::result::StackTotalRecord> stack_totals;
   bool stack_totals_incomplete = false;
+  // Section 14 (retainers, memtrack run --show-retainers): what holds the still-reachable
+  // blocks. Strings of a retainer are its symbol (mangled) and module, "" if none.
+  struct RawRetainer : core::result::RetainerRecord {
+    std::string symbol;
+    std::string module;
+  };
+  struct RawRetention {
+    core::result::RetentionHead head;
+    std::vector<RawRetainer> retainers;                         // in file order
+    std::vector<core::result::RetentionGroupRecord> groups;  // in file order
+  };
+  std::optional<RawRetention> retention;
   // What the program's __lsan_default_options() and __lsan_default_suppressions() returned
   // ("" when it defines neither or the file has no lsan section).
   std::string lsan_default_options;

@@ -316,6 +316,50 @@ void read_stack_totals(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 14: the retainers, then the groups, whose stacks must be in the stacks section and
+// whose retainers must be among those listed.
+void read_retention(Cursor c, ResultFile& file) {
+  ResultFile::RawRetention retention;
+  retention.head = c.record<result::RetentionHead>();
+  const result::RetentionHead& head = retention.head;
+  if ((head.flags & ~result::kRetentionApproximate) != 0) c.fail("unknown flags");
+  if (head.retainer_count > c.left() / result::RetainerRecord::kSize) {
+    c.fail("retainer count too large");
+  }
+  for (uint32_t i = 0; i < head.retainer_count; ++i) {
+    ResultFile::RawRetainer r;
+    static_cast<result::RetainerRecord&>(r) = c.record<result::RetainerRecord>();
+    if (static_cast<uint8_t>(r.kind) > result::kMaxRootKind) {
+      c.fail("unknown kind of retainer " + std::to_string(i));
+    }
+    if (r.reserved != 0 || r.reserved2 != 0) c.fail("reserved field is not 0");
+    r.symbol = c.string(r.symbol_size);
+    r.module = c.string(r.module_size);
+    retention.retainers.push_back(std::move(r));
+  }
+  if (head.group_count > c.left() / result::RetentionGroupRecord::kSize) {
+    c.fail("group count too large");
+  }
+  for (uint32_t i = 0; i < head.group_count; ++i) {
+    auto g = c.record<result::RetentionGroupRecord>();
+    if (g.reserved != 0 || g.reserved2 != 0) c.fail("reserved field is not 0");
+    if (static_cast<uint8_t>(g.holder_kind) > result::kMaxHolderKind) {
+      c.fail("unknown holder kind of group " + std::to_string(i));
+    }
+    if (!file.stacks.contains(g.stack_id) ||
+        (g.holder_kind == result::HolderKind::kSite && !file.stacks.contains(g.holder))) {
+      c.fail("group " + std::to_string(i) + " refers to an unknown stack");
+    }
+    if ((g.holder_kind == result::HolderKind::kRetainer && g.holder >= head.retainer_count) ||
+        (g.root != result::kNoRetainer && g.root >= head.retainer_count)) {
+      c.fail("group " + std::to_string(i) + " refers to an unknown retainer");
+    }
+    retention.groups.push_back(g);
+  }
+  c.expect_end();
+  file.retention = std::move(retention);
+}
+
 // Section 9: a live report. Every site's stack must be in the stacks section.
 void read_live(Cursor c, ResultFile& file) {
   auto head = c.record<result::LiveHead>();
@@ -426,6 +470,8 @@ const char* section_name(uint32_t type) {
       return "sampling section";
     case result::Section::kStackTotals:
       return "stack totals section";
+    case result::Section::kRetention:
+      return "retention section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -554,6 +600,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_stack_totals(c, file);
+        break;
+      case result::Section::kRetention:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_retention(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

@@ -8,6 +8,7 @@
 
 #include "core/result_names.h"
 #include "core/signal_names.h"
+#include "report/retention_text.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -448,7 +449,10 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
   bool no_leaks = std::none_of(process.leaks.begin(), process.leaks.end(), leaked) &&
                   std::none_of(process.leaks.begin(), process.leaks.end(), shown);
   bool has_errors = !process.errors.empty() || process.summary.errors > 0;
-  if (no_leaks && !has_errors && process.resource_sites.empty() && !process.crash) {
+  // Retainers were asked for (--show-retainers): they are the point of the report.
+  bool has_retention = process.retention && !process.retention->groups.empty();
+  if (no_leaks && !has_errors && process.resource_sites.empty() && !process.crash &&
+      !has_retention) {
     write_no_leaks_line(process, lines);
     if (options.used_suppressions) write_used_suppressions(process, lines);
     return;
@@ -483,6 +487,11 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
     lines.line("");
   }
   write_resources(process, s, options.gen_suppressions, lines);
+  if (process.retention) {
+    std::vector<std::string> retained = retention_lines(*process.retention, process.pid);
+    for (const std::string& text : retained) lines.line(text);
+    if (!retained.empty()) lines.blank();
+  }
   write_leak_summary(process, no_leaks, lines);
   if (options.used_suppressions) write_used_suppressions(process, lines);
   write_error_summary(process.summary, lines);

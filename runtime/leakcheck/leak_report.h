@@ -10,6 +10,7 @@
 #include "core/result_records.h"
 #include "core/stack_depot.h"
 #include "runtime/leakcheck/reachability.h"
+#include "runtime/leakcheck/retention.h"
 #include "runtime/leakcheck/runtime_roots.h"
 
 namespace memtrack::rt {
@@ -80,11 +81,16 @@ class LeakReport {
   core::MmapArray<LeakGroup>& groups() { return groups_; }
   const core::MmapArray<LeakGroup>& groups() const { return groups_; }
 
+  // What holds the still-reachable blocks, when the scan was asked for it (flag retainers).
+  RetentionGraph& retention() { return retention_; }
+  const RetentionGraph& retention() const { return retention_; }
+
  private:
   // Adds a block of `size` bytes to `group`, and to its estimate if the block was sampled.
   void add_block(LeakGroup& group, uint64_t size) const;
 
   core::MmapArray<LeakGroup> groups_;
+  RetentionGraph retention_;
   uint64_t sample_interval_ = 0;
   const SystemRuntimeCode* runtime_code_ = nullptr;
   const core::StackDepot* stacks_ = nullptr;

@@ -14,10 +14,12 @@
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/proc_maps.h"
+#include "runtime/leakcheck/retention.h"
 #include "runtime/leakcheck/root_regions.h"
 #include "runtime/leakcheck/runtime_roots.h"
 #include "runtime/leakcheck/stop_threads.h"
 #include "runtime/runtime.h"
+#include "runtime/unwind/elf_symbols.h"
 #include "runtime/unwind/fast_unwind.h"
 
 // glibc's list of open streams (libio/genops.c), linked through each FILE's _chain.
@@ -31,6 +33,35 @@ ThreadStopper g_stopper;  // large; lives in .bss, never on a stack
 // lock; and the C runtime's roots of the scan in progress, for allocated_by_runtime.
 uintptr_t g_thread_pointers[ThreadStopper::kMaxThreads + 1];
 const RuntimeRoots* g_runtime_roots = nullptr;
+// The root sources of the scan in progress when it keeps root edges for the retention graph
+// (nullptr otherwise), under the report lock.
+core::MmapArray<RootSource>* g_sources = nullptr;
+
+// Root words read from now on belong to a new source (retention.h). Without memory for it,
+// they count in the previous one.
+void begin_source(ReachabilityScan& scan, RootKind kind, int tid, uintptr_t start,
+                  uintptr_t end) {
+  if (g_sources == nullptr) return;
+  RootSource source;
+  source.kind = kind;
+  source.tid = static_cast<uint32_t>(tid);
+  source.start = start;
+  source.end = end;
+  if (g_sources->try_push_back(source)) {
+    scan.set_root_source(static_cast<uint32_t>(g_sources->size() - 1));
+  }
+}
+
+DataSymbol name_data(uintptr_t address) {
+  DataSymbolInfo info = describe_data_address(address);
+  DataSymbol symbol;
+  symbol.module = info.module;
+  symbol.module_offset = info.module_offset;
+  symbol.name = info.name;
+  symbol.start = info.start;
+  symbol.size = info.size;
+  return symbol;
+}
 
 // Whether the block's allocator was called from the C runtime's own code (its stack's first
 // frame, a return address, lies in one of the runtime's libraries).
@@ -129,13 +160,17 @@ void scan_without_own(ReachabilityScan& scan, uintptr_t begin, uintptr_t end,
   if (cursor < end) scan_resident(scan, cursor, end);
 }
 
-// A stopped thread's stack pointer, if it lies in [begin, end); the red zone below it
-// (128 bytes on x86-64) may hold live values too.
-uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp) {
-  if (self_sp >= begin && self_sp < end) return self_sp;
+// A stopped thread's stack pointer, if it lies in [begin, end), and the thread; the red zone
+// below it (128 bytes on x86-64) may hold live values too.
+uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp, int* tid) {
+  if (self_sp >= begin && self_sp < end) {
+    *tid = core::sys::current_tid();
+    return self_sp;
+  }
   for (size_t i = 0; i < g_stopper.count(); ++i) {
     const StoppedThread& t = g_stopper.thread(i);
     if (!t.captured || t.sp < begin || t.sp >= end) continue;
+    *tid = t.tid;
     return t.sp - 128 < begin ? begin : t.sp - 128;
   }
   return 0;
@@ -264,7 +299,10 @@ void scan_registered_regions(ReachabilityScan& scan, const core::MmapArray<MapRe
       if (!m.readable || m.special || m.device) continue;
       uintptr_t begin = regions[i][0] > m.start ? regions[i][0] : m.start;
       uintptr_t end = regions[i][1] < m.end ? regions[i][1] : m.end;
-      if (begin < end) scan.scan_root_range(begin, end);
+      if (begin < end) {
+        begin_source(scan, RootKind::kRegion, 0, regions[i][0], regions[i][1]);
+        scan.scan_root_range(begin, end);
+      }
     }
   }
 }
@@ -291,6 +329,7 @@ void scan_runtime_roots(ReachabilityScan& scan, const RuntimeRoots& roots,
 void scan_open_streams(ReachabilityScan& scan) {
   uint64_t stream = 0;
   if (!try_read_word(reinterpret_cast<uintptr_t>(&_IO_list_all), &stream)) return;
+  begin_source(scan, RootKind::kStream, 0, 0, 0);
   for (size_t n = 0; stream != 0 && n < (size_t{1} << 20); ++n) {
     scan.scan_root_word(static_cast<uintptr_t>(stream));
     if (!try_read_word(static_cast<uintptr_t>(stream) + offsetof(FILE, _chain), &stream)) return;
@@ -347,18 +386,23 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
     if (contains_block_start(blocks, m.start, m.end)) {
       if (!g_flags.scan_globals) return;
       if (attached()) {
+        begin_source(scan, RootKind::kOldHeap, 0, m.start, m.end);
         scan_outside_blocks(scan, blocks, m, own);
       } else {
+        begin_source(scan, RootKind::kData, 0, m.start, m.end);
         scan_around_mmapped_chunks(scan, blocks, m, own);
       }
       return;
     }
-    uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp);
+    int tid = 0;
+    uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp, &tid);
     if (sp != 0) {
+      begin_source(scan, RootKind::kStack, tid, m.start, m.end);
       if (g_flags.scan_stacks) scan_without_own(scan, sp, m.end, own);
       return;
     }
     if (!g_flags.scan_globals) return;
+    begin_source(scan, RootKind::kData, 0, m.start, m.end);
     // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
     // The kernel (and qemu-user, which maps upwards) may merge a stack with memtrack's own
     // mappings next to it, so each piece between them is looked at on its own.
@@ -388,6 +432,7 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
     for (size_t i = 0; i < g_stopper.count(); ++i) {
       const StoppedThread& t = g_stopper.thread(i);
       if (!t.captured) continue;
+      begin_source(scan, RootKind::kRegisters, t.tid, 0, 0);
       for (uintptr_t reg : t.regs) scan.scan_root_word(reg);
     }
   }
@@ -395,6 +440,7 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
   // FILE objects of open streams are no blocks (fd_tracking.h) but glibc's list of open
   // streams points to them: roots, like the list. Only inside a readable mapping, in case a
   // stream was freed behind the hooks' back.
+  begin_source(scan, RootKind::kStream, 0, 0, 0);
   for_each_open_stream([&](uintptr_t begin, uintptr_t end) {
     for (const MapRegion& m : maps) {
       if (m.readable && begin >= m.start && end <= m.end) scan.scan_root_range(begin, end);
@@ -405,7 +451,7 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
 }  // namespace
 
 bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
-                      LeakScanStats* stats) {
+                      LeakScanStats* stats, RetentionGraph* retention) {
   LeakScanStats local;
   LeakScanStats& times = stats != nullptr ? *stats : local;
   const uint64_t cpu_start = thread_cpu_ns();
@@ -435,6 +481,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
   core::MmapArray<MapRegion> maps;
   core::MmapArray<core::sys::MemoryRange> own;
   core::MmapArray<core::sys::MemoryRange> readonly;
+  core::MmapArray<RootSource> sources;
   bool ok = snapshot_blocks(blocks, &times);
   mark = core::sys::monotonic_ns();
   ok = ok && read_proc_maps(maps);
@@ -458,9 +505,15 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     // The program's roots first, without the C runtime's; then the runtime's, whose blocks
     // that the program does not reach are the runtime's own (runtime_roots.h).
     if (have_runtime_roots) scan.set_excluded(runtime_roots.ranges(), runtime_roots.count());
+    if (retention != nullptr) {
+      g_sources = &sources;
+      (void)scan.keep_root_edges();  // without memory, the graph says it is incomplete
+    }
+    begin_source(scan, RootKind::kIgnored, 0, 0, 0);
     scan.mark_ignored();
     scan_roots(scan, blocks, maps, own, stack_top);
     if (have_runtime_roots) scan_open_streams(scan);
+    g_sources = nullptr;
     lap(&times.roots_ns);
     ok = scan.propagate();
     if (ok && have_runtime_roots) {
@@ -473,11 +526,19 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     lap(&times.mark_ns);
     ok = ok && scan.classify_unreached(allocation_sequence);
     lap(&times.cliques_ns);
+    // The graph reads the blocks again: before the threads resume.
+    if (ok && retention != nullptr &&
+        !retention->try_build(blocks, scan, sources.data(), sources.size(), name_data)) {
+      retention->clear();
+      diag("warning: no memory to find what holds the still-reachable blocks (retainers)");
+    }
+    lap(&times.retention_ns);
   }
   g_stopper.resume_all();
   times.cpu_ns = thread_cpu_ns() - cpu_start;
   times.blocks = blocks.size();
-  times.bytes = blocks.bytes_used() + scan.bytes_used();
+  times.bytes = blocks.bytes_used() + scan.bytes_used() +
+                (retention != nullptr ? retention->bytes_used() : 0);
   return ok;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/mmap_array.h"
 #include "runtime/leakcheck/reachability.h"
+#include "runtime/leakcheck/retention.h"
 
 namespace memtrack::rt {
 
@@ -22,6 +23,7 @@ struct LeakScanStats {
   uint64_t roots_ns = 0;    // scanning the roots
   uint64_t mark_ns = 0;     // scanning what the roots reach
   uint64_t cliques_ns = 0;  // forming the cliques of what is left
+  uint64_t retention_ns = 0;  // the retention graph, when asked for
   uint64_t cpu_ns = 0;      // CPU time of the scanning thread, all phases
 };
 
@@ -30,9 +32,11 @@ struct LeakScanStats {
 // `stack_top` is an address in the caller's frame: the calling thread's stack is scanned
 // from there up, so the scan's own frames are never roots. Returns false if it could not run
 // (out of memory, /proc unreadable); the caller then reports the blocks unclassified.
-// `stats`, if not null, receives the phases' times.
+// `stats`, if not null, receives the phases' times. `retention`, if not null, receives what
+// holds the still-reachable blocks (empty if memory for it ran out: a warning says so).
 [[nodiscard]] bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
-                                    LeakScanStats* /*out*/ stats);
+                                    LeakScanStats* /*out*/ stats,
+                                    RetentionGraph* /*out*/ retention = nullptr);
 
 // The runtime's own zero-initialised globals when it is linked into the executable (the
 // archive gathers them in one section): no root, like libmemtrack.so's image, which the

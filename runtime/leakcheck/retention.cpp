@@ -325,7 +325,14 @@ bool RetentionGraph::try_build(const ScanBlocks& blocks, const ReachabilityScan&
   }
   compute_dominators(blocks, scan);
   compute_retained(blocks);
-  return try_group(blocks, scan);
+  built_ = try_group(blocks, scan);
+  return built_;
+}
+
+void RetentionGraph::clear() {
+  retainers_.clear();
+  groups_.clear();
+  built_ = false;
 }
 
 long RetentionGraph::dominator_block(size_t index) const {

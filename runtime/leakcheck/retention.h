@@ -8,21 +8,15 @@
 #include <cstdint>
 
 #include "core/mmap_array.h"
+#include "core/result_format.h"
 #include "runtime/leakcheck/reachability.h"
 #include "runtime/leakcheck/scan_blocks.h"
 
 namespace memtrack::rt {
 
-// What a root range is, for naming the roots in it.
-enum class RootKind : uint8_t {
-  kData = 0,       // a module's writable data, or another writable mapping: named by symbol
-  kStack = 1,      // a thread's stack
-  kRegisters = 2,  // a thread's registers
-  kRegion = 3,     // a region the program registered (__lsan_register_root_region)
-  kIgnored = 4,    // blocks the program asked to ignore (__lsan_ignore_object, disabled)
-  kStream = 5,     // glibc's list of open FILE streams
-  kOldHeap = 6,    // heap memory allocated before memtrack attached
-};
+using core::result::HolderKind;
+using core::result::kNoRetainer;
+using core::result::RootKind;
 
 // One root range (or set of root words) as the scan read it; root edges name it by index.
 struct RootSource {
@@ -57,16 +51,6 @@ struct Retainer {
   uint64_t retained_blocks = 0;
 };
 
-// How the still-reachable blocks of one site are held: by the nearest block of another site
-// that dominates them, or by a retainer when no such block lies between, or by several roots
-// at once (no single root dominates them).
-enum class HolderKind : uint8_t {
-  kSite = 0,      // holder: the stack id of the dominating block's site
-  kRetainer = 1,  // holder: a retainer's index
-  kSeveral = 2,   // reached from more than one root: no single one keeps them
-  kRuntime = 3,   // reached only through the C runtime's roots, or not through a kept edge
-};
-
 struct RetentionGroup {
   uint32_t stack_id = 0;
   HolderKind holder_kind = HolderKind::kSite;
@@ -77,7 +61,6 @@ struct RetentionGroup {
   uint64_t retained_bytes = 0;  // what these blocks keep alive, themselves included
   uint64_t retained_blocks = 0;
 };
-inline constexpr uint32_t kNoRetainer = UINT32_MAX;
 
 class RetentionGraph {
  public:
@@ -87,6 +70,11 @@ class RetentionGraph {
   // if memory could not be mapped.
   [[nodiscard]] bool try_build(const ScanBlocks& blocks, const ReachabilityScan& scan,
                                const RootSource* sources, size_t source_count, DataNamer namer);
+
+  // Forgets everything built (after a failed try_build): no retainers, no groups.
+  void clear();
+  // Built, with at least its retainers and groups (false before try_build or after clear).
+  bool built() const { return built_; }
 
   const core::MmapArray<Retainer>& retainers() const { return retainers_; }
   const core::MmapArray<RetentionGroup>& groups() const { return groups_; }
@@ -134,6 +122,7 @@ class RetentionGraph {
   core::MmapArray<uint64_t> retained_bytes_;   // by postorder number
   core::MmapArray<uint32_t> retained_blocks_;  // by postorder number
   core::MmapArray<RetentionGroup> groups_;
+  bool built_ = false;
   uint32_t passes_ = 0;
   bool complete_ = true;
   uint64_t shared_bytes_ = 0;

@@ -27,7 +27,7 @@ void put_ms(core::TextBuffer& text, uint64_t ns) {
 // leak_scan_stats: where the scan's time went, and its working memory.
 void print_scan_stats(const LeakScanStats& stats) {
   const uint64_t total = stats.stop_ns + stats.collect_ns + stats.sort_ns + stats.maps_ns +
-                         stats.roots_ns + stats.mark_ns + stats.cliques_ns;
+                         stats.roots_ns + stats.mark_ns + stats.cliques_ns + stats.retention_ns;
   core::FixedText<400> line;
   line.str("leak scan: ").grouped(stats.blocks).plural(stats.blocks, " block").str(" in ");
   put_ms(line, total);
@@ -37,9 +37,10 @@ void print_scan_stats(const LeakScanStats& stats) {
   } phases[] = {{"stopping threads", stats.stop_ns}, {"copying", stats.collect_ns},
                 {"sorting", stats.sort_ns},          {"mappings", stats.maps_ns},
                 {"roots", stats.roots_ns},           {"marking", stats.mark_ns},
-                {"cliques", stats.cliques_ns}};
+                {"cliques", stats.cliques_ns},       {"retainers", stats.retention_ns}};
   line.str(" (");
   for (const auto& phase : phases) {
+    if (phase.ns == 0 && phase.name == phases[7].name) continue;  // retainers not asked for
     if (phase.name != phases[0].name) line.str(", ");
     line.str(phase.name).chr(' ');
     put_ms(line, phase.ns);
@@ -71,7 +72,8 @@ bool collect(LeakReport& report, uintptr_t stack_top) {
     ScanBlocks blocks;
     ReachabilityScan scan;
     LeakScanStats stats;
-    bool scanned = scan_live_blocks(blocks, scan, stack_top, &stats);
+    bool scanned = scan_live_blocks(blocks, scan, stack_top, &stats,
+                                    g_flags.retainers ? &report.retention() : nullptr);
     if (g_flags.leak_scan_stats) print_scan_stats(stats);
     if (scanned) {
       return report.try_collect_classified(blocks, scan.cliques(), stack_count, &scan);

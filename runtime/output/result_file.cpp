@@ -105,6 +105,11 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
   auto consider = [&](uint32_t id) { max_id = id > max_id ? id : max_id; };
   if (total_ids.size() > 0) consider(total_ids[total_ids.size() - 1]);
   for (const LeakGroup& g : report.groups()) consider(g.stack_id);
+  const core::MmapArray<RetentionGroup>& held = report.retention().groups();
+  for (const RetentionGroup& g : held) {
+    consider(g.stack_id);
+    if (g.holder_kind == HolderKind::kSite) consider(g.holder);
+  }
   for (const OpenFd& fd : fds.fds()) consider(fd.info.stack_id);
   if (crash_record().valid) consider(crash_record().stack_id);
   for (const ErrorEntry& e : errors) {
@@ -121,6 +126,10 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
     ok = ids.try_push_back(id) && ok;
   };
   for (const LeakGroup& g : report.groups()) add(g.stack_id);
+  for (const RetentionGroup& g : held) {
+    add(g.stack_id);
+    if (g.holder_kind == HolderKind::kSite) add(g.holder);
+  }
   if (crash_record().valid) add(crash_record().stack_id);
   for (const ErrorEntry& e : errors) {
     add(e.bad_stack);
@@ -181,6 +190,58 @@ void write_indirect(core::ResultWriter& w, LeakReport& report) {
       w.put_record(record);
     }
     ++index;
+  }
+}
+
+// A string of a retainer record: cut at 65535 bytes, "" for nullptr.
+uint16_t retainer_text_size(const char* text) {
+  size_t n = text == nullptr ? 0 : core::string_length(text);
+  return static_cast<uint16_t>(n > UINT16_MAX ? UINT16_MAX : n);
+}
+
+// Section 14: what holds the still-reachable blocks (retention.h).
+void write_retention(core::ResultWriter& w, const RetentionGraph& graph) {
+  uint64_t size = result::RetentionHead::kSize +
+                  uint64_t{result::RetentionGroupRecord::kSize} * graph.groups().size();
+  for (const Retainer& r : graph.retainers()) {
+    size += result::RetainerRecord::kSize + retainer_text_size(r.symbol) +
+            retainer_text_size(r.module);
+  }
+  w.begin_section(result::Section::kRetention, size);
+  result::RetentionHead head;
+  head.retainer_count = static_cast<uint32_t>(graph.retainers().size());
+  head.group_count = static_cast<uint32_t>(graph.groups().size());
+  head.flags = graph.complete() ? 0 : result::kRetentionApproximate;
+  head.passes = graph.passes();
+  head.shared_bytes = graph.shared_bytes();
+  head.shared_blocks = graph.shared_blocks();
+  w.put_record(head);
+  for (const Retainer& r : graph.retainers()) {
+    result::RetainerRecord record;
+    record.kind = r.kind;
+    record.symbol_size = retainer_text_size(r.symbol);
+    record.module_size = retainer_text_size(r.module);
+    record.tid = r.tid;
+    record.start = r.start;
+    record.size = r.size;
+    record.module_offset = r.module != nullptr ? r.module_offset : 0;
+    record.retained_bytes = r.retained_bytes;
+    record.retained_blocks = r.retained_blocks;
+    w.put_record(record);
+    if (record.symbol_size > 0) w.put_bytes(r.symbol, record.symbol_size);
+    if (record.module_size > 0) w.put_bytes(r.module, record.module_size);
+  }
+  for (const RetentionGroup& g : graph.groups()) {
+    result::RetentionGroupRecord record;
+    record.stack_id = g.stack_id;
+    record.holder_kind = g.holder_kind;
+    record.holder = g.holder;
+    record.root = g.root;
+    record.bytes = g.bytes;
+    record.blocks = g.blocks;
+    record.retained_bytes = g.retained_bytes;
+    record.retained_blocks = g.retained_blocks;
+    w.put_record(record);
   }
 }
 
@@ -353,6 +414,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     write_leaks(w, report);
     write_indirect(w, report);
     if (g_sampling.interval != 0) write_sampling(w, report);
+    if (report.retention().built()) write_retention(w, report.retention());
     if (g_flags.alloc_totals && running) write_stack_totals(w, total_ids);
     if (errors.size() > 0) write_errors(w, errors);
     if (g_flags.track_fds) write_resources(w, fds);

@@ -49,11 +49,14 @@ struct ModuleSymbols {
   size_t strings_size = 0;
   bool functions_tried = false;  // load_functions ran: only the report needs them sorted
   core::MmapArray<FunctionSymbol>* functions = nullptr;
+  bool objects_tried = false;  // likewise for the variables (retention reports only)
+  core::MmapArray<FunctionSymbol>* objects = nullptr;
 };
 
 constexpr int kMaxModules = 256;
 ModuleSymbols g_modules[kMaxModules];
 core::MmapArray<FunctionSymbol> g_function_arrays[kMaxModules];
+core::MmapArray<FunctionSymbol> g_object_arrays[kMaxModules];
 int g_module_count = 0;
 
 bool in_bounds(size_t offset, size_t size, size_t total) {
@@ -130,25 +133,37 @@ bool is_thumb(const ElfW(Sym) & sym) {
   return kIsArm32 && (sym.st_value & 1) != 0;
 }
 
-void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
+// A defined variable with a size and a name inside the string table.
+bool is_object(const ElfW(Sym) & sym, const SymbolTable& table) {
+  return ELF64_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF &&
+         sym.st_size != 0 && sym.st_name < table.strings_size;
+}
+
+// The module's symbols that `wanted` accepts, sorted by start.
+template <typename Wanted>
+bool load_symbols(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out, Wanted&& wanted) {
   SymbolTable table;
-  if (!find_symbols(mod, &table)) return;
+  if (!find_symbols(mod, &table)) return false;
   mod.strings = table.strings;
   mod.strings_size = table.strings_size;
   for (size_t i = 0; i < table.count; ++i) {
     const ElfW(Sym)& sym = table.symbols[i];
-    if (!is_function(sym, table)) continue;
+    if (!wanted(sym, table)) continue;
     if (!terminated_within(table.strings + sym.st_name, table.strings_size - sym.st_name)) {
       continue;
     }
-    bool thumb = is_thumb(sym);
+    bool thumb = ELF64_ST_TYPE(sym.st_info) != STT_OBJECT && is_thumb(sym);
     uintptr_t start = thumb ? sym.st_value - 1 : sym.st_value;
-    if (!out.try_push_back(FunctionSymbol{start, sym.st_size, sym.st_name, thumb})) return;
+    if (!out.try_push_back(FunctionSymbol{start, sym.st_size, sym.st_name, thumb})) break;
   }
   core::heap_sort(out.data(), out.size(), [](const FunctionSymbol& a, const FunctionSymbol& b) {
     return a.start < b.start;
   });
-  mod.functions = &out;
+  return true;
+}
+
+void load_functions(ModuleSymbols& mod, core::MmapArray<FunctionSymbol>& out) {
+  if (load_symbols(mod, out, is_function)) mod.functions = &out;
 }
 
 // Whether the string at `s` (at most `limit` bytes to the table's end) is `name`; reads no
@@ -228,10 +243,21 @@ const core::MmapArray<FunctionSymbol>* functions_of(ModuleSymbols& mod) {
   return mod.functions;
 }
 
-// Needs the module's functions loaded (functions_of).
-const FunctionSymbol* find_function(const ModuleSymbols& mod, uint64_t vaddr) {
-  if (mod.functions == nullptr || mod.functions->size() == 0) return nullptr;
-  const core::MmapArray<FunctionSymbol>& fns = *mod.functions;
+// The module's variables sorted by address, loaded on first use (nullptr if it has none).
+const core::MmapArray<FunctionSymbol>* objects_of(ModuleSymbols& mod) {
+  if (!mod.objects_tried && mod.file != nullptr) {
+    mod.objects_tried = true;
+    core::MmapArray<FunctionSymbol>& out = g_object_arrays[&mod - g_modules];
+    if (load_symbols(mod, out, is_object)) mod.objects = &out;
+  }
+  return mod.objects;
+}
+
+// The symbol of `symbols` (sorted by start) that covers vaddr, or nullptr.
+const FunctionSymbol* find_covering(const core::MmapArray<FunctionSymbol>* symbols,
+                                    uint64_t vaddr) {
+  if (symbols == nullptr || symbols->size() == 0) return nullptr;
+  const core::MmapArray<FunctionSymbol>& fns = *symbols;
   size_t lo = core::first_after(fns.data(), fns.size(), vaddr,
                                 [](const FunctionSymbol& fn) { return fn.start; });
   // Several symbols can share a start (aliases); any one that covers vaddr will do.
@@ -239,6 +265,11 @@ const FunctionSymbol* find_function(const ModuleSymbols& mod, uint64_t vaddr) {
     if (vaddr >= fns[i].start && vaddr - fns[i].start < fns[i].size) return &fns[i];
   }
   return nullptr;
+}
+
+// Needs the module's functions loaded (functions_of).
+const FunctionSymbol* find_function(const ModuleSymbols& mod, uint64_t vaddr) {
+  return find_covering(mod.functions, vaddr);
 }
 
 }  // namespace
@@ -263,6 +294,28 @@ SymbolInfo describe_address(uintptr_t pc, bool is_return_address) {
   if (fn != nullptr) {
     info.function = mod->strings + fn->name;
     info.function_offset = pc - map->l_addr - fn->start;
+  }
+  return info;
+}
+
+DataSymbolInfo describe_data_address(uintptr_t address) {
+  DataSymbolInfo info;
+  dl_find_object object{};
+  if (_dl_find_object(reinterpret_cast<void*>(address), &object) != 0 ||
+      object.dlfo_link_map == nullptr) {
+    return info;
+  }
+  const link_map* map = object.dlfo_link_map;
+  info.module =
+      map->l_name == nullptr || map->l_name[0] == '\0' ? main_program_path() : map->l_name;
+  info.module_offset = address - map->l_addr;
+  ModuleSymbols* mod = module_for(map);
+  if (mod == nullptr) return info;
+  const FunctionSymbol* symbol = find_covering(objects_of(*mod), address - map->l_addr);
+  if (symbol != nullptr) {
+    info.name = mod->strings + symbol->name;
+    info.start = symbol->start + map->l_addr;
+    info.size = symbol->size;
   }
   return info;
 }

@@ -19,6 +19,17 @@ struct SymbolInfo {
 // return addresses), so the lookup uses pc - 1, which lies inside the call instruction.
 SymbolInfo describe_address(uintptr_t pc, bool is_return_address);
 
+// The variable (a defined object symbol of .symtab, else .dynsym) whose bytes hold the data
+// address `address`, in the module whose mapping holds it.
+struct DataSymbolInfo {
+  const char* module = nullptr;  // path of the module, or nullptr outside every module
+  uintptr_t module_offset = 0;   // address relative to the module's load bias
+  const char* name = nullptr;    // mangled name, or nullptr (no symbol covers it)
+  uintptr_t start = 0;           // the symbol's run-time address
+  uint64_t size = 0;
+};
+DataSymbolInfo describe_data_address(uintptr_t address);
+
 // The run-time address of the function `name` in the main program's symbol table (.symtab,
 // else .dynsym), or 0. Used to find memtrack_default_options() without -rdynamic. The names
 // of LeakSanitizer's and memtrack's option functions are looked up together on the first

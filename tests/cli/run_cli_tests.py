@@ -57,6 +57,7 @@ import test_scan_edges  # noqa: E402,F401
 import test_startup  # noqa: E402,F401
 import test_static_link  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
+import test_retainers  # noqa: E402,F401
 import test_sarif  # noqa: E402,F401
 import test_suppressions  # noqa: E402,F401
 import test_ui  # noqa: E402,F401

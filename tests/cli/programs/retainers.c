@@ -1,0 +1,80 @@
+// Known heap graphs for memtrack run --show-retainers (test_retainers.py): each root and
+// what it alone keeps is fixed, so the dominator tree's numbers are exact.
+//  - g_table: a global table of 8 lists of 4 nodes each (a map of lists): 1 + 8 * 4 blocks.
+//  - a cache only a thread's stack keeps (3 blocks), and a cycle of 5 blocks behind a
+//    thread-local pointer of the same thread, which waits at exit (its static TLS lies in its
+//    stack mapping, so both count for its stack). The main thread's TLS would not do: glibc
+//    places it where neither memcheck nor memtrack looks, and both call such a cycle lost.
+//  - a block two globals point to (g_first, g_second): neither keeps it alone, nor its child.
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct node {
+  struct node* next;
+  char payload[40];  // 48 bytes a node
+};
+
+struct node** g_table;
+void* g_first;
+void* g_second;
+static __thread struct node* t_ring;
+static pthread_barrier_t g_ready;
+
+__attribute__((noinline)) struct node* new_node(struct node* next) {
+  struct node* n = malloc(sizeof(struct node));
+  memset(n->payload, 0, sizeof(n->payload));
+  n->next = next;
+  return n;
+}
+
+__attribute__((noinline)) void build_table(void) {
+  g_table = calloc(8, sizeof(struct node*));  // 64 bytes
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 4; ++j) g_table[i] = new_node(g_table[i]);
+  }
+}
+
+__attribute__((noinline)) void* make_cache(void) {
+  void** cache = malloc(3 * sizeof(void*));  // 24 bytes holding two 100-byte blocks
+  cache[0] = malloc(100);
+  cache[1] = malloc(100);
+  cache[2] = NULL;
+  return cache;
+}
+
+__attribute__((noinline)) void build_ring(void) {
+  struct node* first = new_node(NULL);
+  struct node* last = first;
+  for (int i = 0; i < 4; ++i) last = new_node(last);
+  first->next = last;  // a cycle of 5
+  t_ring = last;
+}
+
+static void* cache_thread(void* arg) {
+  (void)arg;
+  void* volatile cache = make_cache();
+  build_ring();
+  pthread_barrier_wait(&g_ready);
+  for (;;) pause();  // holds its cache until the process exits
+  return cache;
+}
+
+__attribute__((noinline)) void build_shared(void) {
+  void** shared = malloc(2 * sizeof(void*));  // 16 bytes holding a 32-byte child
+  shared[0] = malloc(32);
+  shared[1] = NULL;
+  g_first = shared;
+  g_second = shared;
+}
+
+int main(void) {
+  pthread_barrier_init(&g_ready, NULL, 2);
+  build_table();
+  build_shared();
+  pthread_t thread;
+  pthread_create(&thread, NULL, cache_thread, NULL);
+  pthread_barrier_wait(&g_ready);
+  return 0;
+}
