@@ -290,6 +290,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"scan_registers", FlagType::kBool, "true"},
       {"scan_root_regions", FlagType::kBool, "true"},
       {"leak_scan_stats", FlagType::kBool, "false"},
+      {"retainers", FlagType::kBool, "false"},
       {"show_reachable", FlagType::kBool, "false"},
       {"glibc_malloc", FlagType::kBool, "false"},
       {"detect_misuse", FlagType::kBool, "true"},

@@ -81,8 +81,10 @@ enum class RootKind : uint8_t {
   kIgnored = 4,    // blocks the program asked to ignore (__lsan_ignore_object, disabled)
   kStream = 5,     // glibc's list of open FILE streams
   kOldHeap = 6,    // heap memory allocated before memtrack attached
+  kTls = 7,        // a thread's static TLS and descriptor (above its outermost frame)
 };
-inline constexpr uint8_t kMaxRootKind = 6;
+inline constexpr uint8_t kMaxRootKind = 7;
+inline constexpr uint32_t kNoFrame = UINT32_MAX;  // RetainerRecord::frame
 
 // Section 14: what holds the still-reachable blocks of a retention group. A block of another
 // site that dominates them, or a root when no such block lies between, or several roots at

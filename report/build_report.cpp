@@ -124,6 +124,9 @@ Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) 
     Retainer out;
     out.kind = r.kind;
     out.tid = r.tid;
+    out.frame = r.frame;
+    // The innermost frame is where the thread was stopped; the others are return addresses.
+    if (r.frame != core::result::kNoFrame) out.function = symbolize(r.pc, r.frame > 0);
     out.address = r.start;
     out.size = r.size;
     out.symbol = r.symbol.empty() ? "" : symbolize::demangle(r.symbol);
@@ -141,8 +144,8 @@ Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) 
     if (runtime_sites.contains(g.stack_id)) continue;
     retention.groups.push_back({g.stack_id, g.holder_kind, g.holder, g.root, g.bytes, g.blocks,
                                 g.retained_bytes, g.retained_blocks});
-    for (uint32_t id : {g.stack_id, g.holder_kind == core::result::HolderKind::kSite ? g.holder
-                                                                                   : g.stack_id}) {
+    for (uint32_t id :
+         {g.stack_id, g.holder_kind == core::result::HolderKind::kSite ? g.holder : g.stack_id}) {
       if (!retention.sites.contains(id)) retention.sites[id] = symbolize_stack(file, id, symbolize);
     }
   }

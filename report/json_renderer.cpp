@@ -187,7 +187,7 @@ void write_strings(JsonText& j, const std::vector<std::string>& strings) {
 // group with what holds it (docs/json-schema.md, "retention").
 void write_retention(JsonText& j, const Retention& retention, uint32_t pid) {
   static constexpr const char* kRootKinds[] = {"data",    "stack",  "registers", "region",
-                                               "ignored", "stream", "old_heap"};
+                                               "ignored", "stream", "old_heap",  "tls"};
   static constexpr const char* kHolderKinds[] = {"site", "root", "several_roots", "runtime"};
   j.begin_object();
   j.member("approximate", retention.approximate);
@@ -204,6 +204,7 @@ void write_retention(JsonText& j, const Retention& retention, uint32_t pid) {
     j.member("address", hex(r.address));
     j.member("size", r.size);
     j.member("thread", r.tid);
+    if (r.frame != core::result::kNoFrame) j.member("frame", r.frame);
     j.member("retained_bytes", r.retained_bytes);
     j.member("retained_blocks", r.retained_blocks);
     j.end_object();

@@ -198,6 +198,21 @@ Report schema_coverage_report() {
   used.pid = 4246;
   used.used_suppressions = {UsedSuppression{"leak:vendor_init", "app.supp:3", 1, 100, 1, 0}};
   r.processes.push_back(used);
+  ProcessReport held = sample_process();  // --show-retainers
+  held.pid = 4247;
+  Retention retention;
+  Retainer global;
+  global.symbol = "g_table";
+  global.module = "/usr/bin/app";
+  global.retained_bytes = 1600;
+  global.retained_blocks = 33;
+  retention.retainers.push_back(global);
+  retention.groups.push_back({7, core::result::HolderKind::kSite, 8, 0, 1536, 32, 1536, 32});
+  retention.groups.push_back({8, core::result::HolderKind::kRetainer, 0, 0, 64, 1, 1600, 33});
+  retention.sites[7] = held.leaks[0].stack;
+  retention.sites[8] = held.leaks[0].stack;
+  held.retention = retention;
+  r.processes.push_back(held);
   ProcessReport sampled = sample_process();  // the sampled mode: estimates by site
   sampled.pid = 4247;
   sampled.sample_interval = 524288;
@@ -220,7 +235,7 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 112u);
+  EXPECT_EQ(fields.size(), 140u);
   EXPECT_EQ(load_documented_fields(true).size(), 29u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
@@ -233,6 +248,8 @@ TEST(JsonSchemaDoc, TableIsReadable) {
                 {"processes[].errors[].alloc_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].errors[].free_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].resources[].stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].retention.groups[].stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].retention.groups[].holder_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].crash.stack[]", "processes[].leaks[].stack[]"},
                 {"checks[]", "processes[]"},
             }));

@@ -152,7 +152,11 @@ struct UsedSuppression {
 // them in the heap's dominator tree (docs/retention.md).
 struct Retainer {
   core::result::RootKind kind = core::result::RootKind::kData;
-  uint32_t tid = 0;  // the thread of a stack or registers
+  uint32_t tid = 0;  // the thread of a stack, TLS or registers
+  // A stack's frame (0 innermost) and the function it was in (innermost inlined call first),
+  // or core::result::kNoFrame for a whole stack.
+  uint32_t frame = core::result::kNoFrame;
+  std::vector<Frame> function;
   uint64_t address = 0;
   uint64_t size = 0;
   std::string symbol;  // the variable, demangled; "" if no symbol covers it
@@ -164,7 +168,7 @@ struct Retainer {
 struct RetentionGroup {
   uint32_t stack_id = 0;  // the blocks' site: a key of Retention::sites
   core::result::HolderKind holder_kind = core::result::HolderKind::kSite;
-  uint32_t holder = 0;                       // a site's stack id, or a retainer's index
+  uint32_t holder = 0;                        // a site's stack id, or a retainer's index
   uint32_t root = core::result::kNoRetainer;  // the retainer at the top, if one alone holds them
   uint64_t bytes = 0, blocks = 0;
   uint64_t retained_bytes = 0, retained_blocks = 0;  // what they keep alive, themselves included
@@ -174,7 +178,7 @@ struct Retention {
   std::vector<Retainer> retainers;     // as the file lists them (groups refer by index)
   std::vector<RetentionGroup> groups;  // most bytes first; the C/C++ runtime's own left out
   std::map<uint32_t, std::vector<Frame>> sites;  // the groups' and holders' stacks
-  bool approximate = false;  // some holders may be too deep (result file flag)
+  bool approximate = false;                      // some holders may be too deep (result file flag)
   uint32_t passes = 0;
   uint64_t shared_bytes = 0, shared_blocks = 0;  // reachable from several roots, none alone
 };
@@ -206,7 +210,7 @@ struct ProcessReport {
   std::vector<AllocationTotal> allocation_totals;
   bool allocation_totals_incomplete = false;
   std::optional<Retention> retention;  // with retainers only
-  bool has_leak_data = true;  // false: the process left no result file (notes say why)
+  bool has_leak_data = true;           // false: the process left no result file (notes say why)
   // Why a report of a running process was made ("on-demand leak check 2"); "" for the
   // report at exit.
   std::string occasion;

@@ -160,7 +160,7 @@ struct ResultFile {
   };
   struct RawRetention {
     core::result::RetentionHead head;
-    std::vector<RawRetainer> retainers;                         // in file order
+    std::vector<RawRetainer> retainers;                      // in file order
     std::vector<core::result::RetentionGroupRecord> groups;  // in file order
   };
   std::optional<RawRetention> retention;

@@ -76,15 +76,21 @@ std::string retainer_name(const Retainer& r, uint32_t pid) {
     case RootKind::kData:
       if (!r.symbol.empty()) {
         return r.module.empty() ? fmt::format("global {}", r.symbol)
-                                : fmt::format("global {} ({})", r.symbol,
-                                              path_basename(r.module));
+                                : fmt::format("global {} ({})", r.symbol, path_basename(r.module));
       }
       if (!r.module.empty()) {
         return fmt::format("data of {}+{}", path_basename(r.module), hex(r.module_offset));
       }
       return fmt::format("anonymous mapping {}-{}", hex(r.address), hex(r.address + r.size));
     case RootKind::kStack:
+      if (r.frame != core::result::kNoFrame && !r.function.empty()) {
+        // The outermost of the inlined calls is the frame's own function.
+        return fmt::format("{} stack, frame #{} {}", thread_phrase(r.tid, pid), r.frame,
+                           site_phrase({r.function.back()}));
+      }
       return thread_phrase(r.tid, pid) + " stack";
+    case RootKind::kTls:
+      return thread_phrase(r.tid, pid) + " TLS";
     case RootKind::kRegisters:
       return thread_phrase(r.tid, pid) + " registers";
     case RootKind::kRegion:
@@ -141,7 +147,8 @@ std::string holder_chain(const Retention& retention, const RetentionGroup& group
       at = nullptr;
       break;
     }
-    parts.push_back(fmt::format("{} allocated at {}", amount(holder->bytes, holder->blocks), where));
+    parts.push_back(
+        fmt::format("{} allocated at {}", amount(holder->bytes, holder->blocks), where));
     at = holder;
   }
   std::string top;
@@ -161,13 +168,13 @@ std::string holder_chain(const Retention& retention, const RetentionGroup& group
   return chain;
 }
 
-std::vector<std::string> retention_lines(const Retention& retention, uint32_t pid,
-                                         size_t max_roots, size_t max_sites) {
+std::vector<std::string> retention_lines(const Retention& retention, uint32_t pid, size_t max_roots,
+                                         size_t max_sites) {
   std::vector<std::string> lines;
   if (retention.groups.empty()) return lines;
-  lines.push_back(fmt::format(
-      "RETAINED MEMORY: what keeps the still-reachable blocks alive{}",
-      retention.approximate ? " (approximate: some holders may be too deep)" : ""));
+  lines.push_back(
+      fmt::format("RETAINED MEMORY: what keeps the still-reachable blocks alive{}",
+                  retention.approximate ? " (approximate: some holders may be too deep)" : ""));
   std::vector<const Retainer*> roots;
   for (const Retainer& r : retention.retainers) {
     if (r.retained_blocks > 0) roots.push_back(&r);
@@ -177,11 +184,13 @@ std::vector<std::string> retention_lines(const Retention& retention, uint32_t pi
   });
   lines.push_back("roots by what they alone keep alive:");
   for (size_t i = 0; i < roots.size() && i < max_roots; ++i) {
-    lines.push_back(fmt::format("  {}: {}", amount(roots[i]->retained_bytes, roots[i]->retained_blocks),
+    lines.push_back(fmt::format("  {}: {}",
+                                amount(roots[i]->retained_bytes, roots[i]->retained_blocks),
                                 retainer_name(*roots[i], pid)));
   }
   if (roots.size() > max_roots) {
-    lines.push_back(fmt::format("  and {}", count_of(roots.size() - max_roots, "more root", "more roots")));
+    lines.push_back(
+        fmt::format("  and {}", count_of(roots.size() - max_roots, "more root", "more roots")));
   }
   if (retention.shared_blocks > 0) {
     lines.push_back(fmt::format("  {}: reachable from several roots, kept by none alone",
@@ -197,14 +206,14 @@ std::vector<std::string> retention_lines(const Retention& retention, uint32_t pi
     it->second.first += g.bytes;
     it->second.second += g.blocks;
   }
-  std::stable_sort(sites.begin(), sites.end(), [&](uint32_t a, uint32_t b) {
-    return totals[a].first > totals[b].first;
-  });
+  std::stable_sort(sites.begin(), sites.end(),
+                   [&](uint32_t a, uint32_t b) { return totals[a].first > totals[b].first; });
   for (size_t i = 0; i < sites.size() && i < max_sites; ++i) {
     const uint32_t site = sites[i];
     auto frames = retention.sites.find(site);
-    lines.push_back(fmt::format("  {} allocated at {}", amount(totals[site].first, totals[site].second),
-                                frames != retention.sites.end() ? site_phrase(frames->second) : "?"));
+    lines.push_back(
+        fmt::format("  {} allocated at {}", amount(totals[site].first, totals[site].second),
+                    frames != retention.sites.end() ? site_phrase(frames->second) : "?"));
     size_t shown = 0;
     size_t more = 0;
     for (const RetentionGroup& g : retention.groups) {
@@ -222,7 +231,8 @@ std::vector<std::string> retention_lines(const Retention& retention, uint32_t pi
     }
   }
   if (sites.size() > max_sites) {
-    lines.push_back(fmt::format("  and {}", count_of(sites.size() - max_sites, "more site", "more sites")));
+    lines.push_back(
+        fmt::format("  and {}", count_of(sites.size() - max_sites, "more site", "more sites")));
   }
   return lines;
 }

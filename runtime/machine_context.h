@@ -55,6 +55,21 @@ inline uintptr_t context_sp(const ucontext_t* uc) {
 #error "memtrack's runtime supports x86-64, aarch64 and 32-bit ARM"
 #endif
 
+// The program counter, stack pointer and frame pointer among context_registers' words.
+#if defined(__x86_64__)
+inline constexpr size_t kPcRegister = REG_RIP;
+inline constexpr size_t kSpRegister = REG_RSP;
+inline constexpr size_t kFpRegister = REG_RBP;
+#elif defined(__aarch64__)
+inline constexpr size_t kPcRegister = 32;
+inline constexpr size_t kSpRegister = 31;
+inline constexpr size_t kFpRegister = 29;
+#else
+inline constexpr size_t kPcRegister = 15;
+inline constexpr size_t kSpRegister = 13;
+inline constexpr size_t kFpRegister = 11;
+#endif
+
 // Copies the interrupted thread's general-purpose registers (kContextRegisters words).
 inline void context_registers(const ucontext_t* uc, uintptr_t* /*out*/ registers) {
   const auto* words = context_words(uc);

@@ -36,11 +36,13 @@ const RuntimeRoots* g_runtime_roots = nullptr;
 // The root sources of the scan in progress when it keeps root edges for the retention graph
 // (nullptr otherwise), under the report lock.
 core::MmapArray<RootSource>* g_sources = nullptr;
+core::MmapArray<FrameSpan>* g_frames = nullptr;  // the stacks' frames of g_sources
+// Frames walked per stack, for naming the roots in it.
+constexpr int kMaxNamedFrames = 256;
 
 // Root words read from now on belong to a new source (retention.h). Without memory for it,
 // they count in the previous one.
-void begin_source(ReachabilityScan& scan, RootKind kind, int tid, uintptr_t start,
-                  uintptr_t end) {
+void begin_source(ReachabilityScan& scan, RootKind kind, int tid, uintptr_t start, uintptr_t end) {
   if (g_sources == nullptr) return;
   RootSource source;
   source.kind = kind;
@@ -50,6 +52,26 @@ void begin_source(ReachabilityScan& scan, RootKind kind, int tid, uintptr_t star
   if (g_sources->try_push_back(source)) {
     scan.set_root_source(static_cast<uint32_t>(g_sources->size() - 1));
   }
+}
+
+// The current stack source's frames: the thread's from its registers (`regs` null: the calling
+// thread's own) up to `stack_end`, and where its TLS lies.
+void add_stack_frames(const uintptr_t* regs, uintptr_t sp, uintptr_t stack_end,
+                      uintptr_t thread_pointer) {
+  if (g_sources == nullptr || g_frames == nullptr || g_sources->size() == 0) return;
+  FrameSpan walked[kMaxNamedFrames];
+  bool complete = false;
+  int count = regs == nullptr ? walk_own_frames(stack_end, walked, kMaxNamedFrames, &complete)
+                              : walk_frames_from(regs[kPcRegister], sp, regs[kFpRegister],
+                                                 stack_end, walked, kMaxNamedFrames, &complete);
+  RootSource& source = (*g_sources)[g_sources->size() - 1];
+  source.first_frame = static_cast<uint32_t>(g_frames->size());
+  for (int i = 0; i < count; ++i) {
+    if (!g_frames->try_push_back(walked[i])) return;  // the source keeps no frames
+  }
+  source.frame_count = static_cast<uint32_t>(count);
+  source.frames_complete = complete;
+  source.thread_pointer = thread_pointer;
 }
 
 DataSymbol name_data(uintptr_t address) {
@@ -160,9 +182,12 @@ void scan_without_own(ReachabilityScan& scan, uintptr_t begin, uintptr_t end,
   if (cursor < end) scan_resident(scan, cursor, end);
 }
 
-// A stopped thread's stack pointer, if it lies in [begin, end), and the thread; the red zone
-// below it (128 bytes on x86-64) may hold live values too.
-uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp, int* tid) {
+// A stopped thread's stack pointer, if it lies in [begin, end), and the thread (*thread null
+// for the calling thread); the red zone below it (128 bytes on x86-64) may hold live values
+// too.
+uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp, int* tid,
+                           const StoppedThread** thread) {
+  *thread = nullptr;
   if (self_sp >= begin && self_sp < end) {
     *tid = core::sys::current_tid();
     return self_sp;
@@ -171,6 +196,7 @@ uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp, in
     const StoppedThread& t = g_stopper.thread(i);
     if (!t.captured || t.sp < begin || t.sp >= end) continue;
     *tid = t.tid;
+    *thread = &t;
     return t.sp - 128 < begin ? begin : t.sp - 128;
   }
   return 0;
@@ -395,9 +421,16 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
       return;
     }
     int tid = 0;
-    uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp, &tid);
+    const StoppedThread* thread = nullptr;
+    uintptr_t sp = stack_pointer_in(m.start, m.end, self_sp, &tid, &thread);
     if (sp != 0) {
       begin_source(scan, RootKind::kStack, tid, m.start, m.end);
+      if (thread != nullptr) {
+        add_stack_frames(thread->regs, thread->sp, m.end, thread->thread_pointer);
+      } else {
+        add_stack_frames(nullptr, 0, m.end,
+                         reinterpret_cast<uintptr_t>(__builtin_thread_pointer()));
+      }
       if (g_flags.scan_stacks) scan_without_own(scan, sp, m.end, own);
       return;
     }
@@ -482,6 +515,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
   core::MmapArray<core::sys::MemoryRange> own;
   core::MmapArray<core::sys::MemoryRange> readonly;
   core::MmapArray<RootSource> sources;
+  core::MmapArray<FrameSpan> frames;
   bool ok = snapshot_blocks(blocks, &times);
   mark = core::sys::monotonic_ns();
   ok = ok && read_proc_maps(maps);
@@ -507,6 +541,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     if (have_runtime_roots) scan.set_excluded(runtime_roots.ranges(), runtime_roots.count());
     if (retention != nullptr) {
       g_sources = &sources;
+      g_frames = &frames;
       (void)scan.keep_root_edges();  // without memory, the graph says it is incomplete
     }
     begin_source(scan, RootKind::kIgnored, 0, 0, 0);
@@ -514,6 +549,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     scan_roots(scan, blocks, maps, own, stack_top);
     if (have_runtime_roots) scan_open_streams(scan);
     g_sources = nullptr;
+    g_frames = nullptr;
     lap(&times.roots_ns);
     ok = scan.propagate();
     if (ok && have_runtime_roots) {
@@ -527,12 +563,14 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     ok = ok && scan.classify_unreached(allocation_sequence);
     lap(&times.cliques_ns);
     // The graph reads the blocks again: before the threads resume.
-    if (ok && retention != nullptr &&
-        !retention->try_build(blocks, scan, sources.data(), sources.size(), name_data)) {
-      retention->clear();
-      diag("warning: no memory to find what holds the still-reachable blocks (retainers)");
+    if (ok && retention != nullptr) {
+      if (!retention->try_build(blocks, scan, sources.data(), sources.size(), name_data,
+                                frames.data())) {
+        retention->clear();
+        diag("warning: no memory to find what holds the still-reachable blocks (retainers)");
+      }
+      lap(&times.retention_ns);
     }
-    lap(&times.retention_ns);
   }
   g_stopper.resume_all();
   times.cpu_ns = thread_cpu_ns() - cpu_start;

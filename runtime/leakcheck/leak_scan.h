@@ -15,16 +15,16 @@ namespace memtrack::rt {
 // Where one scan's time went (nanoseconds per phase), and its working memory.
 struct LeakScanStats {
   uint64_t blocks = 0;
-  uint64_t bytes = 0;       // the block array, its index, the work list and the cliques
-  uint64_t stop_ns = 0;     // stopping the other threads
-  uint64_t collect_ns = 0;  // copying the allocation table
-  uint64_t sort_ns = 0;     // sorting by address
-  uint64_t maps_ns = 0;     // reading /proc/self/maps and memtrack's own mappings
-  uint64_t roots_ns = 0;    // scanning the roots
-  uint64_t mark_ns = 0;     // scanning what the roots reach
-  uint64_t cliques_ns = 0;  // forming the cliques of what is left
+  uint64_t bytes = 0;         // the block array, its index, the work list and the cliques
+  uint64_t stop_ns = 0;       // stopping the other threads
+  uint64_t collect_ns = 0;    // copying the allocation table
+  uint64_t sort_ns = 0;       // sorting by address
+  uint64_t maps_ns = 0;       // reading /proc/self/maps and memtrack's own mappings
+  uint64_t roots_ns = 0;      // scanning the roots
+  uint64_t mark_ns = 0;       // scanning what the roots reach
+  uint64_t cliques_ns = 0;    // forming the cliques of what is left
   uint64_t retention_ns = 0;  // the retention graph, when asked for
-  uint64_t cpu_ns = 0;      // CPU time of the scanning thread, all phases
+  uint64_t cpu_ns = 0;        // CPU time of the scanning thread, all phases
 };
 
 // Fills `blocks` with every live block, sorted by address, and classifies them: their states

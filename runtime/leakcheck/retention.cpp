@@ -40,14 +40,38 @@ bool RetentionGraph::member(const ScanBlocks& blocks, const ReachabilityScan& sc
   return blocks.state(index) == BlockState::kReachable && !scan.runtime_held(index);
 }
 
-// Retainers: the root edges grouped by what they lie in (a variable of a module, else their
-// source), in the order of their keys.
-bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan,
-                                           const RootSource* sources, size_t source_count,
-                                           DataNamer namer) {
+namespace {
+
+// Where in a stack's source a root word lies: a frame's number, kTlsPart (the thread's static
+// TLS and descriptor), or kWholeStack (its frames are not known there).
+constexpr uintptr_t kTlsPart = UINTPTR_MAX - 1;
+constexpr uintptr_t kWholeStack = UINTPTR_MAX;
+uintptr_t stack_part(const RootSource& source, const FrameSpan* frames, uintptr_t address) {
+  if (frames == nullptr || source.frame_count == 0) return kWholeStack;
+  const FrameSpan* own = frames + source.first_frame;
+  for (uint32_t f = 0; f < source.frame_count; ++f) {
+    if (address < own[f].cfa) return f;
+  }
+  // x86-64 and aarch64 glibc put a thread's static TLS and its descriptor at the top of its
+  // stack mapping, above the outermost frame, around the thread pointer.
+  constexpr uintptr_t kDescriptorReach = 4096;
+  if (source.frames_complete && source.thread_pointer != 0 &&
+      address < source.thread_pointer + kDescriptorReach) {
+    return kTlsPart;
+  }
+  return kWholeStack;
+}
+
+}  // namespace
+
+// Retainers: the root edges grouped by what they lie in (a variable of a module, a stack's
+// frame, else their source), in the order of their keys.
+bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan, const RootSource* sources,
+                                           size_t source_count, DataNamer namer,
+                                           const FrameSpan* frames) {
   struct Keyed {
     uint64_t group;   // the source, or kSymbolGroup for a variable
-    uintptr_t start;  // the variable's start within kSymbolGroup
+    uintptr_t start;  // the variable's start within kSymbolGroup; a stack's part (stack_part)
     uint32_t edge;
   };
   constexpr uint64_t kSymbolGroup = UINT64_MAX;
@@ -61,6 +85,8 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan,
         namer != nullptr) {
       DataSymbol symbol = namer(edge.address);
       if (symbol.name != nullptr) k = Keyed{kSymbolGroup, symbol.start, static_cast<uint32_t>(e)};
+    } else if (edge.source < source_count && sources[edge.source].kind == RootKind::kStack) {
+      k.start = stack_part(sources[edge.source], frames, edge.address);
     }
     (void)keyed.try_push_back(k);
   }
@@ -72,8 +98,8 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan,
   if (!retainer_targets_.try_reserve(keyed.size() + 1)) return false;
   for (size_t i = 0; i < keyed.size(); ++i) {
     const ReachabilityScan::RootEdge& edge = edges[keyed[i].edge];
-    bool first = i == 0 || keyed[i].group != keyed[i - 1].group ||
-                 keyed[i].start != keyed[i - 1].start;
+    bool first =
+        i == 0 || keyed[i].group != keyed[i - 1].group || keyed[i].start != keyed[i - 1].start;
     if (first) {
       Retainer r;
       r.source = edge.source;
@@ -83,6 +109,13 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan,
         r.tid = source.tid;
         r.start = source.start;
         r.size = source.end - source.start;
+      }
+      if (r.kind == RootKind::kStack && keyed[i].start == kTlsPart) {
+        r.kind = RootKind::kTls;
+      } else if (r.kind == RootKind::kStack && keyed[i].start != kWholeStack) {
+        const RootSource& source = sources[edge.source];
+        r.frame = static_cast<uint32_t>(keyed[i].start);
+        r.pc = frames[source.first_frame + r.frame].pc;
       }
       if (r.kind == RootKind::kData && namer != nullptr) {
         DataSymbol symbol = namer(keyed[i].group == kSymbolGroup ? keyed[i].start : r.start);
@@ -310,11 +343,12 @@ bool RetentionGraph::try_group(const ScanBlocks& blocks, const ReachabilityScan&
 }
 
 bool RetentionGraph::try_build(const ScanBlocks& blocks, const ReachabilityScan& scan,
-                               const RootSource* sources, size_t source_count, DataNamer namer) {
+                               const RootSource* sources, size_t source_count, DataNamer namer,
+                               const FrameSpan* frames) {
   block_count_ = blocks.size();
   if (block_count_ + 1 >= kExitBit) return false;
   complete_ = scan.root_edges_complete();
-  if (!try_collect_retainers(scan, sources, source_count, namer)) return false;
+  if (!try_collect_retainers(scan, sources, source_count, namer, frames)) return false;
   if (block_count_ + retainers_.size() + 1 >= kExitBit) return false;
   root_node_ = static_cast<uint32_t>(block_count_ + retainers_.size());
   if (!try_order(blocks, scan)) return false;
@@ -345,7 +379,7 @@ uint32_t RetentionGraph::dominating_retainer(size_t index) const {
   if (index >= block_count_ || number_[index] == kUnset) return kNoRetainer;
   const uint32_t node = order_[idom_[number_[index]]];
   return node >= block_count_ && node != root_node_ ? node - static_cast<uint32_t>(block_count_)
-                                                     : kNoRetainer;
+                                                    : kNoRetainer;
 }
 
 uint64_t RetentionGraph::retained_bytes(size_t index) const {

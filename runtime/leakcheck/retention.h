@@ -11,6 +11,7 @@
 #include "core/result_format.h"
 #include "runtime/leakcheck/reachability.h"
 #include "runtime/leakcheck/scan_blocks.h"
+#include "runtime/unwind/fast_unwind.h"
 
 namespace memtrack::rt {
 
@@ -21,9 +22,16 @@ using core::result::RootKind;
 // One root range (or set of root words) as the scan read it; root edges name it by index.
 struct RootSource {
   RootKind kind = RootKind::kData;
-  uint32_t tid = 0;    // the thread of a stack or of registers
+  uint32_t tid = 0;     // the thread of a stack or of registers
   uintptr_t start = 0;  // the range (0, 0 for registers, ignored blocks and streams)
   uintptr_t end = 0;
+  // A stack's frames (walk_frames_from), in the scan's frame array: a root word lies in the
+  // first frame whose CFA is above it. Above the last CFA of a complete walk, up to the
+  // thread pointer's page, lie the thread's static TLS and descriptor.
+  uint32_t first_frame = 0;
+  uint32_t frame_count = 0;
+  bool frames_complete = false;
+  uintptr_t thread_pointer = 0;
 };
 
 // The variable a root word of kind kData lies in, as the module's symbol table names it.
@@ -40,9 +48,11 @@ using DataNamer = DataSymbol (*)(uintptr_t address);
 // retention graph's nodes just below its virtual root.
 struct Retainer {
   RootKind kind = RootKind::kData;
-  uint32_t source = 0;     // its RootSource
-  uint32_t tid = 0;        // the source's thread
-  uintptr_t start = 0;     // the variable (symbol) or the source's range
+  uint32_t source = 0;                      // its RootSource
+  uint32_t tid = 0;                         // the source's thread
+  uint32_t frame = core::result::kNoFrame;  // a stack's frame (0 innermost), or the whole stack
+  uintptr_t pc = 0;                         // where that frame was
+  uintptr_t start = 0;                      // the variable (symbol) or the source's range
   uint64_t size = 0;
   const char* symbol = nullptr;  // mangled name of the variable, or nullptr
   const char* module = nullptr;  // the module its address lies in, or nullptr
@@ -66,10 +76,11 @@ class RetentionGraph {
  public:
   // Builds the graph of the program's reachable blocks (state kReachable, not held by the C
   // runtime) from `scan`'s root edges, computes the dominator tree and the retained sizes,
-  // and groups the blocks. `namer` names kData root words (nullptr: by source). Returns false
-  // if memory could not be mapped.
+  // and groups the blocks. `namer` names kData root words (nullptr: by source); `frames` holds
+  // the stacks' frames the sources refer to. Returns false if memory could not be mapped.
   [[nodiscard]] bool try_build(const ScanBlocks& blocks, const ReachabilityScan& scan,
-                               const RootSource* sources, size_t source_count, DataNamer namer);
+                               const RootSource* sources, size_t source_count, DataNamer namer,
+                               const FrameSpan* frames = nullptr);
 
   // Forgets everything built (after a failed try_build): no retainers, no groups.
   void clear();
@@ -100,7 +111,8 @@ class RetentionGraph {
  private:
   static constexpr uint32_t kUnset = UINT32_MAX;
   [[nodiscard]] bool try_collect_retainers(const ReachabilityScan& scan, const RootSource* sources,
-                                           size_t source_count, DataNamer namer);
+                                           size_t source_count, DataNamer namer,
+                                           const FrameSpan* frames);
   [[nodiscard]] bool try_order(const ScanBlocks& blocks, const ReachabilityScan& scan);
   void compute_dominators(const ScanBlocks& blocks, const ReachabilityScan& scan);
   void compute_retained(const ScanBlocks& blocks);
@@ -116,9 +128,9 @@ class RetentionGraph {
   core::MmapArray<Retainer> retainers_;
   core::MmapArray<uint32_t> retainer_first_;  // retainer r's targets: [first[r], first[r + 1])
   core::MmapArray<uint32_t> retainer_targets_;
-  core::MmapArray<uint32_t> order_;     // node by postorder number
-  core::MmapArray<uint32_t> number_;    // postorder number by node (kUnset: not reached)
-  core::MmapArray<uint32_t> idom_;      // by postorder number
+  core::MmapArray<uint32_t> order_;            // node by postorder number
+  core::MmapArray<uint32_t> number_;           // postorder number by node (kUnset: not reached)
+  core::MmapArray<uint32_t> idom_;             // by postorder number
   core::MmapArray<uint64_t> retained_bytes_;   // by postorder number
   core::MmapArray<uint32_t> retained_blocks_;  // by postorder number
   core::MmapArray<RetentionGroup> groups_;

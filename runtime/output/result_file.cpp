@@ -204,8 +204,8 @@ void write_retention(core::ResultWriter& w, const RetentionGraph& graph) {
   uint64_t size = result::RetentionHead::kSize +
                   uint64_t{result::RetentionGroupRecord::kSize} * graph.groups().size();
   for (const Retainer& r : graph.retainers()) {
-    size += result::RetainerRecord::kSize + retainer_text_size(r.symbol) +
-            retainer_text_size(r.module);
+    size +=
+        result::RetainerRecord::kSize + retainer_text_size(r.symbol) + retainer_text_size(r.module);
   }
   w.begin_section(result::Section::kRetention, size);
   result::RetentionHead head;
@@ -222,6 +222,8 @@ void write_retention(core::ResultWriter& w, const RetentionGraph& graph) {
     record.symbol_size = retainer_text_size(r.symbol);
     record.module_size = retainer_text_size(r.module);
     record.tid = r.tid;
+    record.frame = r.frame;
+    record.pc = r.pc;
     record.start = r.start;
     record.size = r.size;
     record.module_offset = r.module != nullptr ? r.module_offset : 0;

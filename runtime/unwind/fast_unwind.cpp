@@ -605,6 +605,47 @@ void set_main_wrapper_frame(uintptr_t frame) {
   g_main_wrapper_frame.store(frame, std::memory_order_relaxed);
 }
 
+int walk_frames_from(uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t stack_end,
+                     FrameSpan* frames, int max, bool* complete) {
+  *complete = false;
+  bool is_return_address = false;
+  int count = 0;
+  while (count < max) {
+    core::UnwindRule rule = find_rule(pc, is_return_address);
+    if (rule.kind == core::UnwindRuleKind::kOutermost) {
+      *complete = true;
+      break;
+    }
+    if (rule.kind != core::UnwindRuleKind::kFrame) break;
+    uintptr_t cfa = (rule.cfa_from_bp ? bp : sp) + static_cast<intptr_t>(rule.cfa_offset);
+    if (cfa <= sp || cfa > stack_end || (cfa & 7) != 0) break;
+    const uintptr_t ra_slot = cfa + rule.ra_offset;
+    if (ra_slot < sp || ra_slot + sizeof(uintptr_t) > stack_end) break;
+    frames[count++] = FrameSpan{pc, cfa};
+    uintptr_t next = *reinterpret_cast<const uintptr_t*>(ra_slot);
+    if (rule.bp_saved) {
+      const uintptr_t slot = cfa + rule.bp_offset;
+      if (slot < sp || slot + sizeof(uintptr_t) > stack_end) break;
+      bp = *reinterpret_cast<const uintptr_t*>(slot);
+    }
+    sp = cfa;
+    pc = next;
+    is_return_address = true;
+    if (pc == 0) {
+      *complete = true;
+      break;
+    }
+  }
+  return count;
+}
+
+__attribute__((noinline)) int walk_own_frames(uintptr_t stack_end, FrameSpan* frames, int max,
+                                              bool* complete) {
+  Registers regs{0, 0, 0};
+  MEMTRACK_READ_START_REGISTERS(regs);
+  return walk_frames_from(regs.pc, regs.sp, regs.bp, stack_end, frames, max, complete);
+}
+
 void forget_unwind_rules() {
   for (CacheEntry& entry : g_rule_cache) {
     if (entry.pc.load(std::memory_order_relaxed) == 0) continue;

@@ -52,6 +52,22 @@ int reference_unwind(uintptr_t* frames, int max);
 // frames below it are learnt once and reused (see BaseOfMain in the .cpp).
 void set_main_wrapper_frame(uintptr_t frame);
 
+// One frame of a thread's stack, for naming the leak scan's roots: the code address it was
+// at (a return address for every frame but the first), and its CFA, the top of its part of the
+// stack (the caller's stack pointer): the frame's words lie below it, above the previous CFA.
+struct FrameSpan {
+  uintptr_t pc;
+  uintptr_t cfa;
+};
+// The frames of a stopped thread from its interrupted registers (pc, stack pointer, frame
+// pointer), innermost first, reading only inside [sp, stack_end). *complete is set when the
+// walk reached the outermost frame. Returns the number stored: 0 where the first frame's rule
+// is one the fast unwinder does not model (a leaf on aarch64), or on 32-bit ARM.
+int walk_frames_from(uintptr_t pc, uintptr_t sp, uintptr_t bp, uintptr_t stack_end,
+                     FrameSpan* frames, int max, bool* /*out*/ complete);
+// The same for the calling thread, from its caller's frame.
+int walk_own_frames(uintptr_t stack_end, FrameSpan* frames, int max, bool* /*out*/ complete);
+
 // Drops every cached rule (a module was unloaded; a later one may reuse its addresses).
 void forget_unwind_rules();
 

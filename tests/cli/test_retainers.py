@@ -2,9 +2,20 @@
 heap graph is known (programs/retainers.c): the roots named as a person would, what each alone
 keeps (the dominator tree's retained sizes), and each site's chain of holders, exactly."""
 
+import pathlib
 import re
 
 from cli_harness import cli_test
+
+SOURCE = pathlib.Path(__file__).parent / "programs" / "retainers.c"
+
+
+def line_of(text):
+    """The line of programs/retainers.c that holds `text` (the sites' file:line)."""
+    for number, line in enumerate(SOURCE.read_text().splitlines(), 1):
+        if text in line:
+            return number
+    raise AssertionError(f"{text!r} is not in {SOURCE}")
 
 
 def run_retainers(ctx):
@@ -19,7 +30,7 @@ def run_retainers(ctx):
 
 @cli_test
 def test_retainers_known_graph(ctx):
-    """A global table of lists, a cache and a ring only a thread keeps, a block two globals share."""
+    """A global table of lists, a thread's cache and TLS ring, a block two globals share."""
     run, process = run_retainers(ctx)
     retention = process["retention"]
     ctx.expect(not retention["approximate"], "the dominator tree settled", run)
@@ -28,33 +39,45 @@ def test_retainers_known_graph(ctx):
     # g_table: its 64-byte array and 8 lists of 4 nodes of 48 bytes.
     ctx.expect_eq(roots.get("global g_table (cli_retainers)"), ("data", 64 + 32 * 48, 33),
                   "what g_table alone keeps", run)
-    threads = [(kind, b, n) for name, (kind, b, n) in roots.items()
-               if re.fullmatch(r"thread \d+ stack", name)]
-    # The thread's cache (24 bytes holding two of 100) and its thread-local ring of 5 nodes.
-    ctx.expect_eq(threads, [("stack", 24 + 200 + 5 * 48, 8)],
-                  "what the waiting thread's stack and TLS alone keep", run)
+    # The thread's cache (24 bytes holding two of 100), a local of its function's frame.
+    frames = [(kind, b, n) for name, (kind, b, n) in roots.items()
+              if re.fullmatch(r"thread \d+ stack, frame #\d+ cache_thread \(retainers.c:\d+\)",
+                              name)]
+    ctx.expect_eq(frames, [("stack", 24 + 200, 3)],
+                  "what the waiting thread's frame alone keeps", run)
+    # Its thread-local ring of 5 nodes.
+    tls = [(kind, b, n) for name, (kind, b, n) in roots.items()
+           if re.fullmatch(r"thread \d+ TLS", name)]
+    ctx.expect_eq(tls, [("tls", 5 * 48, 5)], "what the thread's TLS alone keeps", run)
     # g_first and g_second point at the same block: neither keeps it alone.
     for name in ("global g_first (cli_retainers)", "global g_second (cli_retainers)"):
         ctx.expect_eq(roots.get(name), ("data", 0, 0), f"what {name} alone keeps", run)
     ctx.expect_eq((retention["shared_bytes"], retention["shared_blocks"]), (16 + 32, 2),
                   "the shared block and its child belong to no single root", run)
 
-    groups = {(g["site"], g["bytes"], g["blocks"]): g for g in retention["groups"]}
-    nodes = groups.get(("new_node (retainers.c:26)", 32 * 48, 32))
+    # By function: the line -O2 gives a call's return address may be the next statement's.
+    groups = {(g["site"].split(" (")[0], g["bytes"], g["blocks"]): g
+              for g in retention["groups"]}
+    table = line_of("calloc(8, sizeof(struct node*))")
+    shared = line_of("malloc(2 * sizeof(void*))")
+    cache = line_of("malloc(3 * sizeof(void*))")
+    nodes = groups.get(("new_node", 32 * 48, 32))
     ctx.require(nodes is not None, "the table's nodes form one group", run)
     ctx.expect_eq(nodes["held_by"],
                   "global g_table (cli_retainers) -> 64 bytes in 1 block allocated at "
-                  "build_table (retainers.c:33)", "the table's nodes' chain of holders", run)
+                  f"build_table (retainers.c:{table})", "the table's nodes' chain of holders", run)
     ctx.expect_eq(nodes["holder_kind"], "site", "the nodes are held by a site", run)
-    child = groups.get(("build_shared (retainers.c:66)", 32, 1))
-    ctx.require(child is not None, "the shared block's child is a group", run)
-    ctx.expect_eq(child["held_by"], "several roots, none alone -> 16 bytes in 1 block "
-                  "allocated at build_shared (retainers.c:65)", "the shared child's chain", run)
-    value = groups.get(("make_cache (retainers.c:41)", 100, 1))
-    ctx.require(value is not None, "a cached value is a group", run)
-    ctx.expect(re.fullmatch(r"thread \d+ stack -> 24 bytes in 1 block allocated at "
-                            r"make_cache \(retainers.c:40\)", value["held_by"]) is not None,
-               f"the cached value's chain: {value['held_by']}", run)
+    child_group = groups.get(("build_shared", 32, 1))
+    ctx.require(child_group is not None, "the shared block's child is a group", run)
+    ctx.expect_eq(child_group["held_by"], "several roots, none alone -> 16 bytes in 1 block "
+                  f"allocated at build_shared (retainers.c:{shared})", "the shared child's chain",
+                  run)
+    value_group = groups.get(("make_cache", 100, 1))
+    ctx.require(value_group is not None, "a cached value is a group", run)
+    ctx.expect(re.fullmatch(r"thread \d+ stack, frame #\d+ cache_thread \(retainers.c:\d+\) "
+                            r"-> 24 bytes in 1 block allocated at make_cache \(retainers.c:"
+                            + str(cache) + r"\)", value_group["held_by"]) is not None,
+               f"the cached value's chain: {value_group['held_by']}", run)
     # The text report lists the same, under RETAINED MEMORY.
     ctx.expect("RETAINED MEMORY" in run.stderr, "the text report has the section", run)
     ctx.expect("1,600 bytes in 33 blocks: global g_table (cli_retainers)" in run.stderr,

@@ -1,10 +1,8 @@
 // Known heap graphs for memtrack run --show-retainers (test_retainers.py): each root and
 // what it alone keeps is fixed, so the dominator tree's numbers are exact.
 //  - g_table: a global table of 8 lists of 4 nodes each (a map of lists): 1 + 8 * 4 blocks.
-//  - a cache only a thread's stack keeps (3 blocks), and a cycle of 5 blocks behind a
-//    thread-local pointer of the same thread, which waits at exit (its static TLS lies in its
-//    stack mapping, so both count for its stack). The main thread's TLS would not do: glibc
-//    places it where neither memcheck nor memtrack looks, and both call such a cycle lost.
+//  - a cache only a thread's stack frame keeps (3 blocks), and a cycle of 5 blocks behind a
+//    thread-local pointer of the same thread, which waits at exit.
 //  - a block two globals point to (g_first, g_second): neither keeps it alone, nor its child.
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,7 +17,7 @@ struct node {
 struct node** g_table;
 void* g_first;
 void* g_second;
-static __thread struct node* t_ring;
+__thread struct node* t_ring;  // not static: a store to a static one nobody reads is dropped
 static pthread_barrier_t g_ready;
 
 __attribute__((noinline)) struct node* new_node(struct node* next) {
@@ -52,10 +50,19 @@ __attribute__((noinline)) void build_ring(void) {
   t_ring = last;
 }
 
+// Overwrites the stack below the caller's frame, where build_ring left copies of its
+// pointers: the scan reads 128 bytes below a thread's stack pointer (the red zone), and a stale
+// copy there would share the ring with the TLS pointer.
+__attribute__((noinline)) void scrub_stack(void) {
+  volatile char scratch[1024];
+  for (size_t i = 0; i < sizeof(scratch); ++i) scratch[i] = 0;
+}
+
 static void* cache_thread(void* arg) {
   (void)arg;
   void* volatile cache = make_cache();
   build_ring();
+  scrub_stack();
   pthread_barrier_wait(&g_ready);
   for (;;) pause();  // holds its cache until the process exits
   return cache;
