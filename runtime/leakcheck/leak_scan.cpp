@@ -74,6 +74,28 @@ void add_stack_frames(const uintptr_t* regs, uintptr_t sp, uintptr_t stack_end,
   source.thread_pointer = thread_pointer;
 }
 
+// A writable mapping that holds a live thread's thread pointer outside its stack (the main
+// thread's, in memory the dynamic linker mapped) holds its static TLS too: the current
+// source learns the thread, so that root words around the thread pointer name its TLS.
+void note_thread_pointer_in(uintptr_t begin, uintptr_t end) {
+  if (g_sources == nullptr || g_sources->size() == 0) return;
+  RootSource& source = (*g_sources)[g_sources->size() - 1];
+  const uintptr_t self = reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
+  if (self >= begin && self < end) {
+    source.tid = static_cast<uint32_t>(core::sys::current_tid());
+    source.thread_pointer = self;
+    return;
+  }
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    const StoppedThread& t = g_stopper.thread(i);
+    if (t.captured && t.thread_pointer >= begin && t.thread_pointer < end) {
+      source.tid = static_cast<uint32_t>(t.tid);
+      source.thread_pointer = t.thread_pointer;
+      return;
+    }
+  }
+}
+
 DataSymbol name_data(uintptr_t address) {
   DataSymbolInfo info = describe_data_address(address);
   DataSymbol symbol;
@@ -436,6 +458,7 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
     }
     if (!g_flags.scan_globals) return;
     begin_source(scan, RootKind::kData, 0, m.start, m.end);
+    note_thread_pointer_in(m.start, m.end);
     // The stack of a thread that has exited holds only dead values (memcheck ignores it too).
     // The kernel (and qemu-user, which maps upwards) may merge a stack with memtrack's own
     // mappings next to it, so each piece between them is looked at on its own.

@@ -46,6 +46,8 @@ namespace {
 // TLS and descriptor), or kWholeStack (its frames are not known there).
 constexpr uintptr_t kTlsPart = UINTPTR_MAX - 1;
 constexpr uintptr_t kWholeStack = UINTPTR_MAX;
+constexpr uintptr_t kDescriptorReach = 4096;
+constexpr uintptr_t kStaticTlsReach = 65536;
 uintptr_t stack_part(const RootSource& source, const FrameSpan* frames, uintptr_t address) {
   if (frames == nullptr || source.frame_count == 0) return kWholeStack;
   const FrameSpan* own = frames + source.first_frame;
@@ -54,12 +56,26 @@ uintptr_t stack_part(const RootSource& source, const FrameSpan* frames, uintptr_
   }
   // x86-64 and aarch64 glibc put a thread's static TLS and its descriptor at the top of its
   // stack mapping, above the outermost frame, around the thread pointer.
-  constexpr uintptr_t kDescriptorReach = 4096;
   if (source.frames_complete && source.thread_pointer != 0 &&
       address < source.thread_pointer + kDescriptorReach) {
     return kTlsPart;
   }
   return kWholeStack;
+}
+
+// Whether a root word of a data source lies in the static TLS or descriptor of the thread
+// whose thread pointer the source holds (the main thread's, which the dynamic linker places
+// in memory of its own). The static TLS size is not known here: the initial modules' TLS
+// blocks lie within kStaticTlsReach below the thread pointer (x86-64; above it on ARM, where
+// the descriptor lies below).
+bool in_thread_tls(const RootSource& source, uintptr_t address) {
+  const uintptr_t tp = source.thread_pointer;
+  if (tp == 0 || address < source.start || address >= source.end) return false;
+#if defined(__x86_64__)
+  return address + kStaticTlsReach >= tp && address < tp + kDescriptorReach;
+#else
+  return address + kDescriptorReach >= tp && address < tp + kStaticTlsReach;
+#endif
 }
 
 }  // namespace
@@ -82,7 +98,10 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan, const R
     const ReachabilityScan::RootEdge& edge = edges[e];
     Keyed k{edge.source, 0, static_cast<uint32_t>(e)};
     if (edge.source < source_count && sources[edge.source].kind == RootKind::kData &&
-        namer != nullptr) {
+        in_thread_tls(sources[edge.source], edge.address)) {
+      k.start = kTlsPart;
+    } else if (edge.source < source_count && sources[edge.source].kind == RootKind::kData &&
+               namer != nullptr) {
       DataSymbol symbol = namer(edge.address);
       if (symbol.name != nullptr) k = Keyed{kSymbolGroup, symbol.start, static_cast<uint32_t>(e)};
     } else if (edge.source < source_count && sources[edge.source].kind == RootKind::kStack) {
@@ -110,7 +129,8 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan, const R
         r.start = source.start;
         r.size = source.end - source.start;
       }
-      if (r.kind == RootKind::kStack && keyed[i].start == kTlsPart) {
+      if ((r.kind == RootKind::kStack || r.kind == RootKind::kData) &&
+          keyed[i].group != kSymbolGroup && keyed[i].start == kTlsPart) {
         r.kind = RootKind::kTls;
       } else if (r.kind == RootKind::kStack && keyed[i].start != kWholeStack) {
         const RootSource& source = sources[edge.source];

@@ -49,6 +49,8 @@ def test_retainers_known_graph(ctx):
     tls = [(kind, b, n) for name, (kind, b, n) in roots.items()
            if re.fullmatch(r"thread \d+ TLS", name)]
     ctx.expect_eq(tls, [("tls", 5 * 48, 5)], "what the thread's TLS alone keeps", run)
+    ctx.expect_eq(roots.get("main thread TLS"), ("tls", 56, 1),
+                  "what the main thread's TLS alone keeps", run)
     # g_first and g_second point at the same block: neither keeps it alone.
     for name in ("global g_first (cli_retainers)", "global g_second (cli_retainers)"):
         ctx.expect_eq(roots.get(name), ("data", 0, 0), f"what {name} alone keeps", run)
