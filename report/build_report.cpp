@@ -92,25 +92,6 @@ void add_resource_sites(const ResultFile& file, const SymbolizeFn& symbolize,
 
 }  // namespace
 
-// By total bytes as memcheck ranks loss records: a definite group counts what hangs off it.
-// In the sampled mode: by estimated bytes, and the blocks that were not sampled last.
-bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
-  bool a_unsampled = a.sampling == LeakGroup::Sampling::kNotSampled;
-  bool b_unsampled = b.sampling == LeakGroup::Sampling::kNotSampled;
-  if (a_unsampled != b_unsampled) return b_unsampled;
-  // An estimate stands for the site's blocks; what hangs off its sampled blocks is not
-  // estimated, and not added.
-  auto total = [](const LeakGroup& g) {
-    return g.sampling == LeakGroup::Sampling::kEstimated ? g.estimated_bytes
-                                                         : g.bytes + g.indirect_bytes;
-  };
-  uint64_t a_total = total(a);
-  uint64_t b_total = total(b);
-  if (a_total != b_total) return a_total > b_total;
-  if (a.blocks != b.blocks) return a.blocks > b.blocks;
-  return sort_address(a) < sort_address(b);
-}
-
 // Section 14 symbolized: variables demangled, sites' stacks, the C/C++ runtime's own blocks
 // (reachable groups it keeps for itself) left out of the sites.
 Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) {
@@ -140,6 +121,11 @@ Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) 
   for (const RawLeak& leak : file.leaks) {
     if (leak.runtime_internal) runtime_sites.insert(leak.stack_id);
   }
+  if (file.live) {
+    for (const RawLiveSite& site : file.live->sites) {
+      if (site.runtime_internal) runtime_sites.insert(site.stack_id);
+    }
+  }
   for (const core::result::RetentionGroupRecord& g : raw.groups) {
     if (runtime_sites.contains(g.stack_id)) continue;
     retention.groups.push_back({g.stack_id, g.holder_kind, g.holder, g.root, g.bytes, g.blocks,
@@ -155,6 +141,25 @@ Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) 
                      return a.stack_id < b.stack_id;
                    });
   return retention;
+}
+
+// By total bytes as memcheck ranks loss records: a definite group counts what hangs off it.
+// In the sampled mode: by estimated bytes, and the blocks that were not sampled last.
+bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
+  bool a_unsampled = a.sampling == LeakGroup::Sampling::kNotSampled;
+  bool b_unsampled = b.sampling == LeakGroup::Sampling::kNotSampled;
+  if (a_unsampled != b_unsampled) return b_unsampled;
+  // An estimate stands for the site's blocks; what hangs off its sampled blocks is not
+  // estimated, and not added.
+  auto total = [](const LeakGroup& g) {
+    return g.sampling == LeakGroup::Sampling::kEstimated ? g.estimated_bytes
+                                                         : g.bytes + g.indirect_bytes;
+  };
+  uint64_t a_total = total(a);
+  uint64_t b_total = total(b);
+  if (a_total != b_total) return a_total > b_total;
+  if (a.blocks != b.blocks) return a.blocks > b.blocks;
+  return sort_address(a) < sort_address(b);
 }
 
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,

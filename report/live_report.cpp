@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "report/build_report.h"
 #include "report/json_renderer.h"
+#include "report/retention_text.h"
 #include "report/text_format.h"
 #include "report/text_renderer.h"
 
@@ -51,6 +53,8 @@ LiveReport LiveHistory::add(const ResultFile& file, const SymbolizeFn& symbolize
   report.live_blocks = live.live_blocks;
   report.live_bytes = live.live_bytes;
   report.sample_interval = file.sample_interval;
+  std::optional<Retention> retention;
+  if (file.retention) retention = build_retention(file, symbolize);
   std::map<uint32_t, SiteHistory>& history = processes_[file.pid];
   for (const RawLiveSite& site : live.sites) {
     // A sampled site's growth is that of its estimates: what it stands for.
@@ -94,6 +98,13 @@ LiveReport LiveHistory::add(const ResultFile& file, const SymbolizeFn& symbolize
     out.freed_since_last = freed;
     out.first_report = !in_previous;
     out.growing = past.rising >= kGrowingReports;
+    if (retention) {
+      for (const RetentionGroup& g : retention->groups) {  // most bytes first
+        if (g.stack_id != site.stack_id) continue;
+        out.held_by = holder_chain(*retention, g, file.pid);
+        break;
+      }
+    }
     report.old_blocks += out.old_blocks;
     report.old_bytes += out.old_bytes;
     report.sites.push_back(std::move(out));
@@ -173,6 +184,7 @@ void render_live_text(const LiveReport& report, std::ostream& out, bool color) {
     for (size_t i = 0; i < printed; ++i) {
       line(fmt::format("   #{} {}", i, format_frame(site.stack[i])));
     }
+    if (!site.held_by.empty()) line(fmt::format("   held by {}", site.held_by));
   }
   if (report.freed_since_last > 0) {
     line(fmt::format("{} counted by earlier live reports {} freed since the last one",
@@ -216,6 +228,7 @@ nlohmann::ordered_json live_to_json(const LiveReport& report, const std::string&
     s["freed_since_last"] = site.freed_since_last;
     s["first_report"] = site.first_report;
     s["growing"] = site.growing;
+    if (!site.held_by.empty()) s["held_by"] = site.held_by;
     s["stack"] = stack_to_json(site.stack);
     sites.push_back(std::move(s));
   }

@@ -38,6 +38,10 @@ struct LiveSiteReport {
   uint64_t freed_since_last = 0;  // counted by an earlier report, freed since the last one
   bool first_report = false;      // not in the previous report
   bool growing = false;
+  // With retainers (memtrack run --show-retainers): what holds the site's reachable blocks,
+  // from a root down (retention_text.h's holder_chain for its group with the most bytes);
+  // "" without.
+  std::string held_by;
 };
 
 struct LiveReport {

@@ -205,7 +205,11 @@ void live_report(uint64_t now_ns) {
   live.head.interval_ms = static_cast<uint64_t>(report_interval_ms());
   if (silenced()) return;
   if (g_flags.result_dir[0] != '\0') {
-    write_live_file(g_flags.result_dir, live);
+    // With retainers, each live report also says what holds the blocks: a leak scan, as a
+    // snapshot makes (the threads stop for it).
+    LeakReport held;
+    const bool retained = g_flags.retainers && build_leak_report(held, 0);
+    write_live_file(g_flags.result_dir, live, retained ? &held.retention() : nullptr);
   } else {
     write_live_text(live);
   }

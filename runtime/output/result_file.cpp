@@ -459,12 +459,34 @@ bool write_check_file(const char* result_dir, LeakReport& report, uint32_t seque
   return write_report_file(result_dir, name, report, true);
 }
 
-bool write_live_file(const char* result_dir, const LiveReport& live) {
+bool write_live_file(const char* result_dir, const LiveReport& live,
+                     const RetentionGraph* retention) {
   core::MmapArray<ModuleRecord> modules;
   core::MmapArray<uint32_t> stack_ids;
   bool ok = collect_modules(modules);
-  for (size_t i = 0; ok && i < live.sites.size(); ++i) {
-    ok = stack_ids.try_push_back(live.sites[i].stack_id);
+  // Each stack once: the sites', then those the retention groups name that no site does.
+  uint32_t max_id = 0;
+  auto consider = [&](uint32_t id) { max_id = id > max_id ? id : max_id; };
+  for (const LiveSite& site : live.sites) consider(site.stack_id);
+  if (retention != nullptr) {
+    for (const RetentionGroup& g : retention->groups()) {
+      consider(g.stack_id);
+      if (g.holder_kind == HolderKind::kSite) consider(g.holder);
+    }
+  }
+  core::MmapArray<uint8_t> seen;
+  ok = ok && seen.try_resize(size_t{max_id} + 1);
+  auto add = [&](uint32_t id) {
+    if (!ok || seen[id] != 0) return;
+    seen[id] = 1;
+    ok = stack_ids.try_push_back(id);
+  };
+  for (const LiveSite& site : live.sites) add(site.stack_id);
+  if (retention != nullptr) {
+    for (const RetentionGroup& g : retention->groups()) {
+      add(g.stack_id);
+      if (g.holder_kind == HolderKind::kSite) add(g.holder);
+    }
   }
   if (!ok) {
     diag("warning: cannot map memory for a live report; skipped");
@@ -478,6 +500,7 @@ bool write_live_file(const char* result_dir, const LiveReport& live) {
     write_modules(w, modules);
     write_stacks(w, stack_ids);
     write_live(w, live);
+    if (retention != nullptr && retention->built()) write_retention(w, *retention);
   });
 }
 

@@ -34,6 +34,8 @@ bool write_snapshot_file(const char* dir, LeakReport& report, uint32_t request);
 bool write_check_file(const char* result_dir, LeakReport& report, uint32_t sequence);
 
 // Writes <result_dir>/live.<pid>.<sequence>.mtr.
-bool write_live_file(const char* result_dir, const LiveReport& live);
+// `retention`, if not null, adds what holds the still-reachable blocks (retainers).
+bool write_live_file(const char* result_dir, const LiveReport& live,
+                     const RetentionGraph* retention = nullptr);
 
 }  // namespace memtrack::rt

@@ -2,6 +2,7 @@
 heap graph is known (programs/retainers.c): the roots named as a person would, what each alone
 keeps (the dominator tree's retained sizes), and each site's chain of holders, exactly."""
 
+import json
 import pathlib
 import re
 
@@ -95,3 +96,29 @@ def test_retainers_off_by_default(ctx):
     process = ctx.read_json(json_path, run)["processes"][0]
     ctx.expect("retention" not in process, "no retention object", run)
     ctx.expect("RETAINED MEMORY" not in run.stderr, "no RETAINED MEMORY section", run)
+
+
+@cli_test
+def test_retainers_in_live_reports(ctx):
+    """Live reports with --show-retainers say what holds each site: the growing one is kept by
+    the global array that collects it, the cache by main's frame."""
+    live_path = ctx.path("live.jsonl")
+    run = ctx.memtrack("run", "--show-retainers", "--expire=1s", f"--live-json={live_path}",
+                       f"--log-file={ctx.path('log.txt')}", ctx.program("daemon"), "5")
+    ctx.require_eq(run.exit, 0, "exit status", run)
+    with open(live_path, encoding="utf-8") as f:
+        reports = [json.loads(line) for line in f]
+    growing = [s for r in reports for s in r["sites"] if s["growing"]]
+    ctx.require(growing, "a site is marked growing", run)
+    for site in growing:
+        ctx.expect(re.fullmatch(r"global g_leaked \(cli_daemon\) -> 32,768 bytes in 1 block "
+                                r"allocated at main \(daemon.c:\d+\)", site.get("held_by", ""))
+                   is not None, f"the growing site's holders: {site.get('held_by')}", run)
+    cache = [s.get("held_by", "") for r in reports for s in r["sites"]
+             if s["blocks"] == 20 and s["bytes"] == 1280]
+    ctx.expect(cache and all(re.fullmatch(r"main thread stack, frame #\d+ main \(daemon.c:\d+\)",
+                                          held) for held in cache),
+               f"the cache's holder: {cache}", run)
+    with open(ctx.path("log.txt"), encoding="utf-8") as f:
+        ctx.expect("   held by global g_leaked (cli_daemon) -> " in f.read(),
+                   "the text live report says it too", run)
