@@ -21,10 +21,11 @@ int link_flags_command(const Config& config);  // memtrack link-flags (link_flag
 std::string find_static_runtime_dir();
 
 // Asks `pid`, running under memtrack run, for a full report, waits up to timeout_s for its
-// result file and returns the file's path (the caller removes it). Throws Error naming the
-// problem: no such process, not under memtrack, snapshots off, no answer in time.
+// result file and returns the file's path (the caller removes it). With `block`, the report
+// also describes the block holding that address (memtrack snapshot --retainers). Throws Error
+// naming the problem: no such process, not under memtrack, snapshots off, no answer in time.
 // (snapshot_command.cpp; also used by memtrack ui.)
-std::string request_snapshot(uint32_t pid, double timeout_s);
+std::string request_snapshot(uint32_t pid, double timeout_s, uint64_t block = 0);
 
 // Whether process `pid` exists (a zombie too), whoever it belongs to. (snapshot_command.cpp.)
 bool process_exists(uint32_t pid);

@@ -413,6 +413,25 @@ const std::vector<OptionSpec>& option_table() {
        [](Config& c, const std::string& v) {
          c.snapshot_timeout_s = parse_seconds("--timeout", v);
        }},
+      {"--retainers", "ADDR",
+       "Also say what keeps the block holding address ADDR (hex, 0x...) alive: its verdict, "
+       "the chain of blocks from the root that holds it, and every root and block that "
+       "points at it (valgrind's who_points_at).",
+       kSnapshot, false,
+       [](Config& c, const std::string& v) {
+         size_t used = 0;
+         uint64_t address = 0;
+         try {
+           address = std::stoull(v, &used, 0);
+         } catch (const std::exception&) {
+           used = 0;
+         }
+         if (used == 0 || used != v.size() || address == 0) {
+           throw Error("--retainers expects a nonzero address such as 0x55d0c2a4b2c0, not '" +
+                       v + "'");
+         }
+         c.snapshot_block = address;
+       }},
       {"--duration", "SECONDS",
        "Detach after this long and report (memtrack attach). Default: stay attached until "
        "Ctrl-C, 'memtrack detach PID' or the end of the process.",

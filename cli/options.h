@@ -111,6 +111,7 @@ struct Config {
   // snapshot: the target and how long to wait for its report.
   uint32_t snapshot_pid = 0;
   double snapshot_timeout_s = 30;
+  uint64_t snapshot_block = 0;   // memtrack snapshot --retainers: the address asked about
   double attach_duration_s = 0;  // memtrack attach --duration: 0 = until Ctrl-C or detach
   // diff BASE NEW and run --baseline=BASE: the earlier report, the later one (diff) and
   // what fails the gate.

@@ -1,5 +1,7 @@
 // memtrack snapshot PID: asks a program running under `memtrack run` for a full report
 // (sigqueue with a request id), waits for its result file and renders it.
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -182,7 +184,7 @@ std::string memtrack_raw_profile(uint32_t pid) {
   return newest;
 }
 
-std::string request_snapshot(uint32_t pid, double timeout_s) {
+std::string request_snapshot(uint32_t pid, double timeout_s, uint64_t block) {
   RuntimeOptions found = memtrack_options(pid);
   core::Flags flags = runtime_flags_of(found.options);
   if (!flags.snapshot_signal) {
@@ -209,6 +211,29 @@ std::string request_snapshot(uint32_t pid, double timeout_s) {
   if (request == 0) request = 1;
   std::string path =
       dir + "/snapshot." + std::to_string(pid) + "." + std::to_string(request) + ".mtr";
+  // The block to describe goes in a file the runtime reads (and removes) when it answers.
+  std::string block_request;
+  if (block != 0) {
+    block_request =
+        dir + "/snapshot." + std::to_string(pid) + "." + std::to_string(request) + ".retainers";
+    int fd = open(block_request.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    std::string text = fmt::format("{:#x}\n", block);
+    bool written =
+        fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (fd >= 0) close(fd);
+    if (!written) {
+      throw Error("cannot write " + block_request + ": " + std::strerror(errno) +
+                  " (the directory the process writes its snapshots to)");
+    }
+  }
+  // Gone whatever happens next: the runtime removes it when it answers, this when it does not.
+  struct RemoveRequest {
+    std::string path;
+    ~RemoveRequest() {
+      std::error_code ignored;
+      if (!path.empty()) std::filesystem::remove(path, ignored);
+    }
+  } remove_request{block_request};
   union sigval value {};
   value.sival_int = request;
   if (sigqueue(static_cast<pid_t>(pid), core::snapshot_signal(), value) != 0) {
@@ -233,7 +258,7 @@ std::string request_snapshot(uint32_t pid, double timeout_s) {
 int snapshot_command(const Config& config) {
   check_binary_stdout(config);
   uint32_t pid = config.snapshot_pid;
-  std::string path = request_snapshot(pid, config.snapshot_timeout_s);
+  std::string path = request_snapshot(pid, config.snapshot_timeout_s, config.snapshot_block);
   bool had_errors = false;
   report::Report report =
       build_report({path}, load_suppressions(config), std::nullopt, &had_errors);

@@ -27,7 +27,8 @@ enum class Section : uint32_t {
   kSampling = 12,     // the sampled mode: its interval and each leak group's estimates
   kStackTotals = 13,  // what each allocation stack allocated since the start (alloc_totals)
   kRetention = 14,    // what holds the still-reachable blocks (retainers)
-  kEnd = 0xffff       // checksum of everything before this section; always last
+  kBlockRetention = 15,  // one block's holders and referrers (memtrack snapshot --retainers)
+  kEnd = 0xffff          // checksum of everything before this section; always last
 };
 
 // Section 11: each string is cut at this many bytes.
@@ -85,6 +86,12 @@ enum class RootKind : uint8_t {
 };
 inline constexpr uint8_t kMaxRootKind = 7;
 inline constexpr uint32_t kNoFrame = UINT32_MAX;  // RetainerRecord::frame
+
+// Section 15: one link of a block's dominator chain, or one referrer.
+enum class LinkKind : uint8_t { kBlock = 0, kRetainer = 1, kSeveral = 2 };
+inline constexpr uint8_t kMaxLinkKind = 2;
+// Section 15: at most this many links of a chain (the nearest ones and the root) and referrers.
+inline constexpr uint16_t kMaxBlockLinks = 64;
 
 // Section 14: what holds the still-reachable blocks of a retention group. A block of another
 // site that dominates them, or a root when no such block lies between, or several roots at

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "report/retention_text.h"
 #include "symbolize/symbolizer.h"
 
 namespace memtrack::report {
@@ -162,6 +163,41 @@ bool leak_group_before(const LeakGroup& a, const LeakGroup& b) {
   return sort_address(a) < sort_address(b);
 }
 
+BlockRetention build_block_retention(const ResultFile& file,
+                                     const std::optional<Retention>& retention,
+                                     const SymbolizeFn& symbolize) {
+  const ResultFile::RawBlockRetention& raw = *file.block_retention;
+  BlockRetention out;
+  out.address = raw.head.address;
+  out.found = raw.head.found != 0;
+  if (!out.found) return out;
+  out.kind = raw.head.kind;
+  out.start = raw.head.start;
+  out.size = raw.head.size;
+  out.stack = symbolize_stack(file, raw.head.stack_id, symbolize);
+  out.retained_bytes = raw.head.retained_bytes;
+  out.retained_blocks = raw.head.retained_blocks;
+  auto link = [&](const core::result::BlockLinkRecord& r) {
+    BlockLink l;
+    l.kind = r.kind;
+    l.start = r.start;
+    l.size = r.size;
+    l.offset = r.offset;
+    if (r.kind == core::result::LinkKind::kBlock) {
+      l.stack = symbolize_stack(file, r.stack_id, symbolize);
+    } else if (r.kind == core::result::LinkKind::kRetainer && retention &&
+               r.retainer < retention->retainers.size()) {
+      l.root = retainer_name(retention->retainers[r.retainer], file.pid);
+    } else {
+      l.root = "several roots, none alone";
+    }
+    return l;
+  };
+  for (const auto& r : raw.chain) out.chain.push_back(link(r));
+  for (const auto& r : raw.referrers) out.referrers.push_back(link(r));
+  return out;
+}
+
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,
                                    const Suppressions& suppressions, LeakKinds stack_kinds) {
@@ -179,6 +215,9 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   }
   report.allocation_totals_incomplete = file.stack_totals_incomplete;
   if (file.retention) report.retention = build_retention(file, symbolize);
+  if (file.block_retention) {
+    report.block_retention = build_block_retention(file, report.retention, symbolize);
+  }
 
   Summary& summary = report.summary;
 #define MEMTRACK_COUNTER(Enumerator, name, description) summary.name = file.stats.name;

@@ -60,6 +60,10 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
 // Section 14 of `file` (which must have one), symbolized: variables demangled, stack frames
 // named, the groups' sites, and the C/C++ runtime's own blocks left out of the groups.
 Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize);
+// Section 15 of `file` (which must have one), symbolized; its roots named from `retention`.
+BlockRetention build_block_retention(const ResultFile& file,
+                                     const std::optional<Retention>& retention,
+                                     const SymbolizeFn& symbolize);
 
 // The order build_process_report sorts groups in: true if a is listed before b.
 bool leak_group_before(const LeakGroup& a, const LeakGroup& b);

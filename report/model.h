@@ -183,6 +183,25 @@ struct Retention {
   uint64_t shared_bytes = 0, shared_blocks = 0;  // reachable from several roots, none alone
 };
 
+// One block as memtrack snapshot --retainers ADDR describes it (result file section 15).
+struct BlockLink {
+  core::result::LinkKind kind = core::result::LinkKind::kBlock;
+  uint64_t start = 0, size = 0;
+  std::vector<Frame> stack;  // a block's allocation stack
+  std::string root;          // a retainer's name (retention_text.h), "several roots"
+  uint64_t offset = 0;       // a referrer block: where its pointer lies; a root: the word's address
+};
+struct BlockRetention {
+  uint64_t address = 0;
+  bool found = false;  // a live block holds the address
+  LeakKind kind = LeakKind::kReachable;
+  uint64_t start = 0, size = 0;
+  std::vector<Frame> stack;
+  uint64_t retained_bytes = 0, retained_blocks = 0;
+  std::vector<BlockLink> chain;  // its dominators, nearest first, the root last
+  std::vector<BlockLink> referrers;
+};
+
 struct ProcessReport {
   uint32_t pid = 0;
   uint32_t ppid = 0;
@@ -209,8 +228,9 @@ struct ProcessReport {
   // With alloc_totals only (result file section 13); incomplete: some could not be counted.
   std::vector<AllocationTotal> allocation_totals;
   bool allocation_totals_incomplete = false;
-  std::optional<Retention> retention;  // with retainers only
-  bool has_leak_data = true;           // false: the process left no result file (notes say why)
+  std::optional<Retention> retention;             // with retainers only
+  std::optional<BlockRetention> block_retention;  // memtrack snapshot --retainers ADDR
+  bool has_leak_data = true;  // false: the process left no result file (notes say why)
   // Why a report of a running process was made ("on-demand leak check 2"); "" for the
   // report at exit.
   std::string occasion;

@@ -164,6 +164,14 @@ struct ResultFile {
     std::vector<core::result::RetentionGroupRecord> groups;  // in file order
   };
   std::optional<RawRetention> retention;
+  // Section 15 (memtrack snapshot --retainers ADDR): the block asked about, its dominator
+  // chain (nearest first, the root last) and its referrers.
+  struct RawBlockRetention {
+    core::result::BlockRetentionHead head;
+    std::vector<core::result::BlockLinkRecord> chain;
+    std::vector<core::result::BlockLinkRecord> referrers;
+  };
+  std::optional<RawBlockRetention> block_retention;
   // What the program's __lsan_default_options() and __lsan_default_suppressions() returned
   // ("" when it defines neither or the file has no lsan section).
   std::string lsan_default_options;

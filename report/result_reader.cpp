@@ -360,6 +360,40 @@ void read_retention(Cursor c, ResultFile& file) {
   file.retention = std::move(retention);
 }
 
+// Section 15: one block's chain and referrers; retainers refer to section 14, which comes first.
+void read_block_retention(Cursor c, ResultFile& file) {
+  ResultFile::RawBlockRetention block;
+  block.head = c.record<result::BlockRetentionHead>();
+  const result::BlockRetentionHead& head = block.head;
+  if (head.found > 1 || head.reserved != 0) c.fail("bad found or reserved field");
+  if (static_cast<uint8_t>(head.kind) > static_cast<uint8_t>(result::LeakKind::kReachable)) {
+    c.fail("unknown kind");
+  }
+  if (head.chain_count > result::kMaxBlockLinks || head.referrer_count > result::kMaxBlockLinks) {
+    c.fail("more than " + std::to_string(result::kMaxBlockLinks) + " links");
+  }
+  if (head.found == 1 && !file.stacks.contains(head.stack_id)) c.fail("unknown stack");
+  const size_t retainers = file.retention ? file.retention->retainers.size() : 0;
+  auto link = [&](const char* what) {
+    auto record = c.record<result::BlockLinkRecord>();
+    if (static_cast<uint8_t>(record.kind) > result::kMaxLinkKind || record.reserved != 0 ||
+        record.reserved2 != 0 || record.reserved3 != 0) {
+      c.fail(std::string("bad ") + what);
+    }
+    if (record.kind == result::LinkKind::kBlock && !file.stacks.contains(record.stack_id)) {
+      c.fail(std::string(what) + " refers to an unknown stack");
+    }
+    if (record.kind == result::LinkKind::kRetainer && record.retainer >= retainers) {
+      c.fail(std::string(what) + " refers to an unknown retainer");
+    }
+    return record;
+  };
+  for (uint16_t i = 0; i < head.chain_count; ++i) block.chain.push_back(link("chain link"));
+  for (uint16_t i = 0; i < head.referrer_count; ++i) block.referrers.push_back(link("referrer"));
+  c.expect_end();
+  file.block_retention = std::move(block);
+}
+
 // Section 9: a live report. Every site's stack must be in the stacks section.
 void read_live(Cursor c, ResultFile& file) {
   auto head = c.record<result::LiveHead>();
@@ -472,6 +506,8 @@ const char* section_name(uint32_t type) {
       return "stack totals section";
     case result::Section::kRetention:
       return "retention section";
+    case result::Section::kBlockRetention:
+      return "block retention section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -606,6 +642,12 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_retention(c, file);
+        break;
+      case result::Section::kBlockRetention:
+        if (!seen.contains(static_cast<uint32_t>(result::Section::kStacks))) {
+          c.fail("comes before the stacks section");
+        }
+        read_block_retention(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/result_names.h"
 #include "report/text_format.h"
 
 namespace memtrack::report {
@@ -233,6 +234,57 @@ std::vector<std::string> retention_lines(const Retention& retention, uint32_t pi
   if (sites.size() > max_sites) {
     lines.push_back(
         fmt::format("  and {}", count_of(sites.size() - max_sites, "more site", "more sites")));
+  }
+  return lines;
+}
+
+namespace {
+
+std::string block_phrase(uint64_t start, uint64_t size, const std::vector<Frame>& stack) {
+  return fmt::format("{} ({}) allocated at {}", hex(start), count_of(size, "byte", "bytes"),
+                     site_phrase(stack));
+}
+
+}  // namespace
+
+std::vector<std::string> block_retention_lines(const BlockRetention& block) {
+  std::vector<std::string> lines;
+  if (!block.found) {
+    lines.push_back(fmt::format("BLOCK {}: no live block holds this address", hex(block.address)));
+    return lines;
+  }
+  // "BLOCK 0x10: 48 bytes allocated at ..." or, inside a block, "BLOCK 0x18: 8 bytes into
+  // 0x10 (48 bytes) allocated at ...".
+  const std::string what =
+      block.address != block.start
+          ? fmt::format("{} bytes into {}", block.address - block.start,
+                        block_phrase(block.start, block.size, block.stack))
+          : fmt::format("{} allocated at {}", count_of(block.size, "byte", "bytes"),
+                        site_phrase(block.stack));
+  lines.push_back(fmt::format("BLOCK {}: {}, {}", hex(block.address), what,
+                              core::leak_kind_phrase(block.kind)));
+  if (block.kind == LeakKind::kReachable) {
+    lines.push_back(fmt::format("  keeps alive {} (itself included)",
+                                amount(block.retained_bytes, block.retained_blocks)));
+  }
+  if (!block.chain.empty()) {
+    lines.push_back("  held by (nearest first):");
+    for (const BlockLink& link : block.chain) {
+      lines.push_back(link.kind == core::result::LinkKind::kBlock
+                          ? "    " + block_phrase(link.start, link.size, link.stack)
+                          : "    " + link.root);
+    }
+  }
+  lines.push_back(block.referrers.empty() ? "  pointed to from: nothing the scan reads"
+                                          : "  pointed to from:");
+  for (const BlockLink& link : block.referrers) {
+    if (link.kind == core::result::LinkKind::kBlock) {
+      lines.push_back(fmt::format("    offset {} of {}", link.offset,
+                                  block_phrase(link.start, link.size, link.stack)));
+    } else {
+      lines.push_back(link.offset != 0 ? fmt::format("    {} (at {})", link.root, hex(link.offset))
+                                       : "    " + link.root);
+    }
   }
   return lines;
 }

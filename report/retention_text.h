@@ -37,4 +37,8 @@ std::string holder_chain(const Retention& retention, const RetentionGroup& group
 std::vector<std::string> retention_lines(const Retention& retention, uint32_t pid,
                                          size_t max_roots = 10, size_t max_sites = 10);
 
+// memtrack snapshot --retainers ADDR: the block that holds the address, what holds it (its
+// dominator chain up to the root) and who points at it. Lines without the "==pid==" prefix.
+std::vector<std::string> block_retention_lines(const BlockRetention& block);
+
 }  // namespace memtrack::report

@@ -450,7 +450,8 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
                   std::none_of(process.leaks.begin(), process.leaks.end(), shown);
   bool has_errors = !process.errors.empty() || process.summary.errors > 0;
   // Retainers were asked for (--show-retainers): they are the point of the report.
-  bool has_retention = process.retention && !process.retention->groups.empty();
+  bool has_retention =
+      (process.retention && !process.retention->groups.empty()) || process.block_retention;
   if (no_leaks && !has_errors && process.resource_sites.empty() && !process.crash &&
       !has_retention) {
     write_no_leaks_line(process, lines);
@@ -491,6 +492,12 @@ void render_process_text(const ProcessReport& process, std::ostream& out,
     std::vector<std::string> retained = retention_lines(*process.retention, process.pid);
     for (const std::string& text : retained) lines.line(text);
     if (!retained.empty()) lines.blank();
+  }
+  if (process.block_retention) {
+    for (const std::string& text : block_retention_lines(*process.block_retention)) {
+      lines.line(text);
+    }
+    lines.blank();
   }
   write_leak_summary(process, no_leaks, lines);
   if (options.used_suppressions) write_used_suppressions(process, lines);

@@ -84,6 +84,9 @@ class LeakReport {
   // What holds the still-reachable blocks, when the scan was asked for it (flag retainers).
   RetentionGraph& retention() { return retention_; }
   const RetentionGraph& retention() const { return retention_; }
+  // The block memtrack snapshot --retainers ADDR asked about (address 0: none).
+  BlockDescription& block() { return block_; }
+  const BlockDescription& block() const { return block_; }
 
  private:
   // Adds a block of `size` bytes to `group`, and to its estimate if the block was sampled.
@@ -91,6 +94,7 @@ class LeakReport {
 
   core::MmapArray<LeakGroup> groups_;
   RetentionGraph retention_;
+  BlockDescription block_;
   uint64_t sample_interval_ = 0;
   const SystemRuntimeCode* runtime_code_ = nullptr;
   const core::StackDepot* stacks_ = nullptr;

@@ -507,7 +507,7 @@ void scan_roots(ReachabilityScan& scan, const ScanBlocks& blocks,
 }  // namespace
 
 bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
-                      LeakScanStats* stats, RetentionGraph* retention) {
+                      LeakScanStats* stats, RetentionGraph* retention, BlockDescription* block) {
   LeakScanStats local;
   LeakScanStats& times = stats != nullptr ? *stats : local;
   const uint64_t cpu_start = thread_cpu_ns();
@@ -592,6 +592,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
         retention->clear();
         diag("warning: no memory to find what holds the still-reachable blocks (retainers)");
       }
+      if (block != nullptr) retention->describe_block(blocks, scan, block->address, block);
       lap(&times.retention_ns);
     }
   }

@@ -34,9 +34,12 @@ struct LeakScanStats {
 // (out of memory, /proc unreadable); the caller then reports the blocks unclassified.
 // `stats`, if not null, receives the phases' times. `retention`, if not null, receives what
 // holds the still-reachable blocks (empty if memory for it ran out: a warning says so).
+// `block`, if not null (with `retention`), receives the description of the block that holds
+// block->address (memtrack snapshot --retainers).
 [[nodiscard]] bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stack_top,
                                     LeakScanStats* /*out*/ stats,
-                                    RetentionGraph* /*out*/ retention = nullptr);
+                                    RetentionGraph* /*out*/ retention = nullptr,
+                                    BlockDescription* /*in,out*/ block = nullptr);
 
 // The runtime's own zero-initialised globals when it is linked into the executable (the
 // archive gathers them in one section): no root, like libmemtrack.so's image, which the

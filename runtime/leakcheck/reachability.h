@@ -108,6 +108,18 @@ class ReachabilityScan {
                  if (target >= 0) f(static_cast<size_t>(target));
                });
   }
+  // The same with the address of each pointer: f(address, target).
+  template <typename F>
+  void for_each_reference_at(size_t index, F&& f) const {
+    const ScanBlocks::Filter filter = blocks_->filter();
+    const uintptr_t begin = blocks_->start(index);
+    read_words_at(begin, begin + static_cast<uintptr_t>(blocks_->size_of(index)),
+                  [&](uintptr_t at, uintptr_t value) {
+                    if (!filter.may_hold(value)) return;
+                    long target = reference_target(value);
+                    if (target >= 0) f(at, static_cast<size_t>(target));
+                  });
+  }
 
  private:
   // Not inlined: the guarded loops of read_ranges keep no state of theirs in registers.

@@ -114,7 +114,10 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan, const R
     if (a.start != b.start) return a.start < b.start;
     return a.edge < b.edge;
   });
-  if (!retainer_targets_.try_reserve(keyed.size() + 1)) return false;
+  if (!retainer_targets_.try_reserve(keyed.size() + 1) ||
+      !retainer_words_.try_reserve(keyed.size() + 1)) {
+    return false;
+  }
   for (size_t i = 0; i < keyed.size(); ++i) {
     const ReachabilityScan::RootEdge& edge = edges[keyed[i].edge];
     bool first =
@@ -153,6 +156,7 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan, const R
       }
     }
     (void)retainer_targets_.try_push_back(edge.block);
+    (void)retainer_words_.try_push_back(edge.address);
   }
   return retainer_first_.try_push_back(static_cast<uint32_t>(retainer_targets_.size()));
 }
@@ -385,8 +389,75 @@ bool RetentionGraph::try_build(const ScanBlocks& blocks, const ReachabilityScan&
 
 void RetentionGraph::clear() {
   retainers_.clear();
+  retainer_first_.clear();
   groups_.clear();
   built_ = false;
+}
+
+void RetentionGraph::describe_block(const ScanBlocks& blocks, const ReachabilityScan& scan,
+                                    uintptr_t address, BlockDescription* out) const {
+  using core::result::LinkKind;
+  out->address = address;
+  const long found = blocks.find(address);
+  out->found = found >= 0;
+  if (found < 0) return;
+  const size_t index = static_cast<size_t>(found);
+  out->state = blocks.state(index);
+  out->start = blocks.start(index);
+  out->size = blocks.size_of(index);
+  out->stack_id = blocks.stack_id(index);
+  out->retained_bytes = built_ ? retained_bytes(index) : 0;
+  out->retained_blocks = built_ ? retained_blocks(index) : 0;
+  auto block_link = [&](size_t b) {
+    BlockLink link;
+    link.stack_id = blocks.stack_id(b);
+    link.start = blocks.start(b);
+    link.size = blocks.size_of(b);
+    return link;
+  };
+  // The chain: the dominators up to the root; a long one keeps its nearest links and its top.
+  if (built_ && index < block_count_ && number_[index] != kUnset) {
+    const uint32_t root = static_cast<uint32_t>(order_.size() - 1);
+    for (uint32_t p = idom_[number_[index]];; p = idom_[p]) {
+      const uint32_t node = order_[p];
+      BlockLink link;
+      if (p == root) {
+        link.kind = LinkKind::kSeveral;
+      } else if (node >= block_count_) {
+        link.kind = LinkKind::kRetainer;
+        link.retainer = node - static_cast<uint32_t>(block_count_);
+      } else {
+        link = block_link(node);
+      }
+      const bool top = link.kind != LinkKind::kBlock;
+      if (out->chain_count < core::result::kMaxBlockLinks - 1 || top) {
+        out->chain[out->chain_count++] = link;
+      }
+      if (top) break;
+    }
+  }
+  // The referrers: the roots, then the reachable blocks that point at it.
+  for (size_t r = 0; r + 1 < retainer_first_.size(); ++r) {
+    for (uint32_t t = retainer_first_[r]; t < retainer_first_[r + 1]; ++t) {
+      if (retainer_targets_[t] != index || out->referrer_count == core::result::kMaxBlockLinks) {
+        continue;
+      }
+      BlockLink link;
+      link.kind = LinkKind::kRetainer;
+      link.retainer = static_cast<uint32_t>(r);
+      link.offset = retainer_words_[t];
+      out->referrers[out->referrer_count++] = link;
+    }
+  }
+  for (size_t b = 0; b < block_count_ && out->referrer_count < core::result::kMaxBlockLinks; ++b) {
+    if (!member(blocks, scan, b)) continue;
+    scan.for_each_reference_at(b, [&](uintptr_t at, size_t target) {
+      if (target != index || out->referrer_count == core::result::kMaxBlockLinks) return;
+      BlockLink link = block_link(b);
+      link.offset = at - blocks.start(b);
+      out->referrers[out->referrer_count++] = link;
+    });
+  }
 }
 
 long RetentionGraph::dominator_block(size_t index) const {

@@ -72,6 +72,31 @@ struct RetentionGroup {
   uint64_t retained_blocks = 0;
 };
 
+// One block as memtrack snapshot --retainers ADDR describes it: its dominator chain up to the
+// root that holds it, and who points at it.
+struct BlockLink {
+  core::result::LinkKind kind = core::result::LinkKind::kBlock;
+  uint32_t stack_id = 0;
+  uint32_t retainer = 0;
+  uintptr_t start = 0;
+  uint64_t size = 0;
+  uint64_t offset = 0;  // a referrer block: where its pointer lies; a root: the word's address
+};
+struct BlockDescription {
+  uintptr_t address = 0;
+  bool found = false;  // a live block holds the address
+  BlockState state = BlockState::kUnreached;
+  uintptr_t start = 0;
+  uint64_t size = 0;
+  uint32_t stack_id = 0;
+  uint64_t retained_bytes = 0;
+  uint64_t retained_blocks = 0;
+  BlockLink chain[core::result::kMaxBlockLinks];  // nearest first, the root last
+  uint16_t chain_count = 0;
+  BlockLink referrers[core::result::kMaxBlockLinks];
+  uint16_t referrer_count = 0;
+};
+
 class RetentionGraph {
  public:
   // Builds the graph of the program's reachable blocks (state kReachable, not held by the C
@@ -105,6 +130,11 @@ class RetentionGraph {
   uint64_t retained_bytes(size_t index) const;
   uint64_t retained_blocks(size_t index) const;
 
+  // Describes the block that holds `address` (after try_build, while the blocks are still as
+  // the scan saw them: its referrers are read from them) into `out`.
+  void describe_block(const ScanBlocks& blocks, const ReachabilityScan& scan, uintptr_t address,
+                      BlockDescription* out) const;
+
   // Working memory per block of the graph (for the scan's statistics).
   size_t bytes_used() const;
 
@@ -128,6 +158,7 @@ class RetentionGraph {
   core::MmapArray<Retainer> retainers_;
   core::MmapArray<uint32_t> retainer_first_;  // retainer r's targets: [first[r], first[r + 1])
   core::MmapArray<uint32_t> retainer_targets_;
+  core::MmapArray<uintptr_t> retainer_words_;  // each target's root word address
   core::MmapArray<uint32_t> order_;            // node by postorder number
   core::MmapArray<uint32_t> number_;           // postorder number by node (kUnset: not reached)
   core::MmapArray<uint32_t> idom_;             // by postorder number

@@ -6,6 +6,7 @@
 // own mapping, so leak scans never take its contents for the program's pointers, and it is
 // never stopped by them (stop_threads skips it).
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,11 +17,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/flags.h"
 #include "core/mmap_array.h"
 #include "core/result_format.h"
 #include "core/snapshot_signal.h"
 #include "core/spin_lock.h"
 #include "core/sys_linux.h"
+#include "core/text_buffer.h"
 #include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
 #include "runtime/leakcheck/leak_report.h"
@@ -104,10 +107,36 @@ const char* snapshot_dir() {
   return tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp";
 }
 
+// The address memtrack snapshot --retainers ADDR asks about, which it writes in hex into
+// <dir>/snapshot.<pid>.<request>.retainers before it signals; 0 when there is no such file.
+uintptr_t requested_block(uint32_t request) {
+  core::FixedText<core::kMaxFlagStringLength + 96> path;
+  path.str(snapshot_dir()).str("/snapshot.").i64(core::sys::current_pid()).chr('.');
+  path.u64(request).str(".retainers");
+  int fd = open(path.data(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return 0;
+  char text[32] = {};
+  ssize_t n = read(fd, text, sizeof(text) - 1);
+  close(fd);
+  unlink(path.data());
+  uintptr_t address = 0;
+  for (ssize_t i = n > 2 && text[0] == '0' && text[1] == 'x' ? 2 : 0; i < n; ++i) {
+    const char c = text[i];
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) break;
+    address = address * 16 + static_cast<uintptr_t>(digit);
+  }
+  return address;
+}
+
 void take_snapshot(uint32_t request) {
   core::SpinLockGuard guard(g_report_lock);
   if (g_stopping.load(std::memory_order_acquire)) return;
   LeakReport report;
+  report.block().address = requested_block(request);
   if (!build_leak_report(report, 0)) return;
   write_snapshot_file(snapshot_dir(), report, request);
 }

@@ -72,8 +72,11 @@ bool collect(LeakReport& report, uintptr_t stack_top) {
     ScanBlocks blocks;
     ReachabilityScan scan;
     LeakScanStats stats;
+    // A block to describe (memtrack snapshot --retainers) needs the graph too.
+    const bool describe = report.block().address != 0;
     bool scanned = scan_live_blocks(blocks, scan, stack_top, &stats,
-                                    g_flags.retainers ? &report.retention() : nullptr);
+                                    g_flags.retainers || describe ? &report.retention() : nullptr,
+                                    describe ? &report.block() : nullptr);
     if (g_flags.leak_scan_stats) print_scan_stats(stats);
     if (scanned) {
       return report.try_collect_classified(blocks, scan.cliques(), stack_count, &scan);

@@ -95,6 +95,20 @@ bool collect_total_ids(bool running, core::MmapArray<uint32_t>& ids) {
   return true;
 }
 
+// The stacks a described block (memtrack snapshot --retainers) refers to: its own, and those of
+// the blocks in its chain and among its referrers.
+template <typename F>
+void for_each_block_stack(const BlockDescription& block, F&& f) {
+  if (!block.found) return;
+  f(block.stack_id);
+  for (uint16_t i = 0; i < block.chain_count; ++i) {
+    if (block.chain[i].kind == result::LinkKind::kBlock) f(block.chain[i].stack_id);
+  }
+  for (uint16_t i = 0; i < block.referrer_count; ++i) {
+    if (block.referrers[i].kind == result::LinkKind::kBlock) f(block.referrers[i].stack_id);
+  }
+}
+
 // The stacks that leak groups, errors and open descriptors refer to, and those of
 // `total_ids`, each once. Id 0 ("not known", for an error's allocation or first free) is
 // written only if a group or a descriptor uses it.
@@ -110,6 +124,7 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
     consider(g.stack_id);
     if (g.holder_kind == HolderKind::kSite) consider(g.holder);
   }
+  for_each_block_stack(report.block(), consider);
   for (const OpenFd& fd : fds.fds()) consider(fd.info.stack_id);
   if (crash_record().valid) consider(crash_record().stack_id);
   for (const ErrorEntry& e : errors) {
@@ -130,6 +145,7 @@ bool collect_stack_ids(LeakReport& report, const core::MmapArray<ErrorEntry>& er
     add(g.stack_id);
     if (g.holder_kind == HolderKind::kSite) add(g.holder);
   }
+  for_each_block_stack(report.block(), add);
   if (crash_record().valid) add(crash_record().stack_id);
   for (const ErrorEntry& e : errors) {
     add(e.bad_stack);
@@ -245,6 +261,42 @@ void write_retention(core::ResultWriter& w, const RetentionGraph& graph) {
     record.retained_blocks = g.retained_blocks;
     w.put_record(record);
   }
+}
+
+// Section 15: the block memtrack snapshot --retainers asked about.
+void write_block_retention(core::ResultWriter& w, const BlockDescription& block) {
+  w.begin_section(
+      result::Section::kBlockRetention,
+      result::BlockRetentionHead::kSize +
+          uint64_t{result::BlockLinkRecord::kSize} * (block.chain_count + block.referrer_count));
+  constexpr LeakKind kKindOf[] = {LeakKind::kDefinite, LeakKind::kIndirect, LeakKind::kPossible,
+                                  LeakKind::kReachable};
+  result::BlockRetentionHead head;
+  head.address = block.address;
+  head.found = block.found ? 1 : 0;
+  if (block.found) {
+    head.start = block.start;
+    head.size = block.size;
+    head.retained_bytes = block.retained_bytes;
+    head.retained_blocks = block.retained_blocks;
+    head.stack_id = block.stack_id;
+    head.kind = kKindOf[static_cast<uint8_t>(block.state)];
+    head.chain_count = block.chain_count;
+    head.referrer_count = block.referrer_count;
+  }
+  w.put_record(head);
+  auto put = [&](const BlockLink& link) {
+    result::BlockLinkRecord record;
+    record.kind = link.kind;
+    record.stack_id = link.stack_id;
+    record.retainer = link.retainer;
+    record.start = link.start;
+    record.size = link.size;
+    record.offset = link.offset;
+    w.put_record(record);
+  };
+  for (uint16_t i = 0; i < head.chain_count; ++i) put(block.chain[i]);
+  for (uint16_t i = 0; i < head.referrer_count; ++i) put(block.referrers[i]);
 }
 
 // Section 12: the sampled mode's head, for `count` estimates that follow.
@@ -417,6 +469,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     write_indirect(w, report);
     if (g_sampling.interval != 0) write_sampling(w, report);
     if (report.retention().built()) write_retention(w, report.retention());
+    if (report.block().address != 0) write_block_retention(w, report.block());
     if (g_flags.alloc_totals && running) write_stack_totals(w, total_ids);
     if (errors.size() > 0) write_errors(w, errors);
     if (g_flags.track_fds) write_resources(w, fds);

@@ -5,6 +5,7 @@ keeps (the dominator tree's retained sizes), and each site's chain of holders, e
 import json
 import pathlib
 import re
+import subprocess
 
 from cli_harness import cli_test
 
@@ -122,3 +123,54 @@ def test_retainers_in_live_reports(ctx):
     with open(ctx.path("log.txt"), encoding="utf-8") as f:
         ctx.expect("   held by global g_leaked (cli_daemon) -> " in f.read(),
                    "the text live report says it too", run)
+
+
+@cli_test
+def test_retainers_of_one_block(ctx):
+    """memtrack snapshot --retainers ADDR: a table node's chain up to g_table and the node that
+    points at it; the block two globals share, pointed to from both; an address in no block."""
+    process = subprocess.Popen(
+        [ctx.paths.memtrack, "run", "--log-file=/dev/null", ctx.program("retainers"), "wait"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=ctx.env(), cwd=ctx.tmp, text=True)
+    try:
+        ready = process.stdout.readline().split()
+        ctx.require(len(ready) == 5 and ready[0] == "ready", f"the program started: {ready}")
+        pid, node, shared = ready[1], ready[2], ready[3]
+        run = ctx.memtrack("snapshot", pid, f"--retainers={node}")
+        ctx.require_eq(run.exit, 0, "exit status", run)
+        lines = [line.split("== ", 1)[1] for line in run.stdout.splitlines() if "== " in line]
+        start = lines.index(next(x for x in lines if x.startswith("BLOCK ")))
+        block = lines[start:start + 8]
+        ctx.expect(re.fullmatch(rf"BLOCK {node}: 48 bytes allocated at new_node \(retainers.c:\d+\), "
+                                "still reachable", block[0]) is not None, f"the block: {block}", run)
+        ctx.expect_eq(block[1], "  keeps alive 144 bytes in 3 blocks (itself included)",
+                      "what it keeps: itself and the two nodes after it", run)
+        ctx.expect_eq(block[2], "  held by (nearest first):", "the chain's title", run)
+        ctx.expect(re.fullmatch(r"    0x[0-9a-f]+ \(48 bytes\) allocated at new_node .*", block[3])
+                   is not None and re.fullmatch(r"    0x[0-9a-f]+ \(64 bytes\) allocated at "
+                                                r"build_table .*", block[4]) is not None and
+                   block[5] == "    global g_table (cli_retainers)",
+                   f"the chain: the node before it, the table, g_table: {block[3:6]}", run)
+        ctx.expect(block[6] == "  pointed to from:" and
+                   re.fullmatch(r"    offset 0 of 0x[0-9a-f]+ \(48 bytes\) allocated at new_node .*",
+                                block[7]) is not None, f"its referrer: {block[6:8]}", run)
+
+        run = ctx.memtrack("snapshot", pid, f"--retainers={shared}")
+        ctx.require_eq(run.exit, 0, "exit status", run)
+        ctx.expect("    several roots, none alone\n" in run.stdout,
+                   "the shared block's chain ends at several roots", run)
+        for name in ("g_first", "g_second"):
+            ctx.expect(re.search(rf"    global {name} \(cli_retainers\) \(at 0x[0-9a-f]+\)\n",
+                                 run.stdout) is not None, f"{name} points at it", run)
+
+        run = ctx.memtrack("snapshot", pid, "--retainers=0x10")
+        ctx.require_eq(run.exit, 0, "exit status", run)
+        ctx.expect("BLOCK 0x10: no live block holds this address" in run.stdout,
+                   "an address in no block", run)
+        run = ctx.memtrack("snapshot", pid, "--retainers=here")
+        ctx.expect_error(run, 125, "--retainers expects a nonzero address such as "
+                         "0x55d0c2a4b2c0, not 'here'")
+    finally:
+        process.kill()
+        process.communicate(timeout=60)

@@ -6,6 +6,7 @@
 //  - a block two globals point to (g_first, g_second): neither keeps it alone, nor its child.
 //  - a 56-byte block only the main thread's TLS points to.
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,7 +80,17 @@ __attribute__((noinline)) void build_shared(void) {
   g_second = shared;
 }
 
-int main(void) {
+// With an argument: prints "ready", its pid and the addresses of a table node, the shared block
+// and the main thread's TLS block, then waits (for memtrack snapshot --retainers) until SIGTERM or
+// 60 s.
+static void wait_for_snapshots(void) {
+  printf("ready %d %p %p %p\n", (int)getpid(), (void*)g_table[3]->next, g_first, t_config);
+  fflush(stdout);
+  for (int i = 0; i < 600; ++i) usleep(100000);
+}
+
+int main(int argc, char** argv) {
+  (void)argv;
   pthread_barrier_init(&g_ready, NULL, 2);
   build_table();
   build_shared();
@@ -87,5 +98,6 @@ int main(void) {
   pthread_t thread;
   pthread_create(&thread, NULL, cache_thread, NULL);
   pthread_barrier_wait(&g_ready);
+  if (argc > 1) wait_for_snapshots();
   return 0;
 }
