@@ -142,8 +142,9 @@ def test_retainers_of_one_block(ctx):
         lines = [line.split("== ", 1)[1] for line in run.stdout.splitlines() if "== " in line]
         start = lines.index(next(x for x in lines if x.startswith("BLOCK ")))
         block = lines[start:start + 8]
-        ctx.expect(re.fullmatch(rf"BLOCK {node}: 48 bytes allocated at new_node \(retainers.c:\d+\), "
-                                "still reachable", block[0]) is not None, f"the block: {block}", run)
+        ctx.expect(re.fullmatch(rf"BLOCK {node}: 48 bytes allocated at new_node "
+                                r"\(retainers.c:\d+\), still reachable", block[0]) is not None,
+                   f"the block: {block}", run)
         ctx.expect_eq(block[1], "  keeps alive 144 bytes in 3 blocks (itself included)",
                       "what it keeps: itself and the two nodes after it", run)
         ctx.expect_eq(block[2], "  held by (nearest first):", "the chain's title", run)
@@ -152,9 +153,10 @@ def test_retainers_of_one_block(ctx):
                                                 r"build_table .*", block[4]) is not None and
                    block[5] == "    global g_table (cli_retainers)",
                    f"the chain: the node before it, the table, g_table: {block[3:6]}", run)
+        referrer = r"    offset 0 of 0x[0-9a-f]+ \(48 bytes\) allocated at new_node .*"
         ctx.expect(block[6] == "  pointed to from:" and
-                   re.fullmatch(r"    offset 0 of 0x[0-9a-f]+ \(48 bytes\) allocated at new_node .*",
-                                block[7]) is not None, f"its referrer: {block[6:8]}", run)
+                   re.fullmatch(referrer, block[7]) is not None,
+                   f"its referrer: {block[6:8]}", run)
 
         run = ctx.memtrack("snapshot", pid, f"--retainers={shared}")
         ctx.require_eq(run.exit, 0, "exit status", run)
