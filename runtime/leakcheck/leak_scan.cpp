@@ -234,6 +234,23 @@ uintptr_t stack_pointer_in(uintptr_t begin, uintptr_t end, uintptr_t self_sp, in
 }
 
 #if defined(__x86_64__)
+// Whether the thread descriptor at `tcb` names one of the process's threads now. A live
+// thread that did not stop for the scan (it blocks the stop signal: a sigwait thread) has no
+// captured thread pointer, but its descriptor holds its tid. (The kernel clears the tid when a
+// thread exits; a forked child keeps its parent's other threads' descriptors, whose tids are
+// no threads of its own.)
+bool descriptor_names_live_thread(uintptr_t tcb) {
+  const size_t offset = thread_descriptor_tid_offset();
+  uint64_t word = 0;
+  if (offset == 0 || !try_read_word(tcb + offset, &word)) return false;
+  const int tid = static_cast<int>(static_cast<uint32_t>(word));
+  if (tid == 0) return false;
+  for (size_t i = 0; i < g_stopper.count(); ++i) {
+    if (g_stopper.thread(i).tid == tid) return true;
+  }
+  return false;
+}
+
 // glibc puts a thread's descriptor (TCB) at the top of its stack mapping; the TCB starts with
 // tcbhead_t {tcb, dtv, self} where tcb and self point at the TCB itself. A region with that
 // signature near its end whose TCB belongs to no live thread is the stack of a thread that
@@ -246,7 +263,7 @@ bool is_dead_thread_stack(const MapRegion& m) {
     uint64_t tcb = 0;
     uint64_t self = 0;
     if (try_read_word(a, &tcb) && tcb == a && try_read_word(a + 16, &self) && self == a) {
-      return !is_live_thread_pointer(a);
+      return !is_live_thread_pointer(a) && !descriptor_names_live_thread(a);
     }
   }
   return false;
@@ -521,6 +538,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
   // lock, which a stopped thread may hold).
   RuntimeRoots runtime_roots;
   bool have_runtime_roots = runtime_roots.try_collect();
+  (void)thread_descriptor_tid_offset();  // its dlsym, before any thread is stopped
   // First: no handler of the program may run on this thread from here on (a timer's would
   // change what the scan reads), and no read of the scan may fault.
   ScanGuard guard;

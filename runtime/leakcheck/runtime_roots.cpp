@@ -49,6 +49,23 @@ size_t thread_descriptor_size() {
 
 }  // namespace
 
+size_t thread_descriptor_tid_offset() {
+  static size_t cached = 1;  // 1: not looked up yet (no real offset is odd)
+  if (cached != 1) return cached;
+  size_t offset = 0;
+  if (link_mode() == LinkMode::kPreload) {
+    AllowAllocation allowed("dlsym");  // a failed lookup allocates its message
+    // libthread_db's description of the field: {bits, count, offset}.
+    const auto* field = static_cast<const uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid"));
+    if (field != nullptr && field[0] == 32 && field[1] == 1 && field[2] < 65536 &&
+        field[2] % 4 == 0) {
+      offset = field[2];
+    }
+  }
+  cached = offset;
+  return offset;
+}
+
 bool is_dynamic_linker(const char* module) {
   return module != nullptr && starts_with(base_name(module), "ld-linux");
 }

@@ -56,6 +56,12 @@ struct SystemRuntimeCode {
 };
 SystemRuntimeCode find_system_runtime_code();
 
+// Where glibc's thread descriptor (struct pthread) keeps the thread's id, which the kernel
+// clears when the thread exits (set_tid_address): 0 if unknown (a static program, or a glibc
+// without libthread_db's descriptions). Looked up once with dlsym, so call it first before
+// threads are stopped.
+size_t thread_descriptor_tid_offset();
+
 class RuntimeRoots {
  public:
   // Finds the runtime's libraries among the loaded modules: their writable segments, their
