@@ -96,17 +96,6 @@ void note_thread_pointer_in(uintptr_t begin, uintptr_t end) {
   }
 }
 
-DataSymbol name_data(uintptr_t address) {
-  DataSymbolInfo info = describe_data_address(address);
-  DataSymbol symbol;
-  symbol.module = info.module;
-  symbol.module_offset = info.module_offset;
-  symbol.name = info.name;
-  symbol.start = info.start;
-  symbol.size = info.size;
-  return symbol;
-}
-
 // Whether the block's allocator was called from the C runtime's own code (its stack's first
 // frame, a return address, lies in one of the runtime's libraries).
 bool allocated_by_runtime(uint32_t stack_id) {
@@ -605,7 +594,7 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     lap(&times.cliques_ns);
     // The graph reads the blocks again: before the threads resume.
     if (ok && retention != nullptr) {
-      if (!retention->try_build(blocks, scan, sources.data(), sources.size(), name_data,
+      if (!retention->try_build(blocks, scan, sources.data(), sources.size(), describe_data_address,
                                 frames.data())) {
         retention->clear();
         diag("warning: no memory to find what holds the still-reachable blocks (retainers)");

@@ -99,14 +99,7 @@ class ReachabilityScan {
   // guarded (a ScanGuard must be alive).
   template <typename F>
   void for_each_reference(size_t index, F&& f) const {
-    const ScanBlocks::Filter filter = blocks_->filter();
-    const uintptr_t begin = blocks_->start(index);
-    read_words(begin, begin + static_cast<uintptr_t>(blocks_->size_of(index)),
-               [&](uintptr_t value) {
-                 if (!filter.may_hold(value)) return;
-                 long target = reference_target(value);
-                 if (target >= 0) f(static_cast<size_t>(target));
-               });
+    for_each_reference_at(index, [&f](uintptr_t, size_t target) { f(target); });
   }
   // The same with the address of each pointer: f(address, target).
   template <typename F>

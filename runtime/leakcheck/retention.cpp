@@ -102,7 +102,7 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan, const R
       k.start = kTlsPart;
     } else if (edge.source < source_count && sources[edge.source].kind == RootKind::kData &&
                namer != nullptr) {
-      DataSymbol symbol = namer(edge.address);
+      DataSymbolInfo symbol = namer(edge.address);
       if (symbol.name != nullptr) k = Keyed{kSymbolGroup, symbol.start, static_cast<uint32_t>(e)};
     } else if (edge.source < source_count && sources[edge.source].kind == RootKind::kStack) {
       k.start = stack_part(sources[edge.source], frames, edge.address);
@@ -141,7 +141,7 @@ bool RetentionGraph::try_collect_retainers(const ReachabilityScan& scan, const R
         r.pc = frames[source.first_frame + r.frame].pc;
       }
       if (r.kind == RootKind::kData && namer != nullptr) {
-        DataSymbol symbol = namer(keyed[i].group == kSymbolGroup ? keyed[i].start : r.start);
+        DataSymbolInfo symbol = namer(keyed[i].group == kSymbolGroup ? keyed[i].start : r.start);
         r.module = symbol.module;
         r.module_offset = symbol.module_offset;
         if (keyed[i].group == kSymbolGroup) {

@@ -11,6 +11,7 @@
 #include "core/result_format.h"
 #include "runtime/leakcheck/reachability.h"
 #include "runtime/leakcheck/scan_blocks.h"
+#include "runtime/unwind/elf_symbols.h"
 #include "runtime/unwind/fast_unwind.h"
 
 namespace memtrack::rt {
@@ -34,15 +35,8 @@ struct RootSource {
   uintptr_t thread_pointer = 0;
 };
 
-// The variable a root word of kind kData lies in, as the module's symbol table names it.
-struct DataSymbol {
-  const char* module = nullptr;  // path, or nullptr outside every module
-  uintptr_t module_offset = 0;   // the word's address relative to the module's load bias
-  const char* name = nullptr;    // mangled symbol, or nullptr
-  uintptr_t start = 0;           // the symbol's run-time address and size
-  uint64_t size = 0;
-};
-using DataNamer = DataSymbol (*)(uintptr_t address);
+// Names the variable a root word of kind kData lies in (describe_data_address).
+using DataNamer = DataSymbolInfo (*)(uintptr_t address);
 
 // A named root: a variable, a thread's stack or registers, a registered region... The
 // retention graph's nodes just below its virtual root.
