@@ -21,6 +21,19 @@ class MmapArray {
   ~MmapArray() { sys::unmap_pages(data_, capacity_ * sizeof(T)); }
   MmapArray(const MmapArray&) = delete;
   MmapArray& operator=(const MmapArray&) = delete;
+  // Takes `other`'s memory (which is left empty): a phase can hand its array on to the next.
+  MmapArray& operator=(MmapArray&& other) noexcept {
+    if (this != &other) {
+      sys::unmap_pages(data_, capacity_ * sizeof(T));
+      data_ = other.data_;
+      size_ = other.size_;
+      capacity_ = other.capacity_;
+      other.data_ = nullptr;
+      other.size_ = 0;
+      other.capacity_ = 0;
+    }
+    return *this;
+  }
 
   // Returns false if memory cannot be mapped; the array is then unchanged.
   [[nodiscard]] bool try_reserve(size_t capacity) {

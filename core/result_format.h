@@ -100,6 +100,7 @@ enum class HolderKind : uint8_t { kSite = 0, kRetainer = 1, kSeveral = 2, kRunti
 inline constexpr uint8_t kMaxHolderKind = 3;
 inline constexpr uint32_t kRetentionApproximate = 1;  // RetentionHead::flags
 inline constexpr uint32_t kNoRetainer = UINT32_MAX;   // RetentionGroupRecord::root
+inline constexpr uint32_t kNoGroup = UINT32_MAX;      // RetentionGroupRecord::parent
 
 enum class ErrorKind : uint8_t {
   kDoubleFree = 1,

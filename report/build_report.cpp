@@ -127,20 +127,39 @@ Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) 
       if (site.runtime_internal) runtime_sites.insert(site.stack_id);
     }
   }
-  for (const core::result::RetentionGroupRecord& g : raw.groups) {
+  // The groups kept, most bytes first, with their parents renumbered (the file's index is
+  // kept in `parent` until then).
+  std::vector<uint32_t> file_index;
+  for (uint32_t i = 0; i < raw.groups.size(); ++i) {
+    const core::result::RetentionGroupRecord& g = raw.groups[i];
     if (runtime_sites.contains(g.stack_id)) continue;
     retention.groups.push_back({g.stack_id, g.holder_kind, g.holder, g.root, g.bytes, g.blocks,
-                                g.retained_bytes, g.retained_blocks});
+                                g.retained_bytes, g.retained_blocks, g.parent});
+    file_index.push_back(i);
     for (uint32_t id :
          {g.stack_id, g.holder_kind == core::result::HolderKind::kSite ? g.holder : g.stack_id}) {
       if (!retention.sites.contains(id)) retention.sites[id] = symbolize_stack(file, id, symbolize);
     }
   }
-  std::stable_sort(retention.groups.begin(), retention.groups.end(),
-                   [](const RetentionGroup& a, const RetentionGroup& b) {
-                     if (a.bytes != b.bytes) return a.bytes > b.bytes;
-                     return a.stack_id < b.stack_id;
-                   });
+  std::vector<uint32_t> order(retention.groups.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const RetentionGroup& ga = retention.groups[a];
+    const RetentionGroup& gb = retention.groups[b];
+    if (ga.bytes != gb.bytes) return ga.bytes > gb.bytes;
+    return ga.stack_id < gb.stack_id;
+  });
+  std::map<uint32_t, uint32_t> kept_at;  // file index -> index after sorting
+  for (uint32_t i = 0; i < order.size(); ++i) kept_at[file_index[order[i]]] = i;
+  std::vector<RetentionGroup> sorted;
+  sorted.reserve(order.size());
+  for (uint32_t i : order) {
+    RetentionGroup g = retention.groups[i];
+    auto parent = kept_at.find(g.parent);
+    g.parent = parent != kept_at.end() ? parent->second : core::result::kNoGroup;
+    sorted.push_back(g);
+  }
+  retention.groups = std::move(sorted);
   return retention;
 }
 

@@ -177,6 +177,47 @@ void write_crash(JsonText& j, const CrashReport& crash) {
   j.end_object();
 }
 
+// memtrack snapshot --retainers ADDR: one block, its dominator chain and its referrers
+// (docs/json-schema.md, "block_retention").
+void write_block_link(JsonText& j, const BlockLink& link) {
+  static constexpr const char* kLinkKinds[] = {"block", "root", "several_roots"};
+  j.begin_object();
+  j.member("kind", kLinkKinds[static_cast<size_t>(link.kind)]);
+  if (link.kind == core::result::LinkKind::kBlock) {
+    j.member("start", hex(link.start));
+    j.member("size", link.size);
+    j.member("site", site_phrase(link.stack));
+    write_stack(j.key("stack"), link.stack);
+    j.member("offset", link.offset);
+  } else {
+    j.member("root", link.root);
+    if (link.offset != 0) j.member("address", hex(link.offset));
+  }
+  j.end_object();
+}
+
+void write_block_retention(JsonText& j, const BlockRetention& block) {
+  j.begin_object();
+  j.member("address", hex(block.address));
+  j.member("found", block.found);
+  if (block.found) {
+    j.member("kind", core::leak_kind_name(block.kind));
+    j.member("start", hex(block.start));
+    j.member("size", block.size);
+    j.member("retained_bytes", block.retained_bytes);
+    j.member("retained_blocks", block.retained_blocks);
+    j.member("site", site_phrase(block.stack));
+    write_stack(j.key("stack"), block.stack);
+    j.key("chain").begin_array();
+    for (const BlockLink& link : block.chain) write_block_link(j, link);
+    j.end_array();
+    j.key("referrers").begin_array();
+    for (const BlockLink& link : block.referrers) write_block_link(j, link);
+    j.end_array();
+  }
+  j.end_object();
+}
+
 void write_strings(JsonText& j, const std::vector<std::string>& strings) {
   j.begin_array();
   for (const std::string& s : strings) j.string(s);
@@ -220,6 +261,7 @@ void write_retention(JsonText& j, const Retention& retention, uint32_t pid) {
     j.member("holder_kind", kHolderKinds[static_cast<size_t>(g.holder_kind)]);
     if (g.holder_kind == core::result::HolderKind::kRetainer) j.member("holder_root", g.holder);
     if (g.root != core::result::kNoRetainer) j.member("root", g.root);
+    if (g.parent != core::result::kNoGroup) j.member("parent", g.parent);
     j.member("held_by", holder_chain(retention, g, pid));
     auto site = retention.sites.find(g.stack_id);
     j.member("site", site != retention.sites.end() ? site_phrase(site->second) : "");
@@ -279,6 +321,9 @@ void write_process_json(JsonText& j, const ProcessReport& process, const JsonOpt
     write_resources(j.key("resources"), process.resource_sites, suggestions.resource_sites);
   }
   if (process.retention) write_retention(j.key("retention"), *process.retention, process.pid);
+  if (process.block_retention) {
+    write_block_retention(j.key("block_retention"), *process.block_retention);
+  }
   write_strings(j.key("notes"), process.notes);
   if (!process.has_leak_data) j.member("no_data", process.no_data_reason);
   j.end_object();

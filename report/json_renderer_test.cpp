@@ -207,11 +207,31 @@ Report schema_coverage_report() {
   global.retained_bytes = 1600;
   global.retained_blocks = 33;
   retention.retainers.push_back(global);
-  retention.groups.push_back({7, core::result::HolderKind::kSite, 8, 0, 1536, 32, 1536, 32});
+  retention.groups.push_back({7, core::result::HolderKind::kSite, 8, 0, 1536, 32, 1536, 32, 1});
   retention.groups.push_back({8, core::result::HolderKind::kRetainer, 0, 0, 64, 1, 1600, 33});
   retention.sites[7] = held.leaks[0].stack;
   retention.sites[8] = held.leaks[0].stack;
   held.retention = retention;
+  BlockRetention block;  // memtrack snapshot --retainers ADDR
+  block.address = 0x5010;
+  block.found = true;
+  block.start = 0x5000;
+  block.size = 48;
+  block.stack = held.leaks[0].stack;
+  block.retained_bytes = 48;
+  block.retained_blocks = 1;
+  BlockLink holder;
+  holder.start = 0x4000;
+  holder.size = 64;
+  holder.stack = held.leaks[0].stack;
+  BlockLink root;
+  root.kind = core::result::LinkKind::kRetainer;
+  root.root = "global g_table (app)";
+  root.offset = 0x601040;
+  block.chain = {holder, root};
+  holder.offset = 8;
+  block.referrers = {holder};
+  held.block_retention = block;
   r.processes.push_back(held);
   ProcessReport sampled = sample_process();  // the sampled mode: estimates by site
   sampled.pid = 4247;
@@ -235,7 +255,7 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 140u);
+  EXPECT_EQ(fields.size(), 161u);
   EXPECT_EQ(load_documented_fields(true).size(), 30u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");
@@ -249,6 +269,9 @@ TEST(JsonSchemaDoc, TableIsReadable) {
                 {"processes[].errors[].free_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].resources[].stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].retention.groups[].stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].block_retention.referrers[]", "processes[].block_retention.chain[]"},
+                {"processes[].block_retention.stack[]", "processes[].leaks[].stack[]"},
+                {"processes[].block_retention.chain[].stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].retention.groups[].holder_stack[]", "processes[].leaks[].stack[]"},
                 {"processes[].crash.stack[]", "processes[].leaks[].stack[]"},
                 {"checks[]", "processes[]"},

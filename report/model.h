@@ -172,6 +172,10 @@ struct RetentionGroup {
   uint32_t root = core::result::kNoRetainer;  // the retainer at the top, if one alone holds them
   uint64_t bytes = 0, blocks = 0;
   uint64_t retained_bytes = 0, retained_blocks = 0;  // what they keep alive, themselves included
+  // holder_kind kSite: the index in Retention::groups of the group whose blocks dominate these
+  // (the groups form the dominator tree summed by site); else, or if that group is the C/C++
+  // runtime's own, core::result::kNoGroup.
+  uint32_t parent = core::result::kNoGroup;
 };
 
 struct Retention {

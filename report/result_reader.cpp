@@ -342,7 +342,9 @@ void read_retention(Cursor c, ResultFile& file) {
   }
   for (uint32_t i = 0; i < head.group_count; ++i) {
     auto g = c.record<result::RetentionGroupRecord>();
-    if (g.reserved != 0 || g.reserved2 != 0) c.fail("reserved field is not 0");
+    if (g.reserved != 0 || g.reserved2 != 0 || g.reserved3 != 0) {
+      c.fail("reserved field is not 0");
+    }
     if (static_cast<uint8_t>(g.holder_kind) > result::kMaxHolderKind) {
       c.fail("unknown holder kind of group " + std::to_string(i));
     }
@@ -353,6 +355,12 @@ void read_retention(Cursor c, ResultFile& file) {
     if ((g.holder_kind == result::HolderKind::kRetainer && g.holder >= head.retainer_count) ||
         (g.root != result::kNoRetainer && g.root >= head.retainer_count)) {
       c.fail("group " + std::to_string(i) + " refers to an unknown retainer");
+    }
+    // A tree: a holding group comes first, and holds blocks of the site it names.
+    if ((g.holder_kind == result::HolderKind::kSite) != (g.parent != result::kNoGroup) ||
+        (g.parent != result::kNoGroup &&
+         (g.parent >= i || retention.groups[g.parent].stack_id != g.holder))) {
+      c.fail("group " + std::to_string(i) + " has a bad parent group");
     }
     retention.groups.push_back(g);
   }

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "core/result_names.h"
 #include "report/text_format.h"
@@ -22,18 +21,6 @@ std::string thread_phrase(uint32_t tid, uint32_t pid) {
 std::string amount(uint64_t bytes, uint64_t blocks) {
   return fmt::format("{} in {}", count_of(bytes, "byte", "bytes"),
                      count_of(blocks, "block", "blocks"));
-}
-
-// The group of `site` to follow up a chain: the one under `root` with the most bytes, else
-// the one with the most bytes; nullptr if the site holds no reachable group.
-const RetentionGroup* group_of_site(const Retention& retention, uint32_t site, uint32_t root) {
-  const RetentionGroup* best = nullptr;
-  for (const RetentionGroup& g : retention.groups) {  // most bytes first
-    if (g.stack_id != site) continue;
-    if (g.root == root) return &g;
-    if (best == nullptr) best = &g;
-  }
-  return best;
 }
 
 }  // namespace
@@ -137,23 +124,22 @@ std::string site_phrase(const std::vector<Frame>& stack) {
 
 std::string holder_chain(const Retention& retention, const RetentionGroup& group, uint32_t pid) {
   std::vector<std::string> parts;
-  std::set<uint32_t> seen = {group.stack_id};
   const RetentionGroup* at = &group;
-  while (at->holder_kind == HolderKind::kSite) {
-    const RetentionGroup* holder = group_of_site(retention, at->holder, group.root);
+  // Parents come before their children in the file, so the chain ends; the count bounds it.
+  for (size_t hops = 0; at->holder_kind == HolderKind::kSite && hops <= retention.groups.size();
+       ++hops) {
     auto site = retention.sites.find(at->holder);
     std::string where = site != retention.sites.end() ? site_phrase(site->second) : "?";
-    if (holder == nullptr || !seen.insert(holder->stack_id).second) {
+    if (at->parent >= retention.groups.size()) {  // the holder is the C/C++ runtime's own
       parts.push_back(fmt::format("blocks allocated at {}", where));
-      at = nullptr;
       break;
     }
-    parts.push_back(
-        fmt::format("{} allocated at {}", amount(holder->bytes, holder->blocks), where));
-    at = holder;
+    const RetentionGroup& holder = retention.groups[at->parent];
+    parts.push_back(fmt::format("{} allocated at {}", amount(holder.bytes, holder.blocks), where));
+    at = &holder;
   }
   std::string top;
-  if (at == nullptr) {
+  if (at->holder_kind == HolderKind::kSite) {
     top = group.root != core::result::kNoRetainer && group.root < retention.retainers.size()
               ? retainer_name(retention.retainers[group.root], pid)
               : "several roots";

@@ -27,8 +27,7 @@ std::string_view short_function_name(std::string_view function);
 std::string site_phrase(const std::vector<Frame>& stack);
 
 // What holds a group's blocks, outermost first: "global g_sessions -> 65,536 bytes in 1 block
-// allocated at Table::grow (table.cpp:12)". Between the root and the group, each site is the
-// group of that site with the most bytes among those under the same root.
+// allocated at Table::grow (table.cpp:12)": the group's parents up to the root.
 std::string holder_chain(const Retention& retention, const RetentionGroup& group, uint32_t pid);
 
 // The RETAINED MEMORY section: the `max_roots` roots that keep the most, and the `max_sites`

@@ -595,11 +595,10 @@ bool scan_live_blocks(ScanBlocks& blocks, ReachabilityScan& scan, uintptr_t stac
     // The graph reads the blocks again: before the threads resume.
     if (ok && retention != nullptr) {
       if (!retention->try_build(blocks, scan, sources.data(), sources.size(), describe_data_address,
-                                frames.data())) {
+                                frames.data(), block)) {
         retention->clear();
         diag("warning: no memory to find what holds the still-reachable blocks (retainers)");
       }
-      if (block != nullptr) retention->describe_block(blocks, scan, block->address, block);
       lap(&times.retention_ns);
     }
   }

@@ -5,6 +5,8 @@
 // per pointer on top of the per-block arrays. Runtime-safe: no malloc.
 #include "runtime/leakcheck/retention.h"
 
+#include <utility>
+
 namespace memtrack::rt {
 namespace {
 
@@ -15,21 +17,16 @@ constexpr uint32_t kMaxPasses = 64;
 // The work list of the depth-first search: node ids with this bit mark a node's exit.
 constexpr uint32_t kExitBit = uint32_t{1} << 31;
 
-// A group's key, for the hash table that sums them.
-struct GroupKey {
-  uint32_t stack_id;
-  HolderKind kind;
-  uint32_t holder;
-  uint32_t root;
-  bool operator==(const GroupKey& o) const {
-    return stack_id == o.stack_id && kind == o.kind && holder == o.holder && root == o.root;
-  }
-};
+// A group's key, for the hash table that sums them: its site and how it is held.
+bool same_key(const RetentionGroup& a, const RetentionGroup& b) {
+  return a.stack_id == b.stack_id && a.holder_kind == b.holder_kind && a.holder == b.holder &&
+         a.root == b.root && a.parent == b.parent;
+}
 
-uint64_t hash_of(const GroupKey& k) {
+uint64_t hash_of(const RetentionGroup& k) {
   uint64_t h = k.stack_id * 0x9e3779b97f4a7c15ULL;
-  h ^= (uint64_t{k.holder} << 2 | static_cast<uint64_t>(k.kind)) * 0xc2b2ae3d27d4eb4fULL;
-  h ^= uint64_t{k.root} * 0x165667b19e3779f9ULL;
+  h ^= (uint64_t{k.holder} << 2 | static_cast<uint64_t>(k.holder_kind)) * 0xc2b2ae3d27d4eb4fULL;
+  h ^= (uint64_t{k.root} << 32 | k.parent) * 0x165667b19e3779f9ULL;
   return h ^ (h >> 29);
 }
 
@@ -276,115 +273,141 @@ void RetentionGraph::compute_retained(const ScanBlocks& blocks) {
   }
 }
 
-// Each reachable block's holder, top-down (reverse postorder: a dominator before the nodes it
-// dominates), summed into groups by (site, holder, top retainer) in an open-addressing table.
-bool RetentionGraph::try_group(const ScanBlocks& blocks, const ReachabilityScan& scan) {
+uint32_t RetentionGraph::try_add_to_group(const RetentionGroup& key, uint64_t bytes,
+                                          uint64_t retained_bytes, uint64_t retained_blocks) {
+  if (group_mask_ == 0) {
+    group_mask_ = 1023;
+    if (!group_slots_.try_resize(group_mask_ + 1)) return kNoGroup;
+    for (uint32_t& slot : group_slots_) slot = 0;
+  }
+  size_t at = hash_of(key) & group_mask_;
+  while (group_slots_[at] != 0 && !same_key(groups_[group_slots_[at] - 1], key)) {
+    at = (at + 1) & group_mask_;
+  }
+  if (group_slots_[at] == 0) {
+    RetentionGroup g = key;
+    g.bytes = g.blocks = g.retained_bytes = g.retained_blocks = 0;
+    if (!groups_.try_push_back(g)) return kNoGroup;
+    group_slots_[at] = static_cast<uint32_t>(groups_.size());
+  }
+  const uint32_t index = group_slots_[at] - 1;
+  RetentionGroup& g = groups_[index];
+  g.bytes += bytes;
+  g.blocks += 1;
+  g.retained_bytes += retained_bytes;
+  g.retained_blocks += retained_blocks;
+  if (groups_.size() * 2 <= group_mask_) return index;
+  // Grow: twice the slots, every group placed again.
+  group_mask_ = group_mask_ * 2 + 1;
+  if (!group_slots_.try_resize(group_mask_ + 1)) return kNoGroup;
+  for (uint32_t& slot : group_slots_) slot = 0;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    size_t s = hash_of(groups_[i]) & group_mask_;
+    while (group_slots_[s] != 0) s = (s + 1) & group_mask_;
+    group_slots_[s] = static_cast<uint32_t>(i + 1);
+  }
+  return index;
+}
+
+// Reachable blocks the search did not reach: held only through the C runtime's roots (a
+// putenv string), or through a root edge that could not be kept.
+bool RetentionGraph::try_group_unreached(const ScanBlocks& blocks, const ReachabilityScan& scan) {
+  for (size_t i = 0; i < block_count_; ++i) {
+    if (number_[i] != kUnset || !member(blocks, scan, i)) continue;
+    RetentionGroup key;
+    key.stack_id = blocks.stack_id(i);
+    key.holder_kind = HolderKind::kRuntime;
+    key.root = kNoRetainer;
+    const uint64_t size = blocks.size_of(i);
+    if (try_add_to_group(key, size, size, 1) == kNoGroup) return false;
+  }
+  return true;
+}
+
+// Each reachable block's group, top-down (reverse postorder: a dominator before the nodes it
+// dominates): the group of its dominator if that is a block of the same site, else the group
+// of its site under its dominator's group (or retainer). A block's retained_blocks_ entry is
+// read once, here, so its group takes its place.
+bool RetentionGraph::try_group(const ScanBlocks& blocks) {
   const uint32_t count = static_cast<uint32_t>(order_.size());
   const uint32_t root = count - 1;
-  struct Held {
-    HolderKind kind;
-    uint32_t holder;
-    uint32_t top;
-  };
-  core::MmapArray<Held> held;
-  if (!held.try_resize(count)) return false;
-  core::MmapArray<uint32_t> slots;  // index + 1 into groups_, 0 empty
-  size_t mask = 1023;
-  if (!slots.try_resize(mask + 1)) return false;
-  auto add = [&](const GroupKey& key, uint64_t bytes, uint64_t retained_bytes,
-                 uint64_t retained_blocks) {
-    size_t at = hash_of(key) & mask;
-    while (slots[at] != 0) {
-      RetentionGroup& g = groups_[slots[at] - 1];
-      if (GroupKey{g.stack_id, g.holder_kind, g.holder, g.root} == key) break;
-      at = (at + 1) & mask;
-    }
-    if (slots[at] == 0) {
-      RetentionGroup g;
-      g.stack_id = key.stack_id;
-      g.holder_kind = key.kind;
-      g.holder = key.holder;
-      g.root = key.root;
-      if (!groups_.try_push_back(g)) return false;
-      slots[at] = static_cast<uint32_t>(groups_.size());
-    }
-    RetentionGroup& g = groups_[slots[at] - 1];
-    g.bytes += bytes;
-    g.blocks += 1;
-    g.retained_bytes += retained_bytes;
-    g.retained_blocks += retained_blocks;
-    if (groups_.size() * 2 <= mask) return true;
-    // Grow: twice the slots, every group placed again.
-    mask = mask * 2 + 1;
-    if (!slots.try_resize(mask + 1)) return false;
-    for (size_t i = 0; i <= mask; ++i) slots[i] = 0;
-    for (size_t i = 0; i < groups_.size(); ++i) {
-      const RetentionGroup& e = groups_[i];
-      size_t s = hash_of(GroupKey{e.stack_id, e.holder_kind, e.holder, e.root}) & mask;
-      while (slots[s] != 0) s = (s + 1) & mask;
-      slots[s] = static_cast<uint32_t>(i + 1);
-    }
-    return true;
-  };
+  group_ = std::move(retained_blocks_);
   for (uint32_t p = count - 1; p-- > 0;) {
     const uint32_t node = order_[p];
     if (node >= block_count_) {
-      held[p] = Held{HolderKind::kRetainer, node - static_cast<uint32_t>(block_count_),
-                     node - static_cast<uint32_t>(block_count_)};
+      group_[p] = kNoGroup;  // a retainer: its blocks' key says so
       continue;
     }
     const uint32_t d = idom_[p];
     const uint32_t dominator = order_[d];
     const uint32_t site = blocks.stack_id(node);
-    Held h{HolderKind::kSeveral, 0, kNoRetainer};
-    bool top_of_site = true;
+    const uint64_t retained_blocks = group_[p];
+    if (d != root && dominator < block_count_ && blocks.stack_id(dominator) == site) {
+      const uint32_t g = group_[d];
+      group_[p] = g;
+      groups_[g].bytes += blocks.size_of(node);
+      groups_[g].blocks += 1;
+      continue;
+    }
+    RetentionGroup key;
+    key.stack_id = site;
     if (d == root) {
-      h = Held{HolderKind::kSeveral, 0, kNoRetainer};
+      key.holder_kind = HolderKind::kSeveral;
+      key.root = kNoRetainer;
     } else if (dominator >= block_count_) {
-      h = held[d];
-    } else if (blocks.stack_id(dominator) == site) {
-      h = held[d];
-      top_of_site = false;
+      key.holder_kind = HolderKind::kRetainer;
+      key.holder = key.root = dominator - static_cast<uint32_t>(block_count_);
     } else {
-      h = Held{HolderKind::kSite, blocks.stack_id(dominator), held[d].top};
+      const RetentionGroup& parent = groups_[group_[d]];
+      key.holder_kind = HolderKind::kSite;
+      key.holder = parent.stack_id;
+      key.root = parent.root;
+      key.parent = group_[d];
     }
-    held[p] = h;
-    if (!add(GroupKey{site, h.kind, h.holder, h.top}, blocks.size_of(node),
-             top_of_site ? retained_bytes_[p] : 0, top_of_site ? retained_blocks_[p] : 0)) {
-      return false;
-    }
-  }
-  // Reachable blocks the search did not reach: held only through the C runtime's roots (a
-  // putenv string), or through a root edge that could not be kept.
-  for (size_t i = 0; i < block_count_; ++i) {
-    if (number_[i] != kUnset || !member(blocks, scan, i)) continue;
-    const uint64_t size = blocks.size_of(i);
-    if (!add(GroupKey{blocks.stack_id(i), HolderKind::kRuntime, 0, kNoRetainer}, size, size, 1)) {
-      return false;
-    }
+    group_[p] = try_add_to_group(key, blocks.size_of(node), retained_bytes_[p], retained_blocks);
+    if (group_[p] == kNoGroup) return false;
   }
   return true;
 }
 
 bool RetentionGraph::try_build(const ScanBlocks& blocks, const ReachabilityScan& scan,
                                const RootSource* sources, size_t source_count, DataNamer namer,
-                               const FrameSpan* frames) {
+                               const FrameSpan* frames, BlockDescription* describe) {
+  bool described = false;
+  built_ =
+      try_build_graph(blocks, scan, sources, source_count, namer, frames, describe, &described);
+  // Without the graph, the block is still named: its size, site and verdict.
+  if (describe != nullptr && !described) describe_block(blocks, scan, describe);
+  return built_;
+}
+
+bool RetentionGraph::try_build_graph(const ScanBlocks& blocks, const ReachabilityScan& scan,
+                                     const RootSource* sources, size_t source_count,
+                                     DataNamer namer, const FrameSpan* frames,
+                                     BlockDescription* describe, bool* described) {
   block_count_ = blocks.size();
   if (block_count_ + 1 >= kExitBit) return false;
   complete_ = scan.root_edges_complete();
   if (!try_collect_retainers(scan, sources, source_count, namer, frames)) return false;
   if (block_count_ + retainers_.size() + 1 >= kExitBit) return false;
   root_node_ = static_cast<uint32_t>(block_count_ + retainers_.size());
-  if (!try_order(blocks, scan)) return false;
+  if (!try_order(blocks, scan) || !try_group_unreached(blocks, scan)) return false;
   const size_t count = order_.size();
-  if (!idom_.try_resize(count) || !retained_bytes_.try_resize(count) ||
-      !retained_blocks_.try_resize(count)) {
-    return false;
-  }
+  if (!idom_.try_resize(count)) return false;
   compute_dominators(blocks, scan);
+  // The postorder numbers by node are not needed any more: their memory counts blocks.
+  retained_blocks_ = std::move(number_);
+  if (!retained_bytes_.try_resize(count)) return false;
   compute_retained(blocks);
-  built_ = try_group(blocks, scan);
-  return built_;
+  if (describe != nullptr) {
+    built_ = true;
+    describe_block(blocks, scan, describe);
+    *described = true;
+  }
+  const bool grouped = try_group(blocks);
+  group_slots_ = core::MmapArray<uint32_t>();
+  group_mask_ = 0;
+  return grouped;
 }
 
 void RetentionGraph::clear() {
@@ -394,11 +417,12 @@ void RetentionGraph::clear() {
   built_ = false;
 }
 
+// Reads the graph while built_ (after compute_retained, before try_group takes the retained
+// block counts' memory); else names the block only.
 void RetentionGraph::describe_block(const ScanBlocks& blocks, const ReachabilityScan& scan,
-                                    uintptr_t address, BlockDescription* out) const {
+                                    BlockDescription* out) const {
   using core::result::LinkKind;
-  out->address = address;
-  const long found = blocks.find(address);
+  const long found = blocks.find(out->address);
   out->found = found >= 0;
   if (found < 0) return;
   const size_t index = static_cast<size_t>(found);
@@ -406,8 +430,10 @@ void RetentionGraph::describe_block(const ScanBlocks& blocks, const Reachability
   out->start = blocks.start(index);
   out->size = blocks.size_of(index);
   out->stack_id = blocks.stack_id(index);
-  out->retained_bytes = built_ ? retained_bytes(index) : 0;
-  out->retained_blocks = built_ ? retained_blocks(index) : 0;
+  const uint32_t p = built_ ? postorder_of(index) : kUnset;
+  if (p == kUnset) return;
+  out->retained_bytes = retained_bytes_[p];
+  out->retained_blocks = retained_blocks_[p];
   auto block_link = [&](size_t b) {
     BlockLink link;
     link.stack_id = blocks.stack_id(b);
@@ -416,12 +442,12 @@ void RetentionGraph::describe_block(const ScanBlocks& blocks, const Reachability
     return link;
   };
   // The chain: the dominators up to the root; a long one keeps its nearest links and its top.
-  if (built_ && index < block_count_ && number_[index] != kUnset) {
+  {
     const uint32_t root = static_cast<uint32_t>(order_.size() - 1);
-    for (uint32_t p = idom_[number_[index]];; p = idom_[p]) {
-      const uint32_t node = order_[p];
+    for (uint32_t d = idom_[p];; d = idom_[d]) {
+      const uint32_t node = order_[d];
       BlockLink link;
-      if (p == root) {
+      if (d == root) {
         link.kind = LinkKind::kSeveral;
       } else if (node >= block_count_) {
         link.kind = LinkKind::kRetainer;
@@ -460,34 +486,60 @@ void RetentionGraph::describe_block(const ScanBlocks& blocks, const Reachability
   }
 }
 
+uint32_t RetentionGraph::postorder_of(size_t index) const {
+  if (index >= block_count_) return kUnset;
+  for (uint32_t p = 0; p < order_.size(); ++p) {
+    if (order_[p] == index) return p;
+  }
+  return kUnset;
+}
+
 long RetentionGraph::dominator_block(size_t index) const {
-  if (index >= block_count_ || number_[index] == kUnset) return -1;
-  const uint32_t node = order_[idom_[number_[index]]];
+  const uint32_t p = postorder_of(index);
+  if (p == kUnset) return -1;
+  const uint32_t node = order_[idom_[p]];
   return node < block_count_ ? static_cast<long>(node) : -1;
 }
 
 uint32_t RetentionGraph::dominating_retainer(size_t index) const {
-  if (index >= block_count_ || number_[index] == kUnset) return kNoRetainer;
-  const uint32_t node = order_[idom_[number_[index]]];
+  const uint32_t p = postorder_of(index);
+  if (p == kUnset) return kNoRetainer;
+  const uint32_t node = order_[idom_[p]];
   return node >= block_count_ && node != root_node_ ? node - static_cast<uint32_t>(block_count_)
                                                     : kNoRetainer;
 }
 
 uint64_t RetentionGraph::retained_bytes(size_t index) const {
-  if (index >= block_count_ || number_[index] == kUnset) return 0;
-  return retained_bytes_[number_[index]];
+  const uint32_t p = postorder_of(index);
+  return p == kUnset ? 0 : retained_bytes_[p];
 }
 
 uint64_t RetentionGraph::retained_blocks(size_t index) const {
-  if (index >= block_count_ || number_[index] == kUnset) return 0;
-  return retained_blocks_[number_[index]];
+  const uint32_t p = postorder_of(index);
+  if (p == kUnset) return 0;
+  // The retained block counts made way for the groups: count the blocks whose dominator chain
+  // passes through p (their postorder numbers are below it).
+  uint64_t count = 1;
+  const uint32_t root = static_cast<uint32_t>(order_.size() - 1);
+  for (uint32_t q = 0; q < p; ++q) {
+    uint32_t up = q;
+    while (up < p && up != root) up = idom_[up];
+    if (up == p && order_[q] < block_count_) ++count;
+  }
+  return count;
+}
+
+uint32_t RetentionGraph::group_of(size_t index) const {
+  const uint32_t p = postorder_of(index);
+  return p == kUnset || p >= group_.size() ? kNoGroup : group_[p];
 }
 
 size_t RetentionGraph::bytes_used() const {
-  // order_, idom_, retained_bytes_ and retained_blocks_ per reached node; number_ per node.
-  return order_.size() * (sizeof(uint32_t) * 3 + sizeof(uint64_t)) +
-         number_.size() * sizeof(uint32_t) + retainer_targets_.size() * sizeof(uint32_t) +
-         retainers_.size() * sizeof(Retainer) + groups_.size() * sizeof(RetentionGroup);
+  // order_, idom_ and retained_bytes_ per reached node; group_ (once number_) per node.
+  return order_.size() * (sizeof(uint32_t) * 2 + sizeof(uint64_t)) +
+         group_.size() * sizeof(uint32_t) + retainer_targets_.size() * sizeof(uint32_t) +
+         retainer_words_.size() * sizeof(uintptr_t) + retainers_.size() * sizeof(Retainer) +
+         groups_.size() * sizeof(RetentionGroup);
 }
 
 }  // namespace memtrack::rt

@@ -17,6 +17,7 @@
 namespace memtrack::rt {
 
 using core::result::HolderKind;
+using core::result::kNoGroup;
 using core::result::kNoRetainer;
 using core::result::RootKind;
 
@@ -55,11 +56,14 @@ struct Retainer {
   uint64_t retained_blocks = 0;
 };
 
+// The groups form a tree, the dominator tree summed by site: a group of kind kSite lies under
+// the group of the blocks that dominate its blocks (parent), the others at the top.
 struct RetentionGroup {
   uint32_t stack_id = 0;
   HolderKind holder_kind = HolderKind::kSite;
   uint32_t holder = 0;
-  uint32_t root = 0;  // the retainer at the top of the dominator chain, or kNoRetainer
+  uint32_t root = 0;           // the retainer at the top of the dominator chain, or kNoRetainer
+  uint32_t parent = kNoGroup;  // kind kSite: the holding blocks' group (an index of groups())
   uint64_t bytes = 0;
   uint64_t blocks = 0;
   uint64_t retained_bytes = 0;  // what these blocks keep alive, themselves included
@@ -96,10 +100,14 @@ class RetentionGraph {
   // Builds the graph of the program's reachable blocks (state kReachable, not held by the C
   // runtime) from `scan`'s root edges, computes the dominator tree and the retained sizes,
   // and groups the blocks. `namer` names kData root words (nullptr: by source); `frames` holds
-  // the stacks' frames the sources refer to. Returns false if memory could not be mapped.
+  // the stacks' frames the sources refer to. With `describe` (its address set), also describes
+  // the block that holds that address (memtrack snapshot --retainers ADDR), while the blocks
+  // are still as the scan saw them: its referrers are read from them. Returns false if memory
+  // could not be mapped.
   [[nodiscard]] bool try_build(const ScanBlocks& blocks, const ReachabilityScan& scan,
                                const RootSource* sources, size_t source_count, DataNamer namer,
-                               const FrameSpan* frames = nullptr);
+                               const FrameSpan* frames = nullptr,
+                               BlockDescription* describe = nullptr);
 
   // Forgets everything built (after a failed try_build): no retainers, no groups.
   void clear();
@@ -116,31 +124,38 @@ class RetentionGraph {
   uint64_t shared_bytes() const { return shared_bytes_; }
   uint64_t shared_blocks() const { return shared_blocks_; }
 
-  // Per block, for tests: its immediate dominator as a block index (-1: a retainer or the
-  // virtual root, see dominating_retainer), and what it retains (0 for a block not in the
-  // graph).
+  // Per block, for tests (each looks the block up in the whole order): its immediate dominator
+  // as a block index (-1: a retainer or the virtual root, see dominating_retainer), what it
+  // retains (0 for a block not in the graph), and its group (kNoGroup if none).
   long dominator_block(size_t index) const;
   uint32_t dominating_retainer(size_t index) const;  // kNoRetainer if none directly
   uint64_t retained_bytes(size_t index) const;
-  uint64_t retained_blocks(size_t index) const;
+  uint64_t retained_blocks(size_t index) const;  // walks the tree: O(blocks x depth)
+  uint32_t group_of(size_t index) const;
 
-  // Describes the block that holds `address` (after try_build, while the blocks are still as
-  // the scan saw them: its referrers are read from them) into `out`.
-  void describe_block(const ScanBlocks& blocks, const ReachabilityScan& scan, uintptr_t address,
-                      BlockDescription* out) const;
-
-  // Working memory per block of the graph (for the scan's statistics).
+  // Working memory of the graph (for the scan's statistics).
   size_t bytes_used() const;
 
  private:
   static constexpr uint32_t kUnset = UINT32_MAX;
+  [[nodiscard]] bool try_build_graph(const ScanBlocks& blocks, const ReachabilityScan& scan,
+                                     const RootSource* sources, size_t source_count,
+                                     DataNamer namer, const FrameSpan* frames,
+                                     BlockDescription* describe, bool* described);
   [[nodiscard]] bool try_collect_retainers(const ReachabilityScan& scan, const RootSource* sources,
                                            size_t source_count, DataNamer namer,
                                            const FrameSpan* frames);
   [[nodiscard]] bool try_order(const ScanBlocks& blocks, const ReachabilityScan& scan);
+  [[nodiscard]] bool try_group_unreached(const ScanBlocks& blocks, const ReachabilityScan& scan);
   void compute_dominators(const ScanBlocks& blocks, const ReachabilityScan& scan);
   void compute_retained(const ScanBlocks& blocks);
-  [[nodiscard]] bool try_group(const ScanBlocks& blocks, const ReachabilityScan& scan);
+  void describe_block(const ScanBlocks& blocks, const ReachabilityScan& scan,
+                      BlockDescription* out) const;
+  [[nodiscard]] bool try_group(const ScanBlocks& blocks);
+  // Adds one block to the group of `key`, made if new; its index, or kNoGroup without memory.
+  [[nodiscard]] uint32_t try_add_to_group(const RetentionGroup& key, uint64_t bytes,
+                                          uint64_t retained_bytes, uint64_t retained_blocks);
+  uint32_t postorder_of(size_t index) const;  // kUnset if the block is not in the graph
   bool member(const ScanBlocks& blocks, const ReachabilityScan& scan, size_t index) const;
   template <typename F>
   void for_each_successor(const ScanBlocks& blocks, const ReachabilityScan& scan, uint32_t node,
@@ -153,12 +168,17 @@ class RetentionGraph {
   core::MmapArray<uint32_t> retainer_first_;  // retainer r's targets: [first[r], first[r + 1])
   core::MmapArray<uint32_t> retainer_targets_;
   core::MmapArray<uintptr_t> retainer_words_;  // each target's root word address
+  // Per node, 20 bytes at most at once: each phase hands the 4 bytes a node it no longer needs
+  // on to the next (number_ -> retained_blocks_ -> group_).
   core::MmapArray<uint32_t> order_;            // node by postorder number
   core::MmapArray<uint32_t> number_;           // postorder number by node (kUnset: not reached)
   core::MmapArray<uint32_t> idom_;             // by postorder number
   core::MmapArray<uint64_t> retained_bytes_;   // by postorder number
-  core::MmapArray<uint32_t> retained_blocks_;  // by postorder number
+  core::MmapArray<uint32_t> retained_blocks_;  // by postorder number, until try_group
+  core::MmapArray<uint32_t> group_;            // a block's group by postorder number
   core::MmapArray<RetentionGroup> groups_;
+  core::MmapArray<uint32_t> group_slots_;  // index + 1 into groups_, 0 empty (open addressing)
+  size_t group_mask_ = 0;
   bool built_ = false;
   uint32_t passes_ = 0;
   bool complete_ = true;

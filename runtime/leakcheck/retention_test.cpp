@@ -97,6 +97,50 @@ TEST_F(RetentionTest, AChainIsDominatedLinkByLink) {
   EXPECT_TRUE(graph_.complete());
 }
 
+// The groups form the dominator tree by site: two tables of one site under one root, each
+// with nodes of one site, give the nodes two groups, each under its own table's group.
+TEST_F(RetentionTest, GroupsLieUnderTheGroupOfTheirHolders) {
+  constexpr uint32_t kTable = 100, kNode = 200;
+  uintptr_t* holder = make(2, 300);
+  uintptr_t* table1 = make(2, kTable);
+  uintptr_t* table2 = make(2, kTable);
+  uintptr_t* node1 = make(3, kNode);
+  uintptr_t* node1b = make(3, kNode);
+  uintptr_t* node2 = make(3, kNode);
+  holder[0] = addr(table1);
+  table1[0] = addr(node1);
+  node1[0] = addr(node1b);  // a node below a node of its own site: the same group
+  table2[0] = addr(node2);
+  std::vector<uintptr_t> root = {addr(holder), addr(table2)};
+  build({&root});
+  const auto& groups = graph_.groups();
+  const uint32_t g1 = graph_.group_of(index_of(node1));
+  const uint32_t g2 = graph_.group_of(index_of(node2));
+  ASSERT_NE(g1, kNoGroup);
+  ASSERT_NE(g2, kNoGroup);
+  EXPECT_NE(g1, g2);
+  EXPECT_EQ(graph_.group_of(index_of(node1b)), g1);
+  EXPECT_EQ(groups[g1].blocks, 2u);
+  EXPECT_EQ(groups[g1].bytes, 48u);
+  EXPECT_EQ(groups[g1].parent, graph_.group_of(index_of(table1)));
+  EXPECT_EQ(groups[g2].parent, graph_.group_of(index_of(table2)));
+  EXPECT_EQ(groups[groups[g1].parent].parent, graph_.group_of(index_of(holder)));
+  EXPECT_EQ(groups[g1].holder_kind, HolderKind::kSite);
+  EXPECT_EQ(groups[g1].holder, kTable);
+  EXPECT_EQ(groups[g1].root, 0u);
+  // table2 is held by the root directly: a top group, parent of nothing but node2's.
+  const RetentionGroup& t2 = groups[graph_.group_of(index_of(table2))];
+  EXPECT_EQ(t2.holder_kind, HolderKind::kRetainer);
+  EXPECT_EQ(t2.parent, kNoGroup);
+  EXPECT_EQ(t2.retained_bytes, 16u + 24u);
+  // A parent comes before its children (the result file's readers rely on it).
+  for (uint32_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].parent != kNoGroup) {
+      EXPECT_LT(groups[g].parent, g);
+    }
+  }
+}
+
 // Two ways down from a to d: d belongs to a, not to b or c.
 TEST_F(RetentionTest, ADiamondBelongsToItsTop) {
   uintptr_t* a = make(2);

@@ -259,6 +259,7 @@ void write_retention(core::ResultWriter& w, const RetentionGraph& graph) {
     record.blocks = g.blocks;
     record.retained_bytes = g.retained_bytes;
     record.retained_blocks = g.retained_blocks;
+    record.parent = g.parent;
     w.put_record(record);
   }
 }

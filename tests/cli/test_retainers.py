@@ -3,8 +3,10 @@ heap graph is known (programs/retainers.c): the roots named as a person would, w
 keeps (the dominator tree's retained sizes), and each site's chain of holders, exactly."""
 
 import json
+import os
 import pathlib
 import re
+import signal
 import subprocess
 
 from cli_harness import cli_test
@@ -71,6 +73,15 @@ def test_retainers_known_graph(ctx):
                   "global g_table (cli_retainers) -> 64 bytes in 1 block allocated at "
                   f"build_table (retainers.c:{table})", "the table's nodes' chain of holders", run)
     ctx.expect_eq(nodes["holder_kind"], "site", "the nodes are held by a site", run)
+    # The groups form the dominator tree by site: the nodes lie under the table's group,
+    # which lies under g_table.
+    parent = retention["groups"][nodes.get("parent", -1)] if "parent" in nodes else {}
+    ctx.expect_eq((parent.get("site", "").split(" (")[0], parent.get("bytes"),
+                   parent.get("holder_kind"), parent.get("parent")),
+                  ("build_table", 64, "root", None), "the nodes' parent group", run)
+    ctx.expect(all("parent" not in g or g["parent"] < len(retention["groups"]) and
+                   g["holder_kind"] == "site" for g in retention["groups"]),
+               "only site-held groups have a parent, and it exists", run)
     child_group = groups.get(("build_shared", 32, 1))
     ctx.require(child_group is not None, "the shared block's child is a group", run)
     ctx.expect_eq(child_group["held_by"], "several roots, none alone -> 16 bytes in 1 block "
@@ -133,6 +144,7 @@ def test_retainers_of_one_block(ctx):
         [ctx.paths.memtrack, "run", "--log-file=/dev/null", ctx.program("retainers"), "wait"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env=ctx.env(), cwd=ctx.tmp, text=True)
+    pid = None
     try:
         ready = process.stdout.readline().split()
         ctx.require(len(ready) == 5 and ready[0] == "ready", f"the program started: {ready}")
@@ -173,6 +185,22 @@ def test_retainers_of_one_block(ctx):
         run = ctx.memtrack("snapshot", pid, "--retainers=here")
         ctx.expect_error(run, 125, "--retainers expects a nonzero address such as "
                          "0x55d0c2a4b2c0, not 'here'")
+
+        # The same as JSON: the chain, the referrer and what it keeps.
+        run = ctx.memtrack("snapshot", pid, f"--retainers={node}", "--json=-",
+                           "--log-file=/dev/null")
+        ctx.require_eq(run.exit, 0, "exit status", run)
+        block = json.loads(run.stdout)["processes"][0]["block_retention"]
+        ctx.expect_eq((block["found"], block["kind"], block["size"], block["retained_bytes"],
+                       block["retained_blocks"]), (True, "reachable", 48, 144, 3),
+                      "the block and what it keeps, as JSON", run)
+        ctx.expect_eq([(link["kind"], link.get("size"), link.get("root")) for link in block["chain"]],
+                      [("block", 48, None), ("block", 64, None),
+                       ("root", None, "global g_table (cli_retainers)")], "the chain as JSON", run)
+        ctx.expect_eq([(link["kind"], link["size"], link["offset"]) for link in block["referrers"]],
+                      [("block", 48, 0)], "the referrer as JSON", run)
     finally:
+        if pid is not None:
+            os.kill(int(pid), signal.SIGTERM)  # memtrack run passes it on; the program ends
         process.kill()
         process.communicate(timeout=60)
