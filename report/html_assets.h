@@ -17,6 +17,7 @@ extern const std::string_view kUplotCss;
 // errors and descriptors; the leak table; the flame graph and live charts; the whole page.
 extern const std::string_view kViewsJs;
 extern const std::string_view kLeakTableJs;
+extern const std::string_view kRetentionJs;  // the retained-size tree (web/src/retention.js)
 extern const std::string_view kChartsJs;
 extern const std::string_view kProfileJs;  // the heap profile's views (web/src/profile.js)
 extern const std::string_view kPageJs;

@@ -91,9 +91,10 @@ void write_page(const std::string& title, const std::string& data, std::ostream&
     append_element(styles, "style", css);
   }
   std::string scripts;
-  for (std::string_view js : {assets::kD3Js, assets::kFlameGraphJs, assets::kUplotJs,
-                              assets::kViewsJs, assets::kLeakTableJs, assets::kChartsJs,
-                              assets::kProfileJs, assets::kPageJs, assets::kReportJs}) {
+  for (std::string_view js :
+       {assets::kD3Js, assets::kFlameGraphJs, assets::kUplotJs, assets::kViewsJs,
+        assets::kLeakTableJs, assets::kRetentionJs, assets::kChartsJs, assets::kProfileJs,
+        assets::kPageJs, assets::kReportJs}) {
     append_element(scripts, "script", js);
   }
   out << fill(assets::kReportTemplate, {{"TITLE", html_escaped(title)},

@@ -118,9 +118,10 @@ TEST(HtmlRenderer, SelfContainedAndForbidsNetwork) {
       html.find("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "),
       std::string::npos);
   EXPECT_EQ(html.find("{{"), std::string::npos) << "a template marker was left";
-  // d3, d3-flame-graph, uPlot, six of memtrack's scripts (profile.js among them), and the data.
-  EXPECT_EQ(occurrences(html, "<script>"), 9u);
-  EXPECT_EQ(occurrences(html, "</script>"), 10u);
+  // d3, d3-flame-graph, uPlot, seven of memtrack's scripts (profile.js and retention.js among
+  // them), and the data.
+  EXPECT_EQ(occurrences(html, "<script>"), 10u);
+  EXPECT_EQ(occurrences(html, "</script>"), 11u);
   EXPECT_NE(html.find("<meta name=\"generator\" content=\"memtrack 9.8.7\">"), std::string::npos);
 }
 

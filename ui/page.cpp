@@ -27,9 +27,10 @@ std::string ui_page(const std::string& version) {
     styles += "</style>\n";
   }
   std::string scripts;
-  for (std::string_view js : {assets::kD3Js, assets::kFlameGraphJs, assets::kUplotJs,
-                              assets::kViewsJs, assets::kLeakTableJs, assets::kChartsJs,
-                              assets::kProfileJs, assets::kPageJs, assets::kUiJs}) {
+  for (std::string_view js :
+       {assets::kD3Js, assets::kFlameGraphJs, assets::kUplotJs, assets::kViewsJs,
+        assets::kLeakTableJs, assets::kRetentionJs, assets::kChartsJs, assets::kProfileJs,
+        assets::kPageJs, assets::kUiJs}) {
     scripts += "<script>";
     scripts += js;
     scripts += "</script>\n";

@@ -1,11 +1,11 @@
 // The HTML report in headless Chromium: runs memtrack on the demo programs and on many_leaks
 // (500 groups, a growing site under --expire), opens each report and checks its views (table,
 // sorting, filtering, an expanded stack with source lines, flame graph zoom and search, errors,
-// descriptors, live charts), that no request leaves the page and nothing is logged as an
-// error; then opens the synthetic 10,000-group report and prints how long it took to become
+// descriptors, live charts) and the retained-size tree of --show-retainers, that no request
+// leaves the page and nothing is logged as an error; then opens the synthetic 10,000-group report and prints how long it took to become
 // interactive and its size. Screenshots go to --out. Exits 1 on the first failed check.
 //
-// node browser_test.js --memtrack M --leaky L --crash C --many P --synthetic S --chromium C
+// node browser_test.js --memtrack M --leaky L --crash C --many P --retainers R --synthetic S --chromium C
 //                      --modules web/node_modules --out DIR [--readme-screenshot PNG]
 'use strict';
 const {execFileSync, spawnSync} = require('child_process');
@@ -15,13 +15,13 @@ const path = require('path');
 
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-for (const name of ['memtrack', 'leaky', 'crash', 'many', 'synthetic', 'chromium', 'modules', 'out']) {
+for (const name of ['memtrack', 'leaky', 'crash', 'many', 'retainers', 'synthetic', 'chromium', 'modules', 'out']) {
   if (!args[name]) {
     console.error(`browser_test: missing --${name}`);
     process.exit(2);
   }
 }
-for (const name of ['memtrack', 'leaky', 'crash', 'many', 'synthetic', 'modules', 'out']) args[name] = path.resolve(args[name]);
+for (const name of ['memtrack', 'leaky', 'crash', 'many', 'retainers', 'synthetic', 'modules', 'out']) args[name] = path.resolve(args[name]);
 const puppeteer = require(path.join(args.modules, 'puppeteer-core'));
 const {openPage} = require('./open_page.js');
 const SOURCE_DIR = path.resolve(__dirname, '..', '..');
@@ -278,6 +278,56 @@ async function syntheticTiming(browser, out) {
   await page.close();
 }
 
+// memtrack run --show-retainers on the known heap graph of tests/cli/programs/retainers.c:
+// the retained-size tree, opened from the root down, as the JSON report has it.
+const treeRows = (page) => page.$$eval('table.retention-tree tr.tree-row', (rows) => rows.map((r) => ({
+  depth: Number(r.dataset.depth), name: r.children[0].textContent.replace(/^[▸▾]?\s*/, ''),
+  retained: r.children[1].textContent, blocks: r.children[2].textContent,
+  own: r.children[3].textContent, ownBlocks: r.children[4].textContent,
+})));
+
+async function retentionReport(browser, out) {
+  const html = path.join(out, 'retainers.html');
+  const run = memtrack('run', '--show-retainers', '--html=' + html, '--', args.retainers);
+  expect(fs.existsSync(html), `memtrack run --show-retainers --html wrote ${html} (exit ${run.status})`);
+  const report = await openPage(browser, html);
+  const {page} = report;
+  const source = path.join(SOURCE_DIR, 'tests', 'cli', 'programs', 'retainers.c');
+  const table = lineOf(source, 'calloc(8, sizeof(struct node*))');
+  expect(!(await page.$eval('#nav-retained', (a) => a.hidden)), 'retainers: the Retained link is shown');
+  let rows = await treeRows(page);
+  expectEq(rows[0], {depth: 0, name: 'global g_table (cli_retainers)', retained: '1.56 KiB', blocks: '33',
+                     own: '', ownBlocks: ''}, 'retainers: the root that keeps the most comes first');
+  expectEq(rows[1], {depth: 1, name: `build_table (retainers.c:${table})`, retained: '1.56 KiB', blocks: '33',
+                     own: '64 B', ownBlocks: '1'}, 'retainers: under it, the table it holds (open)');
+  expect(rows.some((r) => r.depth === 0 && r.name === 'several roots, none alone' && r.retained === '48 B'),
+         'retainers: the block two globals share is under "several roots"');
+  expect(!rows.some((r) => r.depth === 2), 'retainers: the sites below the first are folded at first');
+
+  const toggle = async (name) => {
+    const button = await page.evaluateHandle((n) => Array.from(document.querySelectorAll('tr.tree-row'))
+      .find((r) => r.children[0].textContent.includes(n)).querySelector('button.tree-toggle'), name);
+    await button.asElement().click();
+  };
+  await toggle('build_table');
+  rows = await treeRows(page);
+  expectEq(rows[2], {depth: 2, name: 'new_node (retainers.c:' + lineOf(source, 'malloc(sizeof(struct node))') + ')',
+                     retained: '1.50 KiB', blocks: '32', own: '1.50 KiB', ownBlocks: '32'},
+           'retainers: opened, the table holds the 32 nodes of 8 lists');
+  await page.evaluate(() => Array.from(document.querySelectorAll('table.retention-tree tr.tree-row'))
+    .find((r) => r.dataset.depth === '2').querySelector('span.fn').click());
+  const frames = await page.$eval('table.retention-tree tr.detail', (tr) =>
+    Array.from(tr.querySelectorAll('li.frame .fn')).map((f) => f.textContent));
+  expectEq(frames.slice(0, 3), ['new_node', 'build_table', 'main'], 'retainers: a site\'s stack opens under it');
+  await page.screenshot({path: path.join(out, 'retainers-report.png'), fullPage: true});
+  await toggle('build_table');
+  rows = await treeRows(page);
+  expect(!rows.some((r) => r.depth === 2) && (await page.$$('table.retention-tree tr.detail')).length === 0,
+         'retainers: closed again, the nodes and their stack are gone');
+  checkClean(report, 'retainers');
+  await page.close();
+}
+
 async function main() {
   fs.mkdirSync(args.out, {recursive: true});
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'memtrack-chromium-'));
@@ -293,6 +343,7 @@ async function main() {
     await demoReport(browser, args.out);
     await crashReport(browser, args.out);
     await manyReport(browser, args.out);
+    await retentionReport(browser, args.out);
     await syntheticTiming(browser, args.out);
   } finally {
     await browser.close();

@@ -1,9 +1,9 @@
 // The whole report as one page: a header, the summary of every process, then for the process
 // chosen (all processes and on-demand checks of the report) its leak table, flame graph,
-// errors, descriptors and live charts. V.renderReport(root, model) fills `root` and returns
-// the views it made, for scripts and tests: {summary, leaks, flame, live, select(i)}. A heap
-// profile's model (it has "profile" where a leak report's has "report") gets the views of
-// profile.js instead.
+// retained-size tree, errors, descriptors and live charts. V.renderReport(root, model) fills
+// `root` and returns the views it made, for scripts and tests: {summary, leaks, flame, live,
+// retention, select(i)}. A heap profile's model (it has "profile" where a leak report's has
+// "report") gets the views of profile.js instead.
 (function (V) {
   'use strict';
   const el = V.el;
@@ -28,9 +28,9 @@
     const processes = report.processes.concat(report.checks || []);
     const views = {summary: null, leaks: null, flame: null, live: null, processes};
 
-    const nav = el('nav', null, ['summary', 'leaks', 'flame', 'errors', 'descriptors', 'live'].map((id) =>
+    const nav = el('nav', null, ['summary', 'leaks', 'flame', 'retained', 'errors', 'descriptors', 'live'].map((id) =>
       el('a', {href: '#' + id, id: 'nav-' + id}, {summary: 'Summary', leaks: 'Leaks', flame: 'Flame graph',
-        errors: 'Errors', descriptors: 'Descriptors', live: 'Live'}[id])));
+        retained: 'Retained', errors: 'Errors', descriptors: 'Descriptors', live: 'Live'}[id])));
     const picker = el('select', {'aria-label': 'Process'},
       processes.map((p, i) => el('option', {value: i}, V.processLabel(p))));
     const detail = el('div', {class: 'process-detail'});
@@ -49,6 +49,8 @@
       views.leaks = V.leakTableView(p, sources);
       views.flame = V.flameGraphView(p);
       views.live = mine.length ? V.liveView(mine, sources) : null;
+      views.retention = V.retentionView(p, sources);
+      const block = V.blockRetentionView(p.block_retention, sources);
       const s = p.summary;
       detail.replaceChildren(...[
         section('leaks', 'Leaks of ' + V.processLabel(p),
@@ -58,6 +60,9 @@
              V.formatBytes(s.reachable_bytes) + ' still reachable.'),
           views.leaks.element),
         section('flame', 'Leaked bytes by allocation stack', views.flame.element),
+        block ? section('block', 'What holds ' + p.block_retention.address, block) : null,
+        views.retention ? section('retained', 'Retained memory: what keeps the still-reachable blocks alive',
+                                  views.retention) : null,
         p.crash ? section('crash', 'Crashed: ' + p.crash.name + (p.crash.cause ? ' (' + p.crash.cause + ')' : '') +
                           (p.crash.address ? ' at ' + p.crash.address : '') + ' in thread ' + p.crash.thread,
                           V.stackView(p.crash.stack, sources)) : null,
@@ -67,6 +72,7 @@
         views.live ? section('live', 'Live reports: old bytes per site over time', views.live.element) : null,
       ].filter(Boolean));
       root.querySelector('#nav-live').hidden = !views.live;
+      root.querySelector('#nav-retained').hidden = !views.retention;
       if (views.live) views.live.draw();
       // The flame graph of a large report takes a moment: the table is usable before it.
       const flame = views.flame;
