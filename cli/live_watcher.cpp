@@ -140,7 +140,7 @@ std::optional<report::LiveReport> read_live(
       [&](uint64_t address, bool is_return) -> const std::vector<Frame>& {
         return symbolizer->symbolize(address, is_return);
       },
-      suppressions);
+      suppressions, [&](uint64_t address) { return symbolizer->variable_location(address); });
 }
 
 }  // namespace

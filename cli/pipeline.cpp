@@ -113,7 +113,8 @@ report::Report build_report(const std::vector<std::string>& result_files,
         [&](uint64_t address, bool is_return) -> const std::vector<Frame>& {
           return symbolizer->symbolize(address, is_return);
         },
-        symbolizer->notes(), own ? *own : suppressions, stack_kinds));
+        symbolizer->notes(), own ? *own : suppressions, stack_kinds,
+        [&](uint64_t address) { return symbolizer->variable_location(address); }));
     std::vector<std::string>& notes = report.processes.back().notes;
     notes.insert(notes.end(), lsan_notes.begin(), lsan_notes.end());
   }

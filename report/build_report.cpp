@@ -95,7 +95,8 @@ void add_resource_sites(const ResultFile& file, const SymbolizeFn& symbolize,
 
 // Section 14 symbolized: variables demangled, sites' stacks, the C/C++ runtime's own blocks
 // (reachable groups it keeps for itself) left out of the sites.
-Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) {
+Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize,
+                          const LocateVariableFn& locate_variable) {
   const ResultFile::RawRetention& raw = *file.retention;
   Retention retention;
   retention.approximate = (raw.head.flags & core::result::kRetentionApproximate) != 0;
@@ -114,6 +115,7 @@ Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize) 
     out.symbol = r.symbol.empty() ? "" : symbolize::demangle(r.symbol);
     out.module = r.module;
     out.module_offset = r.module_offset;
+    if (!out.symbol.empty() && locate_variable) out.declared = locate_variable(r.start);
     out.retained_bytes = r.retained_bytes;
     out.retained_blocks = r.retained_blocks;
     retention.retainers.push_back(std::move(out));
@@ -219,7 +221,8 @@ BlockRetention build_block_retention(const ResultFile& file,
 
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,
-                                   const Suppressions& suppressions, LeakKinds stack_kinds) {
+                                   const Suppressions& suppressions, LeakKinds stack_kinds,
+                                   const LocateVariableFn& locate_variable) {
   ProcessReport report;
   report.pid = file.pid;
   report.ppid = file.ppid;
@@ -233,7 +236,7 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
         {symbolize_stack(file, total.stack_id, symbolize), total.blocks, total.bytes});
   }
   report.allocation_totals_incomplete = file.stack_totals_incomplete;
-  if (file.retention) report.retention = build_retention(file, symbolize);
+  if (file.retention) report.retention = build_retention(file, symbolize, locate_variable);
   if (file.block_retention) {
     report.block_retention = build_block_retention(file, report.retention, symbolize);
   }

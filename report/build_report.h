@@ -55,11 +55,14 @@ using SymbolizeFn =
 ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& symbolize,
                                    const std::vector<std::string>& symbolizer_notes,
                                    const Suppressions& suppressions,
-                                   LeakKinds stack_kinds = LeakKinds::all());
+                                   LeakKinds stack_kinds = LeakKinds::all(),
+                                   const LocateVariableFn& locate_variable = {});
 
-// Section 14 of `file` (which must have one), symbolized: variables demangled, stack frames
-// named, the groups' sites, and the C/C++ runtime's own blocks left out of the groups.
-Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize);
+// Section 14 of `file` (which must have one), symbolized: variables demangled and located,
+// stack frames named, the groups' sites, and the C/C++ runtime's own blocks left out of the
+// groups.
+Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize,
+                          const LocateVariableFn& locate_variable = {});
 // Section 15 of `file` (which must have one), symbolized; its roots named from `retention`.
 BlockRetention build_block_retention(const ResultFile& file,
                                      const std::optional<Retention>& retention,

@@ -242,6 +242,8 @@ void write_retention(JsonText& j, const Retention& retention, uint32_t pid) {
     j.member("name", retainer_name(r, pid));
     j.member("symbol", r.symbol);
     j.member("module", r.module);
+    j.member("file", r.declared.file);
+    j.member("line", r.declared.line);
     j.member("address", hex(r.address));
     j.member("size", r.size);
     j.member("thread", r.tid);

@@ -41,7 +41,8 @@ constexpr const char* kReset = "\x1b[0m";
 }  // namespace
 
 LiveReport LiveHistory::add(const ResultFile& file, const SymbolizeFn& symbolize,
-                            const Suppressions& suppressions) {
+                            const Suppressions& suppressions,
+                            const LocateVariableFn& locate_variable) {
   const RawLive& live = *file.live;
   LiveReport report;
   report.pid = file.pid;
@@ -54,7 +55,7 @@ LiveReport LiveHistory::add(const ResultFile& file, const SymbolizeFn& symbolize
   report.live_bytes = live.live_bytes;
   report.sample_interval = file.sample_interval;
   std::optional<Retention> retention;
-  if (file.retention) retention = build_retention(file, symbolize);
+  if (file.retention) retention = build_retention(file, symbolize, locate_variable);
   std::map<uint32_t, SiteHistory>& history = processes_[file.pid];
   for (const RawLiveSite& site : live.sites) {
     // A sampled site's growth is that of its estimates: what it stands for.

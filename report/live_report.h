@@ -68,7 +68,7 @@ class LiveHistory {
   // Builds the report of one live result file (file.live must be set). Sites kept by the C
   // and C++ runtimes themselves and suppressed sites are left out.
   LiveReport add(const ResultFile& file, const SymbolizeFn& symbolize,
-                 const Suppressions& suppressions);
+                 const Suppressions& suppressions, const LocateVariableFn& locate_variable = {});
 
  private:
   struct SiteHistory {

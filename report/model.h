@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -147,6 +148,10 @@ struct UsedSuppression {
   uint64_t descriptors = 0;  // descriptors open at exit at the sites it suppressed
 };
 
+// Where the variable at a data address is declared (symbolize::Symbolizer::variable_location):
+// names the retention report's roots. An empty function names none.
+using LocateVariableFn = std::function<VariableLocation(uint64_t address)>;
+
 // What keeps still-reachable memory alive (memtrack run --show-retainers; result file
 // section 14): the roots by the bytes they alone keep, and each site's blocks by what holds
 // them in the heap's dominator tree (docs/retention.md).
@@ -162,6 +167,7 @@ struct Retainer {
   std::string symbol;  // the variable, demangled; "" if no symbol covers it
   std::string module;  // the file it lies in; "" outside modules
   uint64_t module_offset = 0;
+  VariableLocation declared;  // a variable's definition, from DWARF; file "" if not known
   uint64_t retained_bytes = 0, retained_blocks = 0;
 };
 

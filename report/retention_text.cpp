@@ -63,6 +63,10 @@ std::string retainer_name(const Retainer& r, uint32_t pid) {
   switch (r.kind) {
     case RootKind::kData:
       if (!r.symbol.empty()) {
+        if (!r.declared.file.empty() && r.declared.line > 0) {
+          return fmt::format("global {} ({}:{})", r.symbol, path_basename(r.declared.file),
+                             r.declared.line);
+        }
         return r.module.empty() ? fmt::format("global {}", r.symbol)
                                 : fmt::format("global {} ({})", r.symbol, path_basename(r.module));
       }

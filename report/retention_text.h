@@ -12,8 +12,9 @@
 
 namespace memtrack::report {
 
-// "global g_sessions (server)", "thread 4243 stack", "main thread registers", "data of
-// libfoo.so+0x4010", ...; `pid` tells the main thread from the others.
+// "global g_sessions (server.cpp:12)" (its module's name without debug info), "thread 4243
+// stack", "main thread registers", "data of libfoo.so+0x4010", ...; `pid` tells the main
+// thread from the others.
 std::string retainer_name(const Retainer& retainer, uint32_t pid);
 
 // "std::vector<int>::_M_realloc_insert(...)" -> "_M_realloc_insert": the name without its

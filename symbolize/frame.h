@@ -1,5 +1,5 @@
-// A module as the runtime recorded it (the symbolizer's input) and a symbolized frame (its
-// output). Plain values shared by symbolize/, report/ and cli/.
+// A module as the runtime recorded it (the symbolizer's input), a symbolized frame and a
+// variable's location (its output). Plain values shared by symbolize/, report/ and cli/.
 // Ordinary C++ (std::string, std::vector); never in the preload runtime.
 #pragma once
 
@@ -29,6 +29,12 @@ struct Frame {
   int line = 0;
   int column = 0;
   bool inlined = false;  // an inlined call inside the next frame's function
+};
+
+// Where a variable is declared (its definition's DWARF file and line).
+struct VariableLocation {
+  std::string file;  // "" if not known
+  int line = 0;
 };
 
 }  // namespace memtrack

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "symbolize/dwarf_frames.h"
+#include "symbolize/dwarf_variables.h"
 #include "symbolize/local_debuginfo.h"
 #include "symbolize/symbol_table.h"
 
@@ -47,7 +48,8 @@ constexpr const char* kNoDwarfMessage = "No DWARF information found";
 struct ModuleFile {
   explicit ModuleFile(std::string p) : path(std::move(p)) {}
   ~ModuleFile() {
-    dwarf.reset();  // both point into the Dwfl
+    dwarf.reset();  // all three point into the Dwfl
+    variables.reset();
     symbols.reset();
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
@@ -64,8 +66,9 @@ struct ModuleFile {
   // (a short program that leaked nothing) needs none.
   std::unique_ptr<SymbolTable> symbols;
   bool dwarf_checked = false;
-  std::string dwarf_note;              // why there are no DWARF frames, "" if there are
-  std::unique_ptr<DwarfFrames> dwarf;  // null without (readable) debug info
+  std::string dwarf_note;                     // why there are no DWARF frames, "" if there are
+  std::unique_ptr<DwarfFrames> dwarf;         // null without (readable) debug info
+  std::unique_ptr<DwarfVariables> variables;  // made on the first variable_location()
   // Frames by file address (is_return_address already applied), without the fields that
   // depend on the mapping (address, module, module_offset).
   std::unordered_map<uint64_t, std::vector<Frame>> frames;
@@ -279,6 +282,21 @@ const std::vector<Frame>& Symbolizer::symbolize(uint64_t address, bool is_return
     }
   }
   return it->second;
+}
+
+VariableLocation Symbolizer::variable_location(uint64_t address) {
+  Mapping* mapping = impl_->find_mapping(address);
+  if (mapping == nullptr || mapping->file->module == nullptr) return {};
+  ModuleFile& file = *mapping->file;
+  if (!file.dwarf_checked) impl_->check_dwarf(file);
+  if (file.dwarf == nullptr) return {};
+  if (!file.variables) file.variables = std::make_unique<DwarfVariables>(file.module);
+  try {
+    return file.variables->find(address - mapping->load_bias);
+  } catch (const std::exception& e) {
+    impl_->note(std::string("finding a variable's declaration failed: ") + e.what());
+    return {};
+  }
 }
 
 const std::vector<std::string>& Symbolizer::notes() const {

@@ -29,6 +29,12 @@ class Symbolizer {
   // a file without debug info gives the symbol-table name with file "" and line 0.
   const std::vector<Frame>& symbolize(uint64_t address, bool is_return_address);
 
+  // Where the variable at data address `address` is defined (its DWARF declaration's file
+  // and line), as the retention report names a root; file "" when the address is in no
+  // module, its module has no DWARF, or no variable lies at exactly that address. Reads the
+  // module's DWARF up to that variable on first use; cached.
+  VariableLocation variable_location(uint64_t address);
+
   // Things the user should know, once each: modules without debug info, files that are
   // missing or whose build-id differs from the one recorded at run time. Missing and changed
   // files are noted by the constructor; "no debug info" is noted when symbolize() first

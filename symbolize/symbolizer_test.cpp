@@ -140,6 +140,33 @@ TEST_F(SymbolizerTest, InlinedCallsAreFramesOfTheirOwnInnermostFirst) {
   EXPECT_TRUE(symbolizer.notes().empty());
 }
 
+// Data addresses name the variable's definition: a C global, a C++ static member defined out
+// of its class, a function's static local; an address inside a variable or in code names none.
+TEST_F(SymbolizerTest, VariablesAreLocatedAtTheirDefinition) {
+  Symbolizer symbolizer({*lib_});
+  auto address_of = [](const char* name) {
+    return reinterpret_cast<uint64_t>(dlsym(handle_, name));
+  };
+  auto returned_by = [](const char* name) {
+    auto fn = reinterpret_cast<void* (*)()>(dlsym(handle_, name));
+    return fn != nullptr ? reinterpret_cast<uint64_t>(fn()) : uint64_t{0};
+  };
+  auto expect_at = [&](uint64_t address, const char* file, int line) {
+    ASSERT_NE(address, 0u);
+    VariableLocation where = symbolizer.variable_location(address);
+    EXPECT_EQ(std::filesystem::path(where.file).filename(), file) << std::hex << address;
+    EXPECT_EQ(where.line, line) << std::hex << address;
+  };
+  expect_at(address_of("fixture_g_hook"), "fixture_lib.c", 6);
+  expect_at(returned_by("fixture_registry"), "fixture_widget.cpp", 32);  // LINE_REGISTRY
+  expect_at(returned_by("fixture_counter"), "fixture_widget.cpp", 40);   // LINE_COUNTER
+  EXPECT_EQ(symbolizer.variable_location(returned_by("fixture_registry") + 8).file, "");
+  EXPECT_EQ(symbolizer.variable_location(ret_outer_).file, "");
+  EXPECT_EQ(symbolizer.variable_location(0x10).file, "");  // in no module
+  // Asked again (from the index now), the same answer.
+  expect_at(address_of("fixture_g_hook"), "fixture_lib.c", 6);
+}
+
 TEST_F(SymbolizerTest, ReturnAddressIsLookedUpInsideTheCall) {
   Symbolizer symbolizer({*lib_});
   const std::vector<Frame>& as_return = symbolizer.symbolize(ret_outer_, true);

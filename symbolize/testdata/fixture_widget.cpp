@@ -22,3 +22,21 @@ __attribute__((noinline)) int Widget::make(int n) {
 extern "C" int fixture_widget_make(int n) {
   return demo::Widget::make(n) + 1;
 }
+
+// Variables the retention report names by their definition (LINE_REGISTRY, LINE_COUNTER):
+// a static member defined out of its class in a namespace, and a function's static local.
+namespace demo {
+struct Registry {
+  static long entries[4];
+};
+long Registry::entries[4] = {1, 2, 3, 4};  // LINE_REGISTRY (32)
+}  // namespace demo
+
+extern "C" void* fixture_registry(void) {
+  return demo::Registry::entries;
+}
+
+extern "C" void* fixture_counter(void) {
+  static long counter = 7;  // LINE_COUNTER (40)
+  return &counter;
+}

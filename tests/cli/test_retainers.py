@@ -12,14 +12,21 @@ import subprocess
 from cli_harness import cli_test
 
 SOURCE = pathlib.Path(__file__).parent / "programs" / "retainers.c"
+DAEMON = pathlib.Path(__file__).parent / "programs" / "daemon.c"
 
 
-def line_of(text):
-    """The line of programs/retainers.c that holds `text` (the sites' file:line)."""
-    for number, line in enumerate(SOURCE.read_text().splitlines(), 1):
+def line_of(text, source=SOURCE):
+    """The line of programs/retainers.c (or `source`) that holds `text` (sites' and variables'
+    file:line)."""
+    for number, line in enumerate(source.read_text().splitlines(), 1):
         if text in line:
             return number
-    raise AssertionError(f"{text!r} is not in {SOURCE}")
+    raise AssertionError(f"{text!r} is not in {source}")
+
+
+def global_name(name, source=SOURCE):
+    """A global as the report names it: by the file:line of its definition (from DWARF)."""
+    return f"global {name} ({source.name}:{line_of(f'{name};', source)})"
 
 
 def run_retainers(ctx):
@@ -41,7 +48,7 @@ def test_retainers_known_graph(ctx):
     roots = {r["name"]: (r["kind"], r["retained_bytes"], r["retained_blocks"])
              for r in retention["roots"]}
     # g_table: its 64-byte array and 8 lists of 4 nodes of 48 bytes.
-    ctx.expect_eq(roots.get("global g_table (cli_retainers)"), ("data", 64 + 32 * 48, 33),
+    ctx.expect_eq(roots.get(global_name("g_table")), ("data", 64 + 32 * 48, 33),
                   "what g_table alone keeps", run)
     # The thread's cache (24 bytes holding two of 100), a local of its function's frame.
     frames = [(kind, b, n) for name, (kind, b, n) in roots.items()
@@ -56,7 +63,7 @@ def test_retainers_known_graph(ctx):
     ctx.expect_eq(roots.get("main thread TLS"), ("tls", 56, 1),
                   "what the main thread's TLS alone keeps", run)
     # g_first and g_second point at the same block: neither keeps it alone.
-    for name in ("global g_first (cli_retainers)", "global g_second (cli_retainers)"):
+    for name in (global_name("g_first"), global_name("g_second")):
         ctx.expect_eq(roots.get(name), ("data", 0, 0), f"what {name} alone keeps", run)
     ctx.expect_eq((retention["shared_bytes"], retention["shared_blocks"]), (16 + 32, 2),
                   "the shared block and its child belong to no single root", run)
@@ -70,7 +77,7 @@ def test_retainers_known_graph(ctx):
     nodes = groups.get(("new_node", 32 * 48, 32))
     ctx.require(nodes is not None, "the table's nodes form one group", run)
     ctx.expect_eq(nodes["held_by"],
-                  "global g_table (cli_retainers) -> 64 bytes in 1 block allocated at "
+                  f"{global_name('g_table')} -> 64 bytes in 1 block allocated at "
                   f"build_table (retainers.c:{table})", "the table's nodes' chain of holders", run)
     ctx.expect_eq(nodes["holder_kind"], "site", "the nodes are held by a site", run)
     # The groups form the dominator tree by site: the nodes lie under the table's group,
@@ -95,7 +102,7 @@ def test_retainers_known_graph(ctx):
                f"the cached value's chain: {value_group['held_by']}", run)
     # The text report lists the same, under RETAINED MEMORY.
     ctx.expect("RETAINED MEMORY" in run.stderr, "the text report has the section", run)
-    ctx.expect("1,600 bytes in 33 blocks: global g_table (cli_retainers)" in run.stderr,
+    ctx.expect(f"1,600 bytes in 33 blocks: {global_name('g_table')}" in run.stderr,
                "the text report's top root", run)
 
 
@@ -123,7 +130,7 @@ def test_retainers_in_live_reports(ctx):
     growing = [s for r in reports for s in r["sites"] if s["growing"]]
     ctx.require(growing, "a site is marked growing", run)
     for site in growing:
-        ctx.expect(re.fullmatch(r"global g_leaked \(cli_daemon\) -> 32,768 bytes in 1 block "
+        ctx.expect(re.fullmatch(r"global g_leaked \(daemon.c:\d+\) -> 32,768 bytes in 1 block "
                                 r"allocated at main \(daemon.c:\d+\)", site.get("held_by", ""))
                    is not None, f"the growing site's holders: {site.get('held_by')}", run)
     cache = [s.get("held_by", "") for r in reports for s in r["sites"]
@@ -132,7 +139,8 @@ def test_retainers_in_live_reports(ctx):
                                           held) for held in cache),
                f"the cache's holder: {cache}", run)
     with open(ctx.path("log.txt"), encoding="utf-8") as f:
-        ctx.expect("   held by global g_leaked (cli_daemon) -> " in f.read(),
+        ctx.expect("   held by global g_leaked (daemon.c:" + str(line_of("g_leaked;", DAEMON)) + ") -> "
+                   in f.read(),
                    "the text live report says it too", run)
 
 
@@ -163,7 +171,7 @@ def test_retainers_of_one_block(ctx):
         ctx.expect(re.fullmatch(r"    0x[0-9a-f]+ \(48 bytes\) allocated at new_node .*", block[3])
                    is not None and re.fullmatch(r"    0x[0-9a-f]+ \(64 bytes\) allocated at "
                                                 r"build_table .*", block[4]) is not None and
-                   block[5] == "    global g_table (cli_retainers)",
+                   block[5] == f"    {global_name('g_table')}",
                    f"the chain: the node before it, the table, g_table: {block[3:6]}", run)
         referrer = r"    offset 0 of 0x[0-9a-f]+ \(48 bytes\) allocated at new_node .*"
         ctx.expect(block[6] == "  pointed to from:" and
@@ -175,7 +183,7 @@ def test_retainers_of_one_block(ctx):
         ctx.expect("    several roots, none alone\n" in run.stdout,
                    "the shared block's chain ends at several roots", run)
         for name in ("g_first", "g_second"):
-            ctx.expect(re.search(rf"    global {name} \(cli_retainers\) \(at 0x[0-9a-f]+\)\n",
+            ctx.expect(re.search(rf"    {re.escape(global_name(name))} \(at 0x[0-9a-f]+\)\n",
                                  run.stdout) is not None, f"{name} points at it", run)
 
         run = ctx.memtrack("snapshot", pid, "--retainers=0x10")
@@ -196,11 +204,66 @@ def test_retainers_of_one_block(ctx):
                       "the block and what it keeps, as JSON", run)
         ctx.expect_eq([(link["kind"], link.get("size"), link.get("root")) for link in block["chain"]],
                       [("block", 48, None), ("block", 64, None),
-                       ("root", None, "global g_table (cli_retainers)")], "the chain as JSON", run)
+                       ("root", None, global_name("g_table"))], "the chain as JSON", run)
         ctx.expect_eq([(link["kind"], link["size"], link["offset"]) for link in block["referrers"]],
                       [("block", 48, 0)], "the referrer as JSON", run)
     finally:
         if pid is not None:
             os.kill(int(pid), signal.SIGTERM)  # memtrack run passes it on; the program ends
+        process.kill()
+        process.communicate(timeout=60)
+
+
+def gdb_lines(ctx, *args):
+    """gdb in batch mode (no init files, no debuginfod); its stdout lines."""
+    run = ctx.run(["gdb", "-batch", "-nx", "-iex", "set debuginfod enabled off", *args])
+    return run, [line.strip() for line in run.stdout.splitlines() if line.strip()]
+
+
+@cli_test
+def test_retainers_agree_with_gdb(ctx):
+    """The roots are the variables gdb sees: on retainers.c, g_table's definition is where gdb's
+    `info variables` puts it; on the system's python3 (PYTHONMALLOC=malloc, so its objects are
+    malloc blocks), the root that keeps the most is _PyRuntime, and gdb, attached to the same
+    process, names the same symbol at its first and last byte."""
+    _, lines = gdb_lines(ctx, "-ex", "info variables ^g_table$", ctx.program("retainers"))
+    ctx.expect(f"{line_of('g_table;')}:\tstruct node **g_table;".replace("\t", " ") in
+               [line.replace("\t", " ") for line in lines] and
+               any(line.startswith("File ") and line.endswith("retainers.c:") for line in lines),
+               f"gdb puts g_table at retainers.c:{line_of('g_table;')}: {lines}")
+
+    python = "/usr/bin/python3"
+    script = ("import time\nsessions = {i: str(i) * 3 for i in range(5000)}\n"
+              "print('ready', flush=True)\ntime.sleep(60)\n")
+    process = subprocess.Popen(
+        [ctx.paths.memtrack, "run", "--show-retainers", "--log-file=/dev/null", python, "-c",
+         script], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=ctx.env(PYTHONMALLOC="malloc"), cwd=ctx.tmp, text=True)
+    pid = ""
+    try:
+        ctx.require(process.stdout.readline().strip() == "ready", "python3 started")
+        pids = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True)
+        pid = pids.stdout.split()[0] if pids.stdout.split() else ""
+        ctx.require(pid != "", "the program's pid")
+        run = ctx.memtrack("snapshot", pid, "--json=-", "--log-file=/dev/null")
+        ctx.require_eq(run.exit, 0, "exit status", run)
+        roots = json.loads(run.stdout)["processes"][0]["retention"]["roots"]
+        top = max(roots, key=lambda r: r["retained_bytes"])
+        ctx.expect_eq((top["kind"], top["symbol"], top["name"].startswith("global _PyRuntime (")),
+                      ("data", "_PyRuntime", True),
+                      "the root that keeps the most: the interpreter's runtime state", run)
+        ctx.expect(top["retained_blocks"] > 1000,
+                   f"it keeps thousands of blocks: {top['retained_blocks']}", run)
+        first = int(top["address"], 16)
+        last = first + top["size"] - 1
+        gdb_run, lines = gdb_lines(ctx, "-p", pid, "-ex", f"info symbol {first:#x}", "-ex",
+                                   f"info symbol {last:#x}")
+        ctx.expect(any(line.startswith("_PyRuntime in section ") for line in lines) and
+                   any(line.startswith(f"_PyRuntime + {top['size'] - 1} in section ")
+                       for line in lines),
+                   f"gdb names _PyRuntime at its first and last byte: {lines}", gdb_run)
+    finally:
+        if pid:
+            os.kill(int(pid), signal.SIGTERM)
         process.kill()
         process.communicate(timeout=60)

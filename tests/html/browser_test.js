@@ -296,7 +296,7 @@ async function retentionReport(browser, out) {
   const table = lineOf(source, 'calloc(8, sizeof(struct node*))');
   expect(!(await page.$eval('#nav-retained', (a) => a.hidden)), 'retainers: the Retained link is shown');
   let rows = await treeRows(page);
-  expectEq(rows[0], {depth: 0, name: 'global g_table (cli_retainers)', retained: '1.56 KiB', blocks: '33',
+  expectEq(rows[0], {depth: 0, name: `global g_table (retainers.c:${lineOf(source, 'g_table;')})`, retained: '1.56 KiB', blocks: '33',
                      own: '', ownBlocks: ''}, 'retainers: the root that keeps the most comes first');
   expectEq(rows[1], {depth: 1, name: `build_table (retainers.c:${table})`, retained: '1.56 KiB', blocks: '33',
                      own: '64 B', ownBlocks: '1'}, 'retainers: under it, the table it holds (open)');
