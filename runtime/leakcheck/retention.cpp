@@ -414,6 +414,8 @@ void RetentionGraph::clear() {
   retainers_.clear();
   retainer_first_.clear();
   groups_.clear();
+  group_slots_ = core::MmapArray<uint32_t>();  // its slots name the groups just dropped
+  group_mask_ = 0;
   built_ = false;
 }
 
@@ -430,10 +432,13 @@ void RetentionGraph::describe_block(const ScanBlocks& blocks, const Reachability
   out->start = blocks.start(index);
   out->size = blocks.size_of(index);
   out->stack_id = blocks.stack_id(index);
+  // A block outside the graph (not reachable) keeps nothing and has no chain; it may still
+  // have referrers.
   const uint32_t p = built_ ? postorder_of(index) : kUnset;
-  if (p == kUnset) return;
-  out->retained_bytes = retained_bytes_[p];
-  out->retained_blocks = retained_blocks_[p];
+  if (p != kUnset) {
+    out->retained_bytes = retained_bytes_[p];
+    out->retained_blocks = retained_blocks_[p];
+  }
   auto block_link = [&](size_t b) {
     BlockLink link;
     link.stack_id = blocks.stack_id(b);
@@ -442,7 +447,7 @@ void RetentionGraph::describe_block(const ScanBlocks& blocks, const Reachability
     return link;
   };
   // The chain: the dominators up to the root; a long one keeps its nearest links and its top.
-  {
+  if (p != kUnset) {
     const uint32_t root = static_cast<uint32_t>(order_.size() - 1);
     for (uint32_t d = idom_[p];; d = idom_[d]) {
       const uint32_t node = order_[d];
@@ -462,7 +467,9 @@ void RetentionGraph::describe_block(const ScanBlocks& blocks, const Reachability
       if (top) break;
     }
   }
-  // The referrers: the roots, then the reachable blocks that point at it.
+  // The referrers: the roots, then the blocks that point at it (lost ones too: what points
+  // at a lost block is lost as well, and shows where the chain was cut), but not the C
+  // runtime's own.
   for (size_t r = 0; r + 1 < retainer_first_.size(); ++r) {
     for (uint32_t t = retainer_first_[r]; t < retainer_first_[r + 1]; ++t) {
       if (retainer_targets_[t] != index || out->referrer_count == core::result::kMaxBlockLinks) {
@@ -476,7 +483,7 @@ void RetentionGraph::describe_block(const ScanBlocks& blocks, const Reachability
     }
   }
   for (size_t b = 0; b < block_count_ && out->referrer_count < core::result::kMaxBlockLinks; ++b) {
-    if (!member(blocks, scan, b)) continue;
+    if (scan.runtime_held(b)) continue;
     scan.for_each_reference_at(b, [&](uintptr_t at, size_t target) {
       if (target != index || out->referrer_count == core::result::kMaxBlockLinks) return;
       BlockLink link = block_link(b);

@@ -8,6 +8,7 @@ import pathlib
 import re
 import signal
 import subprocess
+import time
 
 from cli_harness import cli_test
 
@@ -144,6 +145,18 @@ def test_retainers_in_live_reports(ctx):
                    "the text live report says it too", run)
 
 
+def wait_until_sleeping(ctx, pid):
+    """Waits until the program's main thread sleeps in its wait loop: before that, the frames
+    that printed its addresses may still hold them, and the chains would start there."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/wchan", encoding="utf-8") as f:
+            if "nanosleep" in f.read():
+                return
+        time.sleep(0.01)
+    ctx.require(False, "the program's main thread went to sleep")
+
+
 @cli_test
 def test_retainers_of_one_block(ctx):
     """memtrack snapshot --retainers ADDR: a table node's chain up to g_table and the node that
@@ -155,8 +168,11 @@ def test_retainers_of_one_block(ctx):
     pid = None
     try:
         ready = process.stdout.readline().split()
-        ctx.require(len(ready) == 5 and ready[0] == "ready", f"the program started: {ready}")
-        pid, node, shared = ready[1], ready[2], ready[3]
+        ctx.require(len(ready) == 6 and ready[0] == "ready", f"the program started: {ready}")
+        pid = ready[1]
+        node, shared, lost = (hex(int(word, 16) ^ 0x5a5a5a5a5a5a) for word in
+                              (ready[2], ready[3], ready[5]))
+        wait_until_sleeping(ctx, pid)
         run = ctx.memtrack("snapshot", pid, f"--retainers={node}")
         ctx.require_eq(run.exit, 0, "exit status", run)
         lines = [line.split("== ", 1)[1] for line in run.stdout.splitlines() if "== " in line]
@@ -185,6 +201,19 @@ def test_retainers_of_one_block(ctx):
         for name in ("g_first", "g_second"):
             ctx.expect(re.search(rf"    {re.escape(global_name(name))} \(at 0x[0-9a-f]+\)\n",
                                  run.stdout) is not None, f"{name} points at it", run)
+
+        # A lost block has no chain; the lost block that points at it is its referrer.
+        run = ctx.memtrack("snapshot", pid, f"--retainers={lost}")
+        ctx.require_eq(run.exit, 0, "exit status", run)
+        lines = [line.split("== ", 1)[1] for line in run.stdout.splitlines() if "== " in line]
+        start = lines.index(next(x for x in lines if x.startswith("BLOCK ")))
+        ctx.expect(re.fullmatch(rf"BLOCK {lost}: 48 bytes allocated at new_node "
+                                r"\(retainers.c:\d+\), indirectly lost", lines[start]) is not None
+                   and lines[start + 1] == "  pointed to from:" and
+                   re.fullmatch(r"    offset 0 of 0x[0-9a-f]+ \(48 bytes\) allocated at new_node .*",
+                                lines[start + 2]) is not None,
+                   f"the lost block and the lost block that points at it: {lines[start:start + 3]}",
+                   run)
 
         run = ctx.memtrack("snapshot", pid, "--retainers=0x10")
         ctx.require_eq(run.exit, 0, "exit status", run)

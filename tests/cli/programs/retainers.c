@@ -5,7 +5,9 @@
 //    thread-local pointer of the same thread, which waits at exit.
 //  - a block two globals point to (g_first, g_second): neither keeps it alone, nor its child.
 //  - a 56-byte block only the main thread's TLS points to.
+//  - waiting for snapshots only: a lost 48-byte node pointing at another (indirectly lost).
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,12 +82,34 @@ __attribute__((noinline)) void build_shared(void) {
   g_second = shared;
 }
 
-// With an argument: prints "ready", its pid and the addresses of a table node, the shared block
-// and the main thread's TLS block, then waits (for memtrack snapshot --retainers) until SIGTERM or
-// 60 s.
-static void wait_for_snapshots(void) {
-  printf("ready %d %p %p %p\n", (int)getpid(), (void*)g_table[3]->next, g_first, t_config);
+// The addresses printed are XORed with this, so that no copy of one is left in printf's
+// frames (below the stack pointer, but a stale word the scan would read if it took the stack
+// for data); the test XORs them back.
+#define HIDE(p) ((unsigned long)(uintptr_t)(p) ^ 0x5a5a5a5a5a5aUL)
+
+// A lost pair: the first block, lost, points at the second (indirectly lost). Returns the
+// second's address, hidden.
+__attribute__((noinline)) unsigned long build_lost_pair(void) {
+  struct node* second = new_node(NULL);
+  new_node(second);  // lost as soon as it returns
+  return HIDE(second);
+}
+
+// Prints "ready", its pid and the hidden addresses of a table node, the shared block, the main
+// thread's TLS block and an indirectly lost block. Not inlined: the registers that held them
+// are restored or reused once it returns, so no stopped thread's register keeps one.
+__attribute__((noinline)) void print_ready(void) {
+  unsigned long lost = build_lost_pair();
+  printf("ready %d %lx %lx %lx %lx\n", (int)getpid(), HIDE(g_table[3]->next), HIDE(g_first),
+         HIDE(t_config), lost);
   fflush(stdout);
+}
+
+// With an argument: prints its addresses, then waits (for memtrack snapshot --retainers) until
+// SIGTERM or 60 s.
+static void wait_for_snapshots(void) {
+  print_ready();
+  scrub_stack();
   for (int i = 0; i < 600; ++i) usleep(100000);
 }
 
