@@ -39,7 +39,8 @@
       else if (g.holder_kind === 'root') parent = roots[g.holder_root];
       else if (g.holder_kind === 'several_roots') parent = several;
       else if (g.holder_kind === 'runtime') parent = runtime;
-      if (!parent) parent = several;  // a holder the report left out: keep the group visible
+      // Held by blocks of the C/C++ runtime's own, which the report leaves out.
+      if (!parent) parent = runtime;
       parent.children.push(groups[i]);
       if (parent === several || parent === runtime) {
         parent.retained_bytes += g.retained_bytes;
