@@ -151,14 +151,14 @@ Retention build_retention(const ResultFile& file, const SymbolizeFn& symbolize,
     if (ga.bytes != gb.bytes) return ga.bytes > gb.bytes;
     return ga.stack_id < gb.stack_id;
   });
-  std::map<uint32_t, uint32_t> kept_at;  // file index -> index after sorting
+  // By the file's index: where that group is after sorting (kNoGroup: left out).
+  std::vector<uint32_t> kept_at(raw.groups.size(), core::result::kNoGroup);
   for (uint32_t i = 0; i < order.size(); ++i) kept_at[file_index[order[i]]] = i;
   std::vector<RetentionGroup> sorted;
   sorted.reserve(order.size());
   for (uint32_t i : order) {
     RetentionGroup g = retention.groups[i];
-    auto parent = kept_at.find(g.parent);
-    g.parent = parent != kept_at.end() ? parent->second : core::result::kNoGroup;
+    g.parent = g.parent < kept_at.size() ? kept_at[g.parent] : core::result::kNoGroup;
     sorted.push_back(g);
   }
   retention.groups = std::move(sorted);

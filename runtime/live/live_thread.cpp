@@ -15,7 +15,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/flags.h"
@@ -88,14 +87,8 @@ void sleep_until_woken(uint32_t seen, uint64_t timeout_ns) {
           timeout_ns == 0 ? nullptr : &timeout, nullptr, 0);
 }
 
-// Snapshot handlers running now. The scan a request starts waits for them to return: a
-// thread stopped inside one (on its alternate signal stack) would give its alternate stack
-// for its stack, and its real stack would be read as data, roots misnamed.
-std::atomic<int> g_handlers_running{0};
-
 // Async-signal-safe: records the request (sigqueue's value, or 1 for a plain kill).
 void on_snapshot_signal(int, siginfo_t* info, void*) {
-  g_handlers_running.fetch_add(1, std::memory_order_acq_rel);
   int saved_errno = core::sys::get_errno();
   uint32_t request = 1;
   if (info != nullptr && info->si_code == SI_QUEUE) {
@@ -104,15 +97,6 @@ void on_snapshot_signal(int, siginfo_t* info, void*) {
   g_snapshot_request.store(request == 0 ? 1 : request, std::memory_order_release);
   wake_thread();
   core::sys::set_errno(saved_errno);
-  g_handlers_running.fetch_sub(1, std::memory_order_acq_rel);
-}
-
-// Waits (at most a second) until no thread runs on_snapshot_signal.
-void wait_for_snapshot_handlers() {
-  for (int i = 0; i < 1000 && g_handlers_running.load(std::memory_order_acquire) > 0; ++i) {
-    timespec millisecond{0, 1000000};
-    nanosleep(&millisecond, nullptr);
-  }
 }
 
 // Where a snapshot goes without the CLI's result directory: $TMPDIR or /tmp, where
@@ -151,7 +135,6 @@ uintptr_t requested_block(uint32_t request) {
 void take_snapshot(uint32_t request) {
   core::SpinLockGuard guard(g_report_lock);
   if (g_stopping.load(std::memory_order_acquire)) return;
-  wait_for_snapshot_handlers();
   LeakReport report;
   report.block().address = requested_block(request);
   if (!build_leak_report(report, 0)) return;
