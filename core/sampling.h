@@ -48,6 +48,12 @@ class ByteSampler {
     return take_slow(size, interval, seed);
   }
 
+  // take()'s common case in two halves, for a caller that checks everything before it
+  // changes anything: true if take(size) would pass the allocation by (a subtraction only),
+  // and that subtraction.
+  bool passes_by(uint64_t size) const { return size < bytes_left_; }
+  void pass_by(uint64_t size) { bytes_left_ -= size; }
+
   // The next exponential draw of mean `interval`, at least 1.
   uint64_t next_interval(uint64_t interval);
 

@@ -2,8 +2,6 @@
 #include "core/small_heap.h"
 
 #include <algorithm>
-#include <array>
-#include <utility>
 
 #include "core/metadata_budget.h"
 #include "core/sys_linux.h"
@@ -11,91 +9,30 @@
 namespace memtrack::core {
 namespace {
 
-// 16 to 256 bytes by 16 (classes 0-15), then 4 classes per doubling up to 64 KiB (16-47):
-// 320, 384, 448, 512, 640, ... 65536, so a block wastes at most a quarter of its chunk.
-constexpr size_t compute_class_size(size_t c) {
-  if (c < 16) return 16 * (c + 1);
-  size_t j = c - 16;
-  size_t k = 8 + j / 4;
-  return (size_t{1} << k) + (j % 4 + 1) * (size_t{1} << (k - 2));
-}
+constexpr const heap_layout::ClassTable& kClasses = heap_layout::kClasses;
 
-// Chunks a thread takes from its class at a time, and keeps at most twice that: about 64 KiB
-// of chunks, at least 2 and at most 64.
-constexpr uint32_t compute_batch(size_t c) {
-  size_t n = size_t{64} * 1024 / compute_class_size(c);
-  return static_cast<uint32_t>(n < 2 ? 2 : n > 64 ? 64 : n);
-}
+using heap_layout::round_up;
 
-constexpr size_t kPage = 4096;
-constexpr size_t kHeader = 64;  // sizeof(Segment)
+constexpr size_t kPage = heap_layout::kPage;
 constexpr size_t kSegment = SmallHeap::kSegmentSize;
 
-constexpr size_t round_up(size_t value, size_t unit) {
-  return (value + unit - 1) / unit * unit;
-}
-
-// A segment of class c: its header and records, then its chunks from a page boundary (so a
-// chunk is aligned to every power of two up to a page that divides the class's size).
-constexpr size_t compute_chunks(size_t c) {
-  size_t size = compute_class_size(c);
-  size_t n = (kSegment - kPage) / (size + 16);
-  while (round_up(kHeader + 16 * n, kPage) + n * size > kSegment) --n;
-  return n;
-}
-constexpr size_t compute_chunk_offset(size_t c) {
-  return round_up(kHeader + 16 * compute_chunks(c), kPage);
-}
-
-// ceil(2^32 / (size / 16)): for an offset that is a multiple of the size, offset / 16 times
-// this, shifted right by 32, is the chunk's index, exactly (the error, index * (this * d -
-// 2^32) < index * d < 2^17, stays below 2^32), with no division; locate checks the result.
-constexpr uint64_t compute_reciprocal(size_t c) {
-  uint64_t d = compute_class_size(c) / 16;
-  return ((uint64_t{1} << 32) + d - 1) / d;
-}
-
-template <typename T, typename F, size_t... I>
-constexpr auto table_of(F f, std::index_sequence<I...>) {
-  return std::array<T, sizeof...(I)>{static_cast<T>(f(I))...};
-}
-constexpr auto kClassSizes =
-    table_of<size_t>(compute_class_size, std::make_index_sequence<kHeapClasses>());
-constexpr auto kBatches =
-    table_of<uint32_t>(compute_batch, std::make_index_sequence<kHeapClasses>());
-constexpr auto kChunks =
-    table_of<uint32_t>(compute_chunks, std::make_index_sequence<kHeapClasses>());
-constexpr auto kChunkOffsets =
-    table_of<uint32_t>(compute_chunk_offset, std::make_index_sequence<kHeapClasses>());
-constexpr auto kReciprocals =
-    table_of<uint64_t>(compute_reciprocal, std::make_index_sequence<kHeapClasses>());
-static_assert(kClassSizes[kHeapClasses - 1] == SmallHeap::kMaxSize);
-static_assert(kChunks[kHeapClasses - 1] >= 16, "even 64 KiB chunks fill a segment");
+static_assert(kClasses.size[kHeapClasses - 1] == SmallHeap::kMaxSize);
+static_assert(kClasses.chunks[kHeapClasses - 1] >= 16, "even 64 KiB chunks fill a segment");
 
 // Segments are carved from reservations of this size.
 constexpr size_t kArena = size_t{64} << 20;
 
-uintptr_t segment_base(uintptr_t address) {
-  return address & ~(uintptr_t{kSegment} - 1);
-}
-
 }  // namespace
 
 size_t SmallHeap::class_size(size_t c) {
-  return kClassSizes[c];
+  return kClasses.size[c];
 }
 
 int SmallHeap::class_for(size_t size, size_t alignment) {
   if (alignment > kMaxAlignment) return -1;
   if (alignment > 16 && size < alignment) size = alignment;
   if (size > kMaxSize) return -1;
-  size_t c = 0;
-  if (size > 256) {
-    size_t k = 63 - static_cast<size_t>(__builtin_clzll(size - 1));  // 2^k < size <= 2^(k+1)
-    c = 16 + (k - 8) * 4 + ((size - 1 - (size_t{1} << k)) >> (k - 2));
-  } else if (size > 0) {
-    c = (size + 15) / 16 - 1;
-  }
+  size_t c = class_of_size(size);
   // A chunk is aligned to every power of two up to a page that divides its class's size:
   // take the first class that is a multiple.
   if (alignment > 16) {
@@ -112,29 +49,6 @@ bool SmallHeap::try_init() {
   if (map == nullptr) return false;
   sys::exclude_from_core_dump(map, bytes);
   segment_class_ = static_cast<uint8_t*>(map);
-  return true;
-}
-
-uintptr_t SmallHeap::chunk_of(size_t c, uintptr_t meta) {
-  uintptr_t base = segment_base(meta);
-  uintptr_t index = (meta - base - kHeader) / sizeof(Meta);
-  return base + kChunkOffsets[c] + index * kClassSizes[c];
-}
-
-__attribute__((always_inline)) inline bool SmallHeap::locate(uintptr_t p, size_t* c,
-                                                             Meta** meta) const {
-  unsigned tag = class_tag(p);
-  if (tag == 0) return false;
-  size_t cls = tag - 1;
-  uintptr_t base = segment_base(p);
-  uintptr_t offset = p - base - kChunkOffsets[cls];  // wraps to huge below the chunks
-  size_t size = kClassSizes[cls];
-  if (offset >= uintptr_t{kChunks[cls]} * size) return false;
-  // offset / 16 < 2^17: the product fits in 64 bits.
-  auto i = static_cast<uint32_t>(((offset >> 4) * kReciprocals[cls]) >> 32);
-  if (uintptr_t{i} * size != offset) return false;
-  *c = cls;
-  *meta = &reinterpret_cast<const Segment*>(base)->meta(i);
   return true;
 }
 
@@ -258,7 +172,7 @@ __attribute__((noinline)) void* SmallHeap::refill_and_allocate(size_t size, size
 bool SmallHeap::refill(size_t c, HeapThread& t) {
   counters_of(t);
   Central& central = central_[c];
-  uint32_t batch = kBatches[c];
+  uint32_t batch = kClasses.batch[c];
   HeapThread::List& list = t.lists[c];
   SpinLockGuard guard(central.lock);
   if (central.count != 0) {
@@ -282,12 +196,13 @@ bool SmallHeap::refill(size_t c, HeapThread& t) {
     return true;
   }
   Segment* segment = central.segments.load(std::memory_order_relaxed);
-  if (segment == nullptr || segment->carved.load(std::memory_order_relaxed) == kChunks[c]) {
+  if (segment == nullptr || segment->carved.load(std::memory_order_relaxed) == kClasses.chunks[c]) {
     segment = new_segment_locked(c);
     if (segment == nullptr) return false;
   }
   uint32_t carved = segment->carved.load(std::memory_order_relaxed);
-  uint32_t take = kChunks[c] - carved < batch ? kChunks[c] - carved : batch;
+  uint32_t chunks = kClasses.chunks[c];
+  uint32_t take = chunks - carved < batch ? chunks - carved : batch;
   list.fresh_next = reinterpret_cast<uintptr_t>(&segment->meta(carved));
   list.fresh_end = list.fresh_next + take * sizeof(Meta);
   // Release: a walk that reads the new count finds the records initialised (zero).
@@ -299,7 +214,7 @@ bool SmallHeap::refill(size_t c, HeapThread& t) {
 // charged against max_metadata_mb like the allocation table's: past the cap the heap makes
 // no new segments (blocks then go to the system allocator, and to the table if it has room).
 SmallHeap::Segment* SmallHeap::new_segment_locked(size_t c) {
-  size_t meta_bytes = kChunkOffsets[c];
+  size_t meta_bytes = kClasses.chunk_offset[c];
   if (!try_charge_metadata(meta_bytes)) return nullptr;
   uintptr_t at = 0;
   {
@@ -374,7 +289,7 @@ size_t SmallHeap::release_chunks_locked(size_t c, uintptr_t first, uint32_t n) {
   size_t scratch_bytes = size_t{batch} * sizeof(uintptr_t);
   auto* records = static_cast<uintptr_t*>(sys::map_pages(scratch_bytes));
   if (records == nullptr) return 0;  // the memory stays with the heap, as before
-  size_t size = kClassSizes[c];
+  size_t size = kClasses.size[c];
   size_t released = 0;
   uintptr_t m = first;
   for (uint32_t left = n; left > 0 && m != 0;) {
@@ -492,7 +407,7 @@ __attribute__((always_inline)) inline void SmallHeap::push_free(size_t c, Meta* 
   HeapThread::List& list = t.lists[c];
   meta->data.store(list.head, std::memory_order_release);
   list.head = reinterpret_cast<uintptr_t>(meta);
-  if (++list.count > 2 * kBatches[c]) spill(c, t, kBatches[c]);
+  if (++list.count > 2 * kClasses.batch[c]) spill(c, t, kClasses.batch[c]);
 }
 
 bool SmallHeap::try_deallocate(void* p, HeapThread& t) {
@@ -595,12 +510,10 @@ bool SmallHeap::try_free_unstacked(uintptr_t ptr, AllocFamily family, bool align
   if (!locate(ptr, &c, &meta)) return false;
   uint64_t info = meta->info.load(std::memory_order_relaxed);
   uint64_t data = meta->data.load(std::memory_order_relaxed);
-  // Recorded (hence allocated), of this family and alignedness, not reported, no stack.
-  constexpr uint64_t kChecked =
-      kRecordedBit | uint64_t{3} << kFamilyShift | kAlignedBit | kReportedBit;
-  uint64_t expected =
-      kRecordedBit | static_cast<uint64_t>(family) << kFamilyShift | (aligned ? kAlignedBit : 0);
-  if ((info & kChecked) != expected || (data >> kSizeBits) != 0 || t.retired) return false;
+  if ((info & kUnstackedChecked) != unstacked_expected(family, aligned) ||
+      (data >> kSizeBits) != 0 || t.retired) {
+    return false;
+  }
   *size = data;  // the size: the stack id above it is 0
   count_erase(t, 1, static_cast<int64_t>(data));
   // The state before the link, as in try_deallocate.
@@ -654,9 +567,9 @@ bool SmallHeap::try_find_containing(uintptr_t ptr, AllocRecord* out) const {
   if (tag == 0) return false;
   size_t c = tag - 1;
   uintptr_t base = segment_base(ptr);
-  uintptr_t offset = ptr - base - kChunkOffsets[c];
-  if (offset >= uintptr_t{kChunks[c]} * kClassSizes[c]) return false;
-  auto i = static_cast<uint32_t>(offset / kClassSizes[c]);
+  uintptr_t offset = ptr - base - kClasses.chunk_offset[c];
+  if (offset >= kClasses.chunk_bytes[c]) return false;
+  auto i = static_cast<uint32_t>(offset / kClasses.size[c]);
   const Segment* segment = reinterpret_cast<const Segment*>(base);
   if (i >= segment->carved.load(std::memory_order_acquire)) return false;
   AllocRecord rec;
@@ -699,7 +612,8 @@ size_t SmallHeap::size() const {
 
 size_t SmallHeap::metadata_bytes() const {
   size_t bytes = 0;
-  for (size_t c = 0; c < kHeapClasses; ++c) bytes += central_[c].segment_count * kChunkOffsets[c];
+  for (size_t c = 0; c < kHeapClasses; ++c)
+    bytes += central_[c].segment_count * kClasses.chunk_offset[c];
   return bytes;
 }
 

@@ -8,7 +8,7 @@
 //
 //   | header | record 0 | record 1 | ... | (to a page) | chunk 0 | chunk 1 | ... |
 //
-// Its class fixes the layout (chunk_offset, chunks_per_segment in small_heap.cpp): chunk i
+// Its class fixes the layout (heap_layout below: chunk_offset, chunks): chunk i
 // is at segment + chunk_offset + i * size, its record at segment + 64 + 16 * i. A byte per
 // 2 MiB of address space (segment_class_, reserved without memory behind it and touched
 // only where segments are) says whether the heap has a segment there, and of which class:
@@ -34,6 +34,83 @@
 namespace memtrack::core {
 
 inline constexpr size_t kHeapClasses = 48;
+
+// The size classes and where their chunks lie in a segment. In the header so that the sampled
+// mode's fast path (SmallHeap::try_pop_recorded, try_push_unstacked) inlines into the hooks
+// with its arithmetic on constants.
+namespace heap_layout {
+
+inline constexpr unsigned kSegmentShift = 21;
+inline constexpr size_t kSegment = size_t{1} << kSegmentShift;
+inline constexpr size_t kPage = 4096;
+inline constexpr size_t kHeader = 64;    // sizeof(SmallHeap::Segment)
+inline constexpr size_t kMetaSize = 16;  // sizeof(SmallHeap::Meta)
+
+// 16 to 256 bytes by 16 (classes 0-15), then 4 classes per doubling up to 64 KiB (16-47):
+// 320, 384, 448, 512, 640, ... 65536, so a block wastes at most a quarter of its chunk.
+constexpr size_t class_size(size_t c) {
+  if (c < 16) return 16 * (c + 1);
+  size_t j = c - 16;
+  size_t k = 8 + j / 4;
+  return (size_t{1} << k) + (j % 4 + 1) * (size_t{1} << (k - 2));
+}
+
+// Chunks a thread takes from its class at a time, and keeps at most twice that: about 64 KiB
+// of chunks, at least 2 and at most 64.
+constexpr uint32_t batch(size_t c) {
+  size_t n = size_t{64} * 1024 / class_size(c);
+  return static_cast<uint32_t>(n < 2 ? 2 : n > 64 ? 64 : n);
+}
+
+constexpr size_t round_up(size_t value, size_t unit) {
+  return (value + unit - 1) / unit * unit;
+}
+
+// A segment of class c: its header and records, then its chunks from a page boundary (so a
+// chunk is aligned to every power of two up to a page that divides the class's size).
+constexpr size_t chunks(size_t c) {
+  size_t size = class_size(c);
+  size_t n = (kSegment - kPage) / (size + kMetaSize);
+  while (round_up(kHeader + kMetaSize * n, kPage) + n * size > kSegment) --n;
+  return n;
+}
+constexpr size_t chunk_offset(size_t c) {
+  return round_up(kHeader + kMetaSize * chunks(c), kPage);
+}
+
+// ceil(2^32 / (size / 16)): for an offset that is a multiple of the size, offset / 16 times
+// this, shifted right by 32, is the chunk's index, exactly (the error, index * (this * d -
+// 2^32) < index * d < 2^17, stays below 2^32), with no division; locate checks the result.
+constexpr uint64_t reciprocal(size_t c) {
+  uint64_t d = class_size(c) / 16;
+  return ((uint64_t{1} << 32) + d - 1) / d;
+}
+
+// Every class's figures, a field of all classes to an array (so that one base address serves
+// every lookup, each indexed by the class at a scale the machine's addressing has).
+struct ClassTable {
+  uint64_t size[kHeapClasses];          // of a chunk
+  uint64_t chunk_bytes[kHeapClasses];   // chunks * size: chunk offsets at or past it hold none
+  uint64_t reciprocal[kHeapClasses];    // locate's division by the size (above)
+  uint32_t chunk_offset[kHeapClasses];  // of chunk 0 from its segment's start
+  uint32_t chunks[kHeapClasses];        // per segment
+  uint32_t batch[kHeapClasses];
+};
+constexpr ClassTable make_class_table() {
+  ClassTable table{};
+  for (size_t c = 0; c < kHeapClasses; ++c) {
+    table.size[c] = class_size(c);
+    table.chunk_bytes[c] = chunks(c) * class_size(c);
+    table.reciprocal[c] = reciprocal(c);
+    table.chunk_offset[c] = static_cast<uint32_t>(chunk_offset(c));
+    table.chunks[c] = static_cast<uint32_t>(chunks(c));
+    table.batch[c] = batch(c);
+  }
+  return table;
+}
+inline constexpr ClassTable kClasses = make_class_table();
+
+}  // namespace heap_layout
 
 // A thread's counts of records made and removed (and their bytes), in memory the heap owns
 // and never frees: totals() reads them without touching the thread, which may have exited
@@ -79,8 +156,8 @@ class SmallHeap {
   static constexpr size_t kMaxSize = 65536;
   static constexpr size_t kMaxAlignment = 4096;
   static constexpr uint32_t kSequenceSync = 1024;
-  static constexpr unsigned kSegmentShift = 21;
-  static constexpr size_t kSegmentSize = size_t{1} << kSegmentShift;
+  static constexpr unsigned kSegmentShift = heap_layout::kSegmentShift;
+  static constexpr size_t kSegmentSize = heap_layout::kSegment;
   // Addresses the heap may hold: user space of x86-64 (47 bits) and aarch64 (48 bits).
   static constexpr uint64_t kAddressLimit = uint64_t{1} << 48;
 
@@ -151,6 +228,71 @@ class SmallHeap {
   // caller takes the full path.
   bool try_free_unstacked(uintptr_t ptr, AllocFamily family, bool aligned, HeapThread& t,
                           uint64_t* /*out*/ size);
+  // The sampled mode's fast path (docs/sampling.md, "Cost"), inlined into the hooks: what
+  // try_allocate_recorded and try_free_unstacked do, for the common case only, with no call
+  // and nothing but this thread's list touched. Each does its work only if nothing beyond it
+  // is due, and otherwise returns nullptr / false with nothing changed: the caller then takes
+  // the path it takes without them, which does the rest (a refill, a spill, the sequence
+  // numbers' synchronisation, a retired thread's central lists).
+  //
+  // A chunk for a block of up to kMaxSize bytes at malloc's alignment, recorded with stack
+  // id 0, `family`, not aligned, `ignored` and `epoch`.
+  __attribute__((always_inline)) void* try_pop_recorded(size_t size, AllocFamily family,
+                                                        bool ignored, uint32_t epoch,
+                                                        HeapThread& t) {
+    size_t c = class_of_size(size);
+    HeapThread::List& list = t.lists[c];
+    uintptr_t m = list.head;
+    HeapCounters* counters = t.counters;  // null on a retired thread
+    if (m == 0 || counters == nullptr || t.unsynced + 1 >= kSequenceSync) return nullptr;
+    auto* meta = reinterpret_cast<Meta*>(m);
+    list.head = meta->data.load(std::memory_order_relaxed);
+    --list.count;
+    uint64_t chunk_last = meta->info.load(std::memory_order_relaxed) >> kSequenceShift;
+    // The data before the state, as write_record.
+    meta->data.store(size, std::memory_order_relaxed);
+    uint64_t sequence = (t.sequence > chunk_last ? t.sequence : chunk_last) + 1;
+    t.sequence = sequence;
+    ++t.unsynced;
+    meta->info.store(sequence << kSequenceShift | kAllocatedBit | kRecordedBit |
+                         static_cast<uint64_t>(family) << kFamilyShift |
+                         (ignored ? kIgnoredBit : 0) |
+                         static_cast<uint64_t>(epoch % kEpochModulus) << kEpochShift,
+                     std::memory_order_release);
+    add_relaxed(counters->inserted, 1);
+    add_relaxed(counters->inserted_bytes, static_cast<int64_t>(size));
+    return reinterpret_cast<void*>(chunk_of(c, m));
+  }
+  // The free of the chunk at `ptr` if its record has no stack, is of `family`, not aligned
+  // and not reported, the thread's list of its class has room, and `accept(size)` (the
+  // caller's last word, given the block's size) returns true; *size is then its size.
+  template <typename Accept>
+  __attribute__((always_inline)) bool try_push_unstacked(uintptr_t ptr, AllocFamily family,
+                                                         HeapThread& t, uint64_t* /*out*/ size,
+                                                         Accept&& accept) {
+    size_t c;
+    Meta* meta;
+    if (!locate(ptr, &c, &meta)) return false;
+    uint64_t info = meta->info.load(std::memory_order_relaxed);
+    uint64_t data = meta->data.load(std::memory_order_relaxed);
+    HeapThread::List& list = t.lists[c];
+    HeapCounters* counters = t.counters;  // null on a retired thread
+    if ((info & kUnstackedChecked) != unstacked_expected(family, false) ||
+        (data >> kSizeBits) != 0 || counters == nullptr ||
+        list.count + 1 > 2 * heap_layout::kClasses.batch[c] || !accept(data)) {
+      return false;
+    }
+    *size = data;  // the stack id above it is 0
+    add_relaxed(counters->erased, 1);
+    add_relaxed(counters->erased_bytes, static_cast<int64_t>(data));
+    // The state before the link, as in try_deallocate.
+    meta->info.store(info & kSequenceMask, std::memory_order_relaxed);
+    meta->data.store(list.head, std::memory_order_release);
+    list.head = reinterpret_cast<uintptr_t>(meta);
+    ++list.count;
+    return true;
+  }
+
   // True if `ptr` is the start of a chunk that is free now and had a record before: freeing
   // it again is a double free, whatever the quarantine remembers.
   bool is_freed_chunk(uintptr_t ptr) const;
@@ -243,6 +385,12 @@ class SmallHeap {
 
   // The class serving `size` bytes at `alignment`, or -1. Public for tests and small_heap.cpp.
   static int class_for(size_t size, size_t alignment);
+  // class_for(size, 0) for a size of at most kMaxSize (0 is served as 1 byte), inline.
+  static size_t class_of_size(size_t size) {
+    if (size <= 256) return (size - (size != 0 ? 1 : 0)) >> 4;
+    auto k = static_cast<size_t>(63 - __builtin_clzll(size - 1));  // 2^k < size <= 2^(k+1)
+    return 16 + (k - 8) * 4 + ((size - 1 - (size_t{1} << k)) >> (k - 2));
+  }
   static size_t class_size(size_t c);
 
  private:
@@ -255,7 +403,7 @@ class SmallHeap {
     std::atomic<uint64_t> data;
     std::atomic<uint64_t> info;
   };
-  static_assert(sizeof(Meta) == 16);
+  static_assert(sizeof(Meta) == heap_layout::kMetaSize);
   static constexpr uint64_t kAllocatedBit = 1;
   static constexpr uint64_t kRecordedBit = 2;
   static constexpr uint64_t kFamilyShift = 2;
@@ -277,7 +425,7 @@ class SmallHeap {
       return reinterpret_cast<Meta*>(reinterpret_cast<uintptr_t>(this) + sizeof(Segment))[i];
     }
   };
-  static_assert(sizeof(Segment) == 64);
+  static_assert(sizeof(Segment) == heap_layout::kHeader);
 
   struct alignas(64) Central {
     SpinLock lock;
@@ -302,11 +450,40 @@ class SmallHeap {
   const Segment* first_segment(size_t c) const {
     return central_[c].segments.load(std::memory_order_acquire);
   }
+  static uintptr_t segment_base(uintptr_t address) { return address & ~(kSegmentSize - 1); }
   // The class and record of the chunk starting at `p` (allocated or not); false if there is
   // none. locate_for does the same through the thread's last located chunk.
-  bool locate(uintptr_t p, size_t* /*out*/ c, Meta** /*out*/ meta) const;
+  __attribute__((always_inline)) bool locate(uintptr_t p, size_t* /*out*/ c,
+                                             Meta** /*out*/ meta) const {
+    unsigned tag = class_tag(p);
+    if (tag == 0) return false;
+    size_t cls = tag - 1;
+    const heap_layout::ClassTable& classes = heap_layout::kClasses;
+    uintptr_t base = segment_base(p);
+    uintptr_t offset = p - base - classes.chunk_offset[cls];  // wraps to huge below the chunks
+    if (offset >= classes.chunk_bytes[cls]) return false;
+    // offset / 16 < 2^17: the product fits in 64 bits.
+    auto i = static_cast<uint32_t>(((offset >> 4) * classes.reciprocal[cls]) >> 32);
+    if (uintptr_t{i} * classes.size[cls] != offset) return false;
+    *c = cls;
+    *meta = &reinterpret_cast<const Segment*>(base)->meta(i);
+    return true;
+  }
   bool locate_for(uintptr_t p, HeapThread& t, size_t* /*out*/ c, Meta** /*out*/ meta) const;
-  static uintptr_t chunk_of(size_t c, uintptr_t meta);
+  // The chunk whose record is at `meta`, of class c.
+  static uintptr_t chunk_of(size_t c, uintptr_t meta) {
+    uintptr_t base = segment_base(meta);
+    uintptr_t index = (meta - base - heap_layout::kHeader) / sizeof(Meta);
+    return base + heap_layout::kClasses.chunk_offset[c] + index * heap_layout::kClasses.size[c];
+  }
+  // What a lean free checks of a record's state: recorded (hence allocated), of the free
+  // call's family and alignedness, not reported.
+  static constexpr uint64_t kUnstackedChecked =
+      kRecordedBit | uint64_t{3} << kFamilyShift | kAlignedBit | kReportedBit;
+  static constexpr uint64_t unstacked_expected(AllocFamily family, bool aligned) {
+    return kRecordedBit | static_cast<uint64_t>(family) << kFamilyShift |
+           (aligned ? kAlignedBit : 0);
+  }
   // The record of the chunk at `chunk` from its two words, written field by field into *rec
   // (built in a temporary and copied, its narrow stores were read back as 16-byte loads that
   // the CPU could not forward: a stall of 10-20 cycles in every free).

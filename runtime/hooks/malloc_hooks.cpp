@@ -14,6 +14,7 @@
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
+#include "runtime/hooks/fast_path.h"
 #include "runtime/hooks/program_heap.h"
 #include "runtime/link/bootstrap_arena.h"
 #include "runtime/link/real_functions.h"
@@ -69,13 +70,15 @@ bool logged() {
   return rt::tracing() && !rt::in_stdio_scope();
 }
 
-// Inlined into the hooks, so that __builtin_return_address is their caller's.
-__attribute__((always_inline)) inline void* malloc_impl(size_t size, uintptr_t frame) {
+// malloc's work but the fast path's, for malloc and realloc(nullptr, size). `frame` and
+// `caller`: the hook's (MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER).
+__attribute__((always_inline)) inline void* malloc_impl(size_t size, uintptr_t frame,
+                                                        uintptr_t caller) {
   if (rt::must_bootstrap()) return rt::bootstrap_alloc(size, 16);
   rt::check_allocation("malloc");
   uint32_t stack = 0;
   void* p = nullptr;
-  if (rt::unsampled_call(size, MEMTRACK_CALLER)) {
+  if (rt::unsampled_call(size, caller)) {
     p = rt::allocate_unsampled(size, 0, AllocFamily::kMalloc, false);
     if (p != nullptr) {
       rt::scrub_if_foreign_stack();
@@ -112,15 +115,19 @@ void* realloc_from_bootstrap(void* old, size_t size) {
   return fresh;
 }
 
-}  // namespace
-
-MEMTRACK_EXPORT_C void* malloc(size_t size) {
-  void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
+// The hooks' slow paths: all they do but the sampled mode's fast path (fast_path.h). Out of
+// line, so that the fast path saves no register for them, and called last in the hook, as a
+// tail call: their return address and frame are then the hook's own, which the stack capture
+// and the misuse reports take (MEMTRACK_CALLER, MEMTRACK_HOOK_FRAME). The hook computes
+// neither itself, so that in the full mode it needs no frame: a test and a jump
+// (runtime.hook_tail_calls checks that the compiler made them jumps).
+__attribute__((noinline)) void* malloc_slow(size_t size) {
+  void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
   if (logged()) rt::trace_alloc("malloc", size, p);
   return p;
 }
 
-MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
+__attribute__((noinline)) void* calloc_slow(size_t count, size_t size) {
   if (rt::must_bootstrap()) {
     size_t total = 0;
     if (__builtin_mul_overflow(count, size, &total)) {
@@ -148,7 +155,7 @@ MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
 
 // The event is logged before the real free: once the block is freed, another thread may be
 // given the address, and its line must come after ours.
-MEMTRACK_EXPORT_C void free(void* ptr) {
+__attribute__((noinline)) void free_slow(void* ptr) {
   if (ptr == nullptr) {
     if (logged()) rt::trace_free("free", nullptr);
     return;
@@ -171,6 +178,31 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
   rt::free_block(ptr);
 }
 
+}  // namespace
+
+MEMTRACK_EXPORT_C void* malloc(size_t size) {
+  if (rt::g_sampling.fast_path) {
+    if (void* p = rt::try_fast_allocate(size, AllocFamily::kMalloc, MEMTRACK_CALLER)) return p;
+  }
+  return malloc_slow(size);
+}
+
+MEMTRACK_EXPORT_C void* calloc(size_t count, size_t size) {
+  size_t total = 0;
+  if (rt::g_sampling.fast_path && !__builtin_mul_overflow(count, size, &total)) {
+    if (void* p = rt::try_fast_allocate(total, AllocFamily::kMalloc, MEMTRACK_CALLER)) {
+      memset(p, 0, total);
+      return p;
+    }
+  }
+  return calloc_slow(count, size);
+}
+
+MEMTRACK_EXPORT_C void free(void* ptr) {
+  if (rt::g_sampling.fast_path && rt::try_fast_free(ptr, AllocFamily::kMalloc)) return;
+  free_slow(ptr);
+}
+
 // The record is removed before the real realloc runs: once it returns, another thread may
 // receive the old address from malloc, and its record must not be erased by us afterwards.
 // With several threads, the line of a realloc that moved the block may follow a line of
@@ -178,7 +210,7 @@ MEMTRACK_EXPORT_C void free(void* ptr) {
 // the result is known.
 MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   if (ptr == nullptr) {
-    void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME);
+    void* p = malloc_impl(size, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
     if (logged()) rt::trace_realloc(nullptr, size, p);
     return p;
   }

@@ -11,6 +11,7 @@
 #include "runtime/diag.h"
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
+#include "runtime/hooks/fast_path.h"
 #include "runtime/hooks/program_heap.h"
 #include "runtime/link/bootstrap_arena.h"
 #include "runtime/link/real_functions.h"
@@ -152,7 +153,8 @@ void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, uintptr_t caller, size_t 
 
 // Logged before the real free, as free is (malloc_hooks.cpp).
 // `caller`: the operator's return address (the delete expression's site).
-void delete_impl(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
+__attribute__((always_inline)) inline void delete_impl(void* ptr, FreeCall call, bool aligned,
+                                                       uintptr_t caller) {
   if (rt::tracing() && !rt::bootstrap_owns(ptr)) {
     rt::trace_free(call == FreeCall::kDeleteArray ? "delete[]" : "delete", ptr);
   }
@@ -171,13 +173,31 @@ void delete_impl(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
   rt::free_block(ptr);  // libstdc++'s operator delete is free() for every form
 }
 
+// The slow paths of the hooks that have a fast path (fast_path.h), out of line and called
+// last, as a tail call, so that their frame and return address are the operator's
+// (malloc_hooks.cpp, malloc_slow).
+template <AllocFamily family>
+__attribute__((noinline)) void* new_slow(size_t size) {
+  return new_impl(size, family, 0, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+}
+template <FreeCall call>
+__attribute__((noinline)) void delete_slow(void* p) {
+  delete_impl(p, call, false, MEMTRACK_CALLER);
+}
+
 }  // namespace
 
 MEMTRACK_EXPORT void* operator new(size_t size) {
-  return new_impl(size, AllocFamily::kNew, 0, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path) {
+    if (void* p = rt::try_fast_allocate(size, AllocFamily::kNew, MEMTRACK_CALLER)) return p;
+  }
+  return new_slow<AllocFamily::kNew>(size);
 }
 MEMTRACK_EXPORT void* operator new[](size_t size) {
-  return new_impl(size, AllocFamily::kNewArray, 0, MEMTRACK_HOOK_FRAME, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path) {
+    if (void* p = rt::try_fast_allocate(size, AllocFamily::kNewArray, MEMTRACK_CALLER)) return p;
+  }
+  return new_slow<AllocFamily::kNewArray>(size);
 }
 MEMTRACK_EXPORT void* operator new(size_t size, std::align_val_t al) {
   return new_impl(size, AllocFamily::kNew, static_cast<size_t>(al), MEMTRACK_HOOK_FRAME,
@@ -208,22 +228,28 @@ MEMTRACK_EXPORT void* operator new[](size_t size, std::align_val_t al,
 }
 
 MEMTRACK_EXPORT void operator delete(void* p) noexcept {
-  delete_impl(p, FreeCall::kDelete, false, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path && rt::try_fast_free(p, AllocFamily::kNew)) return;
+  delete_slow<FreeCall::kDelete>(p);
 }
 MEMTRACK_EXPORT void operator delete[](void* p) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, false, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path && rt::try_fast_free(p, AllocFamily::kNewArray)) return;
+  delete_slow<FreeCall::kDeleteArray>(p);
 }
 MEMTRACK_EXPORT void operator delete(void* p, size_t) noexcept {
-  delete_impl(p, FreeCall::kDelete, false, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path && rt::try_fast_free(p, AllocFamily::kNew)) return;
+  delete_slow<FreeCall::kDelete>(p);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, size_t) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, false, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path && rt::try_fast_free(p, AllocFamily::kNewArray)) return;
+  delete_slow<FreeCall::kDeleteArray>(p);
 }
 MEMTRACK_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
-  delete_impl(p, FreeCall::kDelete, false, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path && rt::try_fast_free(p, AllocFamily::kNew)) return;
+  delete_slow<FreeCall::kDelete>(p);
 }
 MEMTRACK_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  delete_impl(p, FreeCall::kDeleteArray, false, MEMTRACK_CALLER);
+  if (rt::g_sampling.fast_path && rt::try_fast_free(p, AllocFamily::kNewArray)) return;
+  delete_slow<FreeCall::kDeleteArray>(p);
 }
 MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t) noexcept {
   delete_impl(p, FreeCall::kDelete, true, MEMTRACK_CALLER);

@@ -53,6 +53,7 @@ void init_sampling() {
                      (uint64_t{static_cast<uint32_t>(core::sys::current_pid())} << 32);
     g_sampling.seed = core::split_mix64(state) | 1;
   }
+  g_sampling.fast_path = !kAttachRuntime && g_allocs.heap().enabled();
 }
 
 uint32_t capture_allocation_stack(uintptr_t hook_frame) {

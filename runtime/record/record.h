@@ -32,9 +32,12 @@ uint32_t capture_allocation_stack(uintptr_t hook_frame = 0);
 // into it changed how the hooks' frames hold the new block's address, which the stack scrub must
 // clear (stack_scrub.h; tests/memcheck's coroutine_stack caught it).
 struct Sampling {
-  uint64_t interval = 0;             // sample_bytes; 0 = the full mode
-  uint64_t seed = 0;                 // sample_seed, or one drawn at start-up
-  SystemRuntimeCode runtime_code;    // allocations called from here always get a stack
+  uint64_t interval = 0;           // sample_bytes; 0 = the full mode
+  uint64_t seed = 0;               // sample_seed, or one drawn at start-up
+  SystemRuntimeCode runtime_code;  // allocations called from here always get a stack
+  // The hooks' fast path may run (hooks/fast_path.h): the sampled mode with memtrack's heap
+  // on. Set once at start-up; off in libmemtrack_attach.so, which has no heap.
+  bool fast_path = false;
   std::atomic<uint64_t> sampled{0};  // allocations sampled so far (not counting those)
 };
 extern Sampling g_sampling;
