@@ -11,19 +11,12 @@ namespace memtrack::rt {
 
 // Marks a call that allocates on purpose while the thread is inside the runtime (dlsym,
 // libgcc's first unwind, ...). `why` names it for the reader; nesting is allowed. One per
-// scope, on the thread that allocates.
+// scope, on the thread that allocates. Counted in every build: an allocation inside the
+// runtime outside such a scope is a signal handler's (record/forwarded.h).
 class AllowAllocation {
  public:
-#ifdef MEMTRACK_ALLOC_GUARD
-  explicit AllowAllocation(const char* /*why*/) {
-    ++t_thread.allowed_allocations;
-  }
-  ~AllowAllocation() {
-    --t_thread.allowed_allocations;
-  }
-#else
-  explicit AllowAllocation(const char* /*why*/) {}
-#endif
+  explicit AllowAllocation(const char* /*why*/) { ++t_thread.allowed_allocations; }
+  ~AllowAllocation() { --t_thread.allowed_allocations; }
   AllowAllocation(const AllowAllocation&) = delete;
   AllowAllocation& operator=(const AllowAllocation&) = delete;
 };

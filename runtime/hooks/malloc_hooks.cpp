@@ -19,6 +19,7 @@
 #include "runtime/link/bootstrap_arena.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
+#include "runtime/record/forwarded.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/profile.h"
 #include "runtime/record/record.h"
@@ -41,9 +42,13 @@ uint32_t stack_before(uintptr_t frame) {
   return rt::capture_allocation_stack(frame);
 }
 
-// Records the block allocated after stack_before.
+// Records the block allocated after stack_before (inside the runtime: forwarded.h).
 void track(void* p, size_t size, uint32_t stack) {
-  if (p == nullptr || rt::in_runtime()) return;
+  if (p == nullptr) return;
+  if (rt::in_runtime()) {
+    rt::note_forwarded(p);
+    return;
+  }
   if (rt::in_stdio_scope()) {
     rt::note_stdio_block(p, size);
     return;
@@ -174,6 +179,8 @@ __attribute__((noinline)) void free_slow(void* ptr) {
     // Inside fclose only the blocks the program's calls made (the stdio buffer) are events.
     if (rt::tracing() && (!rt::in_stdio_scope() || tracked)) rt::trace_free("free", ptr);
     if (release == rt::Release::kRejected || release == rt::Release::kFreed) return;
+  } else {
+    rt::forget_forwarded(ptr);
   }
   rt::free_block(ptr);
 }
@@ -221,7 +228,12 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   }
   if (rt::in_runtime()) {
     rt::check_allocation("realloc");
-    return rt::reallocate_block(ptr, size);
+    void* p = rt::reallocate_block(ptr, size);
+    if (p != ptr && (p != nullptr || size == 0)) {
+      rt::forget_forwarded(ptr);
+      rt::note_forwarded(p);
+    }
+    return p;
   }
   // A block that stays where it is keeps its address: hidden during the capture.
   uintptr_t hidden = hide(ptr);

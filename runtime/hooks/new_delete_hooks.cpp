@@ -16,6 +16,7 @@
 #include "runtime/link/bootstrap_arena.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
+#include "runtime/record/forwarded.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/record.h"
 #include "runtime/record/stack_scrub.h"
@@ -114,6 +115,8 @@ void* new_impl(size_t size, AllocFamily family, size_t alignment, uintptr_t fram
       if (!rt::in_runtime()) {
         rt::record_allocation(p, size, family, alignment != 0, stack);
         rt::scrub_if_foreign_stack();
+      } else {
+        rt::note_forwarded(p);
       }
       if (rt::tracing()) rt::trace_new(new_name(family), size, alignment, false, p);
       return p;
@@ -145,6 +148,8 @@ void* nothrow_new_impl(rt::RealFunction<Fn>& real_new, uintptr_t caller, size_t 
   if (p != nullptr && !rt::in_runtime()) {
     rt::record_allocation(p, size, family, aligned, stack);
     rt::scrub_if_foreign_stack();
+  } else if (p != nullptr) {
+    rt::note_forwarded(p);
   }
   if (rt::tracing())
     rt::trace_new(new_name(family), size, aligned ? alignment_of(args...) : 0, true, p);
@@ -169,6 +174,8 @@ __attribute__((always_inline)) inline void delete_impl(void* ptr, FreeCall call,
     AllocRecord rec;
     rt::Release release = rt::release_block(ptr, call, aligned, caller, &rec, true);
     if (release == rt::Release::kRejected || release == rt::Release::kFreed) return;
+  } else {
+    rt::forget_forwarded(ptr);
   }
   rt::free_block(ptr);  // libstdc++'s operator delete is free() for every form
 }

@@ -14,6 +14,7 @@
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/proc_maps.h"
 #include "runtime/link/real_functions.h"
+#include "runtime/record/forwarded.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
@@ -348,8 +349,17 @@ bool called_from_dynamic_linker(uint32_t stack_id) {
 // Where an unknown pointer points: the current thread's stack, a module's data, or neither.
 result::ErrorWhere locate(uintptr_t ptr) {
   auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  // The thread's own stack, when known (stack_scrub.h), by its bounds: the mapping it lies in
+  // may also hold an allocator's heap that the kernel merged with it (a thread's stack and a
+  // glibc arena, both anonymous and adjacent, are one line of /proc/self/maps).
+  if (t_thread.stack_size != 0 && t_thread.stack_size != ~uintptr_t{0}) {
+    if (ptr - t_thread.stack_low < t_thread.stack_size) return result::ErrorWhere::kStack;
+    // Running on it, the pointer outside it is on no stack of this thread's; on another
+    // (an alternate signal stack), the mapping test below tells.
+    if (sp - t_thread.stack_low < t_thread.stack_size) sp = 0;
+  }
   core::MmapArray<MapRegion> maps;
-  if (read_proc_maps(maps)) {
+  if (sp != 0 && read_proc_maps(maps)) {
     for (const MapRegion& m : maps) {
       if (ptr >= m.start && ptr < m.end && sp >= m.start && sp < m.end) {
         return result::ErrorWhere::kStack;
@@ -384,6 +394,8 @@ __attribute__((noinline, cold)) Release judge_unknown(uintptr_t ptr, result::Fre
                                                       bool aligned) {
   // If anything went untracked, an unknown pointer may be a real block: do not judge.
   if (g_stats.untracked_allocations.load(std::memory_order_relaxed) > 0) return Release::kUnknown;
+  // A real block a signal handler allocated while it interrupted the runtime.
+  if (forget_forwarded(reinterpret_cast<const void*>(ptr))) return Release::kUnknown;
   ErrorEntry e{};
   e.free_call = call;
   e.free_aligned = aligned ? 1 : 0;

@@ -55,6 +55,7 @@ import test_readme  # noqa: E402,F401
 import test_runtime_reports  # noqa: E402,F401
 import test_scan_edges  # noqa: E402,F401
 import test_startup  # noqa: E402,F401
+import test_stress  # noqa: E402,F401
 import test_static_link  # noqa: E402,F401
 import test_result_files  # noqa: E402,F401
 import test_retainers  # noqa: E402,F401
