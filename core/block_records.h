@@ -64,6 +64,13 @@ class BlockRecords {
     heap_.for_each(fn);
     table_.for_each(fn);
   }
+  // As for_each, the heap's records in address order (SmallHeap::for_each_in_address_order),
+  // then the table's in no order.
+  template <typename Fn>
+  void for_each_heap_in_address_order(Fn&& fn) {
+    heap_.for_each_in_address_order(fn);
+    table_.for_each(fn);
+  }
   template <typename Fn>
   void for_each_marking_reported(Fn&& fn) {
     heap_.for_each_marking_reported(fn);

@@ -229,6 +229,11 @@ SmallHeap::Segment* SmallHeap::new_segment_locked(size_t c) {
     at = arena_next_;
     if (!sys::commit_pages(reinterpret_cast<void*>(at), kSegment)) return nullptr;
     arena_next_ += kSegment;
+    uintptr_t low = segments_low_.load(std::memory_order_relaxed);
+    if (low == 0 || at < low) segments_low_.store(at, std::memory_order_release);
+    if (at > segments_high_.load(std::memory_order_relaxed)) {
+      segments_high_.store(at, std::memory_order_release);
+    }
   }
   auto* segment = reinterpret_cast<Segment*>(at);
   segment->cls = static_cast<uint32_t>(c);

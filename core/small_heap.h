@@ -244,11 +244,21 @@ class SmallHeap {
     HeapThread::List& list = t.lists[c];
     uintptr_t m = list.head;
     HeapCounters* counters = t.counters;  // null on a retired thread
-    if (m == 0 || counters == nullptr || t.unsynced + 1 >= kSequenceSync) return nullptr;
+    if (counters == nullptr || t.unsynced + 1 >= kSequenceSync) return nullptr;
+    uint64_t chunk_last = 0;  // the chunk's last sequence number (a fresh chunk has none)
+    if (m != 0) [[likely]] {
+      list.head = reinterpret_cast<Meta*>(m)->data.load(std::memory_order_relaxed);
+      --list.count;
+      chunk_last =
+          reinterpret_cast<Meta*>(m)->info.load(std::memory_order_relaxed) >> kSequenceShift;
+    } else if (list.fresh_next < list.fresh_end) {
+      // A chunk never used (zero record, written without being read: try_allocate).
+      m = list.fresh_next;
+      list.fresh_next += sizeof(Meta);
+    } else {
+      return nullptr;  // a refill
+    }
     auto* meta = reinterpret_cast<Meta*>(m);
-    list.head = meta->data.load(std::memory_order_relaxed);
-    --list.count;
-    uint64_t chunk_last = meta->info.load(std::memory_order_relaxed) >> kSequenceShift;
     // The data before the state, as write_record.
     meta->data.store(size, std::memory_order_relaxed);
     uint64_t sequence = (t.sequence > chunk_last ? t.sequence : chunk_last) + 1;
@@ -314,6 +324,26 @@ class SmallHeap {
           AllocRecord rec;
           if (try_read(c, s, i, &rec, nullptr)) fn(rec);
         }
+      }
+    }
+  }
+
+  // As for_each, in address order: the segments in the order of their addresses (found in
+  // the map of segments between the lowest and the highest one made), the chunks of each in
+  // theirs. The leak scan's block array then needs no sort (leakcheck/scan_blocks.h).
+  template <typename Fn>
+  void for_each_in_address_order(Fn&& fn) const {
+    if (segment_class_ == nullptr) return;
+    uintptr_t last = segments_high_.load(std::memory_order_acquire) >> kSegmentShift;
+    for (uintptr_t i = segments_low_.load(std::memory_order_acquire) >> kSegmentShift;
+         i <= last && last != 0; ++i) {
+      unsigned tag = __atomic_load_n(&segment_class_[i], __ATOMIC_ACQUIRE);
+      if (tag == 0) continue;
+      const auto* s = reinterpret_cast<const Segment*>(i << kSegmentShift);
+      uint32_t carved = s->carved.load(std::memory_order_acquire);
+      for (uint32_t j = 0; j < carved; ++j) {
+        AllocRecord rec;
+        if (try_read(tag - 1, s, j, &rec, nullptr)) fn(rec);
       }
     }
   }
@@ -593,6 +623,10 @@ class SmallHeap {
   // Segments are carved from 64 MiB reservations, so the runtime's list of its own mappings
   // (never roots of the leak scan) holds one entry per 32 segments.
   SpinLock arena_lock_;
+  // The lowest and the highest segment made (0 until the first), for the walk in address
+  // order; written under arena_lock_.
+  std::atomic<uintptr_t> segments_low_{0};
+  std::atomic<uintptr_t> segments_high_{0};
   uintptr_t arena_next_ = 0;
   uintptr_t arena_end_ = 0;
   static constexpr size_t kMaxArenas = 4096;

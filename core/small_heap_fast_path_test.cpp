@@ -79,6 +79,28 @@ TEST(SmallHeapFastPathTest, APopWritesTheLeanPathsRecord) {
   EXPECT_EQ(after.live_bytes, before.live_bytes + 40 + 33);
 }
 
+TEST(SmallHeapFastPathTest, APopTakesTheFreshChunksOfARefillInOrder) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  void* first = heap->try_allocate(64, 0, t);  // carves a batch of fresh chunks, takes one
+  ASSERT_NE(first, nullptr);
+  size_t c = SmallHeap::class_of_size(64);
+  ASSERT_EQ(t.lists[c].head, 0u);
+  ASSERT_LT(t.lists[c].fresh_next, t.lists[c].fresh_end);
+  uintptr_t expected = address(first) + 64;
+  while (t.lists[c].fresh_next < t.lists[c].fresh_end) {
+    void* p = heap->try_pop_recorded(64, AllocFamily::kMalloc, false, 0, t);
+    ASSERT_EQ(address(p), expected);
+    AllocRecord out;
+    ASSERT_TRUE(heap->try_lookup(address(p), &out));
+    EXPECT_EQ(out.size, 64u);
+    EXPECT_GE(out.sequence, 1u);
+    expected += 64;
+  }
+  // The batch used up: the next one is the slow path's refill.
+  EXPECT_EQ(heap->try_pop_recorded(64, AllocFamily::kMalloc, false, 0, t), nullptr);
+}
+
 TEST(SmallHeapFastPathTest, APopServesEveryClassAndAZeroByteBlock) {
   HeapPtr heap = new_heap();
   HeapThread t{};

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -356,6 +357,34 @@ TEST(SmallHeapTest, ForEachVisitsRecordedChunksOnlyAndMarksReported) {
   size_t reported = 0;
   heap->for_each([&](const AllocRecord& rec) { reported += rec.reported; });
   EXPECT_EQ(reported, 50u);
+}
+
+TEST(SmallHeapTest, ForEachInAddressOrderVisitsWhatForEachVisitsSorted) {
+  HeapPtr heap = new_heap();
+  HeapThread t{};
+  // Several classes, each in segments of its own, made in an order unlike their addresses';
+  // some chunks freed, some never recorded.
+  std::vector<void*> blocks;
+  for (int round = 0; round < 3; ++round) {
+    for (size_t size : {size_t{4000}, size_t{16}, size_t{65536}, size_t{300}}) {
+      for (int i = 0; i < 200; ++i) {
+        void* p = heap->try_allocate(size, 0, t);
+        ASSERT_NE(p, nullptr);
+        if (i % 7 != 0) {
+          ASSERT_TRUE(heap->set_record(record_of(p, size, 1), t));
+        }
+        blocks.push_back(p);
+      }
+    }
+  }
+  for (size_t i = 0; i < blocks.size(); i += 5) ASSERT_TRUE(heap->try_deallocate(blocks[i], t));
+  std::vector<uintptr_t> expected;
+  heap->for_each([&](const AllocRecord& rec) { expected.push_back(rec.ptr); });
+  std::sort(expected.begin(), expected.end());
+  std::vector<uintptr_t> visited;
+  heap->for_each_in_address_order([&](const AllocRecord& rec) { visited.push_back(rec.ptr); });
+  EXPECT_GT(visited.size(), 1500u);
+  EXPECT_EQ(visited, expected);
 }
 
 TEST(SmallHeapTest, TotalsCountRecordsOfLiveAndRetiredThreads) {

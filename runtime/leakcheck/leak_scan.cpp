@@ -113,7 +113,8 @@ uint64_t thread_cpu_ns() {
 bool snapshot_blocks(ScanBlocks& blocks, LeakScanStats* stats) {
   uint64_t start = core::sys::monotonic_ns();
   bool ok = blocks.try_reserve(g_allocs.size() + 64);
-  g_allocs.for_each([&](const core::AllocRecord& rec) {
+  // The heap's blocks in address order: the sort then only merges in the table's.
+  g_allocs.for_each_heap_in_address_order([&](const core::AllocRecord& rec) {
     if (!blocks.try_add(rec.ptr, rec.size, rec.stack_id, rec.ignored != 0)) ok = false;
   });
   uint64_t collected = core::sys::monotonic_ns();

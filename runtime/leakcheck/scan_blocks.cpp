@@ -146,11 +146,9 @@ bool ScanBlocks::try_add(uintptr_t start, uint64_t size, uint32_t stack_id, bool
 
 bool ScanBlocks::try_sort() {
   const size_t n = blocks_.size();
-  bool sorted = true;
-  for (size_t i = 1; i < n && sorted; ++i) {
-    sorted = blocks_[i - 1].start_bits < blocks_[i].start_bits;
-  }
-  if (!sorted) {
+  size_t sorted = n == 0 ? 0 : 1;  // the sorted run the blocks start with
+  while (sorted < n && blocks_[sorted - 1].start_bits < blocks_[sorted].start_bits) ++sorted;
+  if (sorted < n && !try_sort_after_run(sorted)) {
     uint64_t high = 0;
     for (const Packed& p : blocks_) high = p.start_bits > high ? p.start_bits : high;
     radix_sort(blocks_.data(), n, lowest_, high, 0);
@@ -168,6 +166,38 @@ bool ScanBlocks::try_sort() {
     if (block_end > end) end = block_end;
   }
   return (n == 0 || try_add_cluster(first, n - 1, end)) && try_build_granule_filter();
+}
+
+// The blocks after the first `run` (sorted already: the heap's, added in address order) are
+// sorted on their own and merged in from the end, through a copy of them: linear in the
+// blocks, where sorting all again would move the run's records too. Only for a tail of at
+// most a quarter (usually the few blocks of glibc's allocator); false, with nothing changed,
+// otherwise or if the copy's memory cannot be had.
+bool ScanBlocks::try_sort_after_run(size_t run) {
+  const size_t n = blocks_.size();
+  const size_t tail = n - run;
+  if (tail > n / 4) return false;
+  core::MmapArray<Packed> copy;
+  if (!copy.try_resize(tail)) return false;
+  uint64_t low = UINT64_MAX;
+  uint64_t high = 0;
+  for (size_t i = 0; i < tail; ++i) {
+    copy[i] = blocks_[run + i];
+    low = copy[i].start_bits < low ? copy[i].start_bits : low;
+    high = copy[i].start_bits > high ? copy[i].start_bits : high;
+  }
+  radix_sort(copy.data(), tail, low, high, 0);
+  size_t out = n;
+  size_t from_run = run;
+  size_t from_tail = tail;
+  while (from_tail > 0) {
+    if (from_run > 0 && blocks_[from_run - 1].start_bits > copy[from_tail - 1].start_bits) {
+      blocks_[--out] = blocks_[--from_run];
+    } else {
+      blocks_[--out] = copy[--from_tail];
+    }
+  }
+  return true;
 }
 
 bool ScanBlocks::try_build_granule_filter() {

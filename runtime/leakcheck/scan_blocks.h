@@ -25,7 +25,9 @@ class ScanBlocks {
   [[nodiscard]] bool try_add(uintptr_t start, uint64_t size, uint32_t stack_id, bool ignored);
 
   // Sorts the blocks by address and builds the lookup index; call once, after the last
-  // try_add. Returns false if the index cannot be mapped.
+  // try_add. Returns false if the index cannot be mapped. Blocks added in address order (the
+  // heap's, SmallHeap::for_each_in_address_order) cost no sort, and a few more after them a
+  // merge.
   [[nodiscard]] bool try_sort();
 
   size_t size() const { return blocks_.size(); }
@@ -141,6 +143,7 @@ class ScanBlocks {
   uint64_t huge_size(uintptr_t start) const;
   [[nodiscard]] bool try_add_cluster(size_t first, size_t last, uintptr_t end);
   [[nodiscard]] bool try_build_granule_filter();
+  [[nodiscard]] bool try_sort_after_run(size_t run);
 
   core::MmapArray<Packed> blocks_;
   core::MmapArray<HugeBlock> huge_;  // sizes of 1 TiB or more: never more than a few

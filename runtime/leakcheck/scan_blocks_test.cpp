@@ -167,6 +167,28 @@ TEST(ScanBlocksTest, KeepsAnAlreadySortedArrayAndAFewBlocks) {
   EXPECT_EQ(few.find(0x3008), -1);  // one past the end
 }
 
+// The heap's blocks come in address order, the allocation table's after them in none: the
+// tail is sorted on its own and merged in (with blocks below and above the run), and
+// a tail of more than a quarter is sorted with the rest as usual.
+TEST(ScanBlocksTest, MergesBlocksAddedAfterASortedRun) {
+  for (size_t tail : {size_t{1}, size_t{37}, size_t{500}, size_t{1500}}) {
+    std::vector<Block> run = random_blocks(4000, 0x7f0000000000, 4000 * 64, 20);
+    std::sort(run.begin(), run.end(),
+              [](const Block& a, const Block& b) { return a.start < b.start; });
+    std::vector<Block> blocks = run;
+    std::vector<Block> others = random_blocks(tail, 0x7f0000000000 + 4000 * 64 + 4096,
+                                              tail * 0x1000, 21 + static_cast<uint32_t>(tail));
+    for (size_t i = 0; i < others.size(); ++i) {
+      // Some below the run, some above: the merge must take from both ends.
+      if (i % 3 == 0) others[i].start -= 0x100000000;
+      blocks.push_back(others[i]);
+    }
+    ScanBlocks scan;
+    check_sorted(scan, blocks);
+    check_lookups(scan, 22);
+  }
+}
+
 TEST(ScanBlocksTest, KeepsSizesOfATebibyteAndMore) {
   ScanBlocks scan;
   const uint64_t huge = (uint64_t{1} << 40) + 12345;
