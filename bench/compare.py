@@ -497,6 +497,15 @@ class Cell:
     def median(self, field):
         return statistics.median(getattr(r, field) for r in self.runs) if self.runs else None
 
+    def wall_ratio(self, plain):
+        """The median over the repetitions of this cell's wall time over the plain run's of the
+        same repetition: the runs of one repetition are seconds apart, so a machine whose
+        speed drifts over minutes moves both sides of each ratio alike."""
+        pairs = list(zip(self.runs, plain.runs))
+        if not pairs:
+            return None
+        return statistics.median(mine.wall / theirs.wall for mine, theirs in pairs)
+
     def measured(self):
         return bool(self.runs) and not self.error and not self.stopped_at
 
@@ -632,7 +641,7 @@ def ratio_cell(plain, cell):
         return f"> {fmt_ratio(cell.stopped_at / plain.median('wall'))} / ?"
     if not cell.runs:
         return "-"
-    return (f"{fmt_ratio(cell.median('wall') / plain.median('wall'))} / "
+    return (f"{fmt_ratio(cell.wall_ratio(plain))} / "
             f"{fmt_ratio(cell.median('maxrss_kib') / plain.median('maxrss_kib'))}")
 
 
@@ -712,7 +721,7 @@ def ratio(results, workload, tool):
         return None
     if mine.stopped_at:
         return mine.stopped_at / plain.median("wall"), True
-    return (mine.median("wall") / plain.median("wall"), False) if mine.runs else None
+    return (mine.wall_ratio(plain), False) if mine.runs else None
 
 
 def fmt_bound(r):
