@@ -29,19 +29,27 @@ HOOKS = {
     "_ZdaPvRKSt9nothrow_t": "delete_slow",
 }
 
-FUNCTION = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
+FUNCTION = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
 BRANCH = re.compile(r"\s(call|jmp)q?\s+[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>")
+MEMBER = re.compile(r"^(\S+):\s+file format ")
+NM_MEMBER = re.compile(r"^(\S+):$")
+NM_SYMBOL = re.compile(r"^([0-9a-f]+) [TtWw] (\S+)$")
 
 
 def bodies(path: str) -> dict:
-    """{function name: [(mnemonic, target)]} of the branches in each function."""
+    """{(member, address): [(mnemonic, target)]} of the branches in each function; aliases
+    share one body, which objdump labels with one of their names."""
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], check=True,
                          capture_output=True, text=True).stdout
-    result, current = {}, None
+    result, member, current = {}, "", None
     for line in out.splitlines():
+        header = MEMBER.match(line)
+        if header:
+            member = os.path.basename(header.group(1))
+            continue
         start = FUNCTION.match(line)
         if start:
-            current = result.setdefault(start.group(1), [])
+            current = result.setdefault((member, int(start.group(1), 16)), [])
             continue
         branch = BRANCH.search(line)
         if branch and current is not None:
@@ -49,17 +57,39 @@ def bodies(path: str) -> dict:
     return result
 
 
+def addresses(path: str) -> dict:
+    """{name: (member, address)} of the functions nm lists as defined (a member's name as
+    objdump gives it: the file's own name for a shared library)."""
+    out = subprocess.run(["nm", "--defined-only", path], check=True, capture_output=True,
+                         text=True).stdout
+    result, member = {}, os.path.basename(path)
+    for line in out.splitlines():
+        header = NM_MEMBER.match(line)
+        if header:
+            member = header.group(1)
+            continue
+        symbol = NM_SYMBOL.match(line)
+        if symbol:
+            result[symbol.group(2)] = (member, int(symbol.group(1), 16))
+    return result
+
+
 def check(path: str, prefix: str) -> list:
     if not os.path.isfile(path):
         return [f"{path}: not built"]
     functions = bodies(path)
+    where = addresses(path)
     errors = []
     for hook, slow in HOOKS.items():
         name = prefix + hook
-        if name not in functions:
+        if name not in where:
             errors.append(f"{path}: no function {name}")
             continue
-        branches = [(kind, target) for kind, target in functions[name] if slow in target]
+        body = functions.get(where[name])
+        if body is None:
+            errors.append(f"{path}: no code at {name}")
+            continue
+        branches = [(kind, target) for kind, target in body if slow in target]
         if not branches:
             errors.append(f"{path}: {name} does not reach its slow path ({slow})")
         for kind, target in branches:

@@ -29,6 +29,7 @@ packages=(
   valgrind            # the oracle for leak classification (tests/memcheck)
   gdb                 # a real program the leak scan must survive (tests/cli, scan_gdb)
   redis-server redis-tools  # memtrack attach on a real service under load (tests/cli)
+  libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev  # other allocators' APIs (tests/cli)
   strace              # what a short run opens, checked by tests/cli/test_startup.py
   tmux                # memtrack top's end-to-end test drives it in a tmux pane
   groff-base          # the installed man page is checked with groff -ww

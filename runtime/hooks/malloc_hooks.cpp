@@ -400,3 +400,52 @@ MEMTRACK_EXPORT_C struct mallinfo mallinfo() {
   return info;
 }
 #pragma GCC diagnostic pop
+
+// The aliases below leave out the attributes glibc declares on its functions (malloc,
+// alloc_size, nothrow, ...): they tell a compiler about calls, and the callers of these see
+// hook_aliases.h or their library's header instead.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-attributes"
+
+// The hooks under the runtime's own names (hook_aliases.h).
+namespace memtrack::rt::hook {
+void* malloc(size_t size) __attribute__((alias("malloc")));
+void* calloc(size_t count, size_t size) __attribute__((alias("calloc")));
+void* realloc(void* ptr, size_t size) __attribute__((alias("realloc")));
+void free(void* ptr) __attribute__((alias("free")));
+void* aligned_alloc(size_t alignment, size_t size) __attribute__((alias("aligned_alloc")));
+size_t malloc_usable_size(void* ptr) __attribute__((alias("malloc_usable_size")));
+}  // namespace memtrack::rt::hook
+
+// tcmalloc's (gperftools' tcmalloc.h) and mimalloc's (mimalloc.h) names of the same
+// functions: with the library loaded, a program that calls them by these names reaches the
+// hooks as if it had called malloc, free, ... (their blocks are the same family: both
+// libraries also define malloc and free, which they serve alike). The names with other
+// arguments or work are in foreign_hooks.cpp, C++'s in new_delete_hooks.cpp. A name whose
+// function takes an argument more (tc_free_sized's size) is an alias all the same: the
+// argument is passed in a register the hook never reads, and the caller clears it up.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattribute-alias"
+MEMTRACK_EXPORT_C void* tc_malloc(size_t size) __attribute__((alias("malloc")));
+MEMTRACK_EXPORT_C void* tc_malloc_skip_new_handler(size_t size) __attribute__((alias("malloc")));
+MEMTRACK_EXPORT_C void tc_free(void* ptr) __attribute__((alias("free")));
+MEMTRACK_EXPORT_C void tc_free_sized(void* ptr, size_t size) __attribute__((alias("free")));
+MEMTRACK_EXPORT_C void tc_cfree(void* ptr) __attribute__((alias("free")));
+MEMTRACK_EXPORT_C void* tc_realloc(void* ptr, size_t size) __attribute__((alias("realloc")));
+MEMTRACK_EXPORT_C void* tc_calloc(size_t count, size_t size) __attribute__((alias("calloc")));
+MEMTRACK_EXPORT_C void* tc_memalign(size_t alignment, size_t size)
+    __attribute__((alias("memalign")));
+MEMTRACK_EXPORT_C int tc_posix_memalign(void** out, size_t alignment, size_t size)
+    __attribute__((alias("posix_memalign")));
+MEMTRACK_EXPORT_C void* tc_valloc(size_t size) __attribute__((alias("valloc")));
+MEMTRACK_EXPORT_C void* tc_pvalloc(size_t size) __attribute__((alias("pvalloc")));
+MEMTRACK_EXPORT_C size_t tc_malloc_size(void* ptr) __attribute__((alias("malloc_usable_size")));
+MEMTRACK_EXPORT_C void* mi_malloc(size_t size) __attribute__((alias("malloc")));
+MEMTRACK_EXPORT_C void* mi_malloc_small(size_t size) __attribute__((alias("malloc")));
+MEMTRACK_EXPORT_C void* mi_calloc(size_t count, size_t size) __attribute__((alias("calloc")));
+MEMTRACK_EXPORT_C void* mi_realloc(void* ptr, size_t size) __attribute__((alias("realloc")));
+MEMTRACK_EXPORT_C void mi_free(void* ptr) __attribute__((alias("free")));
+MEMTRACK_EXPORT_C void mi_cfree(void* ptr) __attribute__((alias("free")));
+MEMTRACK_EXPORT_C size_t mi_usable_size(void* ptr) __attribute__((alias("malloc_usable_size")));
+#pragma GCC diagnostic pop
+#pragma GCC diagnostic pop

@@ -276,3 +276,60 @@ MEMTRACK_EXPORT void operator delete(void* p, std::align_val_t, const std::nothr
 MEMTRACK_EXPORT void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
   delete_impl(p, FreeCall::kDeleteArray, true, MEMTRACK_CALLER);
 }
+
+// tcmalloc's (gperftools' tcmalloc.h) and mimalloc's (mimalloc.h) C names of the operators,
+// as aliases (malloc_hooks.cpp says why that holds for tcmalloc's and mimalloc's C names).
+#if __SIZEOF_SIZE_T__ == 8
+#define MEMTRACK_SIZE "m"
+#else
+#define MEMTRACK_SIZE "j"
+#endif
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattribute-alias"
+#pragma GCC diagnostic ignored "-Wmissing-attributes"
+MEMTRACK_EXPORT_C void* tc_new(size_t size) __attribute__((alias("_Znw" MEMTRACK_SIZE)));
+MEMTRACK_EXPORT_C void* tc_newarray(size_t size) __attribute__((alias("_Zna" MEMTRACK_SIZE)));
+MEMTRACK_EXPORT_C void* tc_new_nothrow(size_t size, const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_Znw" MEMTRACK_SIZE "RKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void* tc_newarray_nothrow(size_t size, const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_Zna" MEMTRACK_SIZE "RKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void* tc_new_aligned(size_t size, std::align_val_t al)
+    __attribute__((alias("_Znw" MEMTRACK_SIZE "St11align_val_t")));
+MEMTRACK_EXPORT_C void* tc_newarray_aligned(size_t size, std::align_val_t al)
+    __attribute__((alias("_Zna" MEMTRACK_SIZE "St11align_val_t")));
+MEMTRACK_EXPORT_C void* tc_new_aligned_nothrow(size_t size, std::align_val_t al,
+                                               const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_Znw" MEMTRACK_SIZE "St11align_val_tRKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void* tc_newarray_aligned_nothrow(size_t size, std::align_val_t al,
+                                                    const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_Zna" MEMTRACK_SIZE "St11align_val_tRKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void tc_delete(void* p) noexcept __attribute__((alias("_ZdlPv")));
+MEMTRACK_EXPORT_C void tc_deletearray(void* p) noexcept __attribute__((alias("_ZdaPv")));
+MEMTRACK_EXPORT_C void tc_delete_sized(void* p, size_t size) noexcept
+    __attribute__((alias("_ZdlPv" MEMTRACK_SIZE)));
+MEMTRACK_EXPORT_C void tc_deletearray_sized(void* p, size_t size) noexcept
+    __attribute__((alias("_ZdaPv" MEMTRACK_SIZE)));
+MEMTRACK_EXPORT_C void tc_delete_nothrow(void* p, const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_ZdlPvRKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void tc_deletearray_nothrow(void* p, const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_ZdaPvRKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void tc_delete_aligned(void* p, std::align_val_t al) noexcept
+    __attribute__((alias("_ZdlPvSt11align_val_t")));
+MEMTRACK_EXPORT_C void tc_deletearray_aligned(void* p, std::align_val_t al) noexcept
+    __attribute__((alias("_ZdaPvSt11align_val_t")));
+MEMTRACK_EXPORT_C void tc_delete_sized_aligned(void* p, size_t size, std::align_val_t al) noexcept
+    __attribute__((alias("_ZdlPv" MEMTRACK_SIZE "St11align_val_t")));
+MEMTRACK_EXPORT_C void tc_deletearray_sized_aligned(void* p, size_t size,
+                                                    std::align_val_t al) noexcept
+    __attribute__((alias("_ZdaPv" MEMTRACK_SIZE "St11align_val_t")));
+MEMTRACK_EXPORT_C void tc_delete_aligned_nothrow(void* p, std::align_val_t al,
+                                                 const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_ZdlPvSt11align_val_tRKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void tc_deletearray_aligned_nothrow(void* p, std::align_val_t al,
+                                                      const std::nothrow_t& tag) noexcept
+    __attribute__((alias("_ZdaPvSt11align_val_tRKSt9nothrow_t")));
+MEMTRACK_EXPORT_C void* mi_new(size_t size) __attribute__((alias("_Znw" MEMTRACK_SIZE)));
+MEMTRACK_EXPORT_C void* mi_new_aligned(size_t size, size_t alignment)
+    __attribute__((alias("_Znw" MEMTRACK_SIZE "St11align_val_t")));
+#pragma GCC diagnostic pop
+#undef MEMTRACK_SIZE

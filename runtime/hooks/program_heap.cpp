@@ -106,6 +106,12 @@ size_t block_usable_size(void* ptr) {
   return heap().owns(ptr) ? heap().usable_size(ptr) : g_real.malloc_usable_size(ptr);
 }
 
+size_t heap_chunk_size(size_t size, size_t alignment) {
+  if (!heap().enabled()) return 0;
+  int c = core::SmallHeap::class_for(size, alignment);
+  return c < 0 ? 0 : core::SmallHeap::class_size(static_cast<size_t>(c));
+}
+
 bool trim_heap() {
   if (in_runtime() || !heap().enabled()) return false;
   RuntimeScope scope;

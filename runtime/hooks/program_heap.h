@@ -32,6 +32,9 @@ void* reallocate_block(void* ptr, size_t size);
 // malloc_usable_size of a block of either allocator (0 for a heap pointer that is not an
 // allocated chunk).
 size_t block_usable_size(void* ptr);
+// The usable size of the chunk the heap would give a block of `size` bytes at `alignment`
+// (0: malloc's), or 0 if it would not serve it (off, too large, over-aligned).
+size_t heap_chunk_size(size_t size, size_t alignment);
 
 // What the heap holds, for mallinfo2 (glibc's statistics see only glibc's blocks): the
 // bytes of its segments, and the requested bytes of the blocks recorded in them.

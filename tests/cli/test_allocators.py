@@ -1,0 +1,67 @@
+"""Programs that call jemalloc's, tcmalloc's and mimalloc's own entry points (docs/runtime.md,
+"Other allocators"), each linked with the Debian build of its library: every block they leak
+through those functions is reported at its file:line with its exact size, in the full and in
+the sampled mode (same totals), and jemalloc's functions given blocks of memtrack's heap work
+(sallocx, rallocx, dallocx of a malloc'd block crashed before)."""
+
+from cli_harness import cli_test
+
+# (program, source, [(marker, bytes)]) of each program's leaks, and the groups of the
+# library's own that its runs also report (memcheck reports them too: tcmalloc keeps an 8-byte
+# block of MallocExtension::Register that nothing points to).
+CASES = {
+    "jemalloc": ("jemalloc_api", [("LEAK-mallocx", 333), ("LEAK-zeroed", 4096),
+                                  ("LEAK-rallocx", 600), ("LEAK-tcache", 50)], 0),
+    "tcmalloc": ("tcmalloc_api", [("LEAK-malloc", 777), ("LEAK-calloc", 100),
+                                  ("LEAK-realloc", 300), ("LEAK-memalign", 256),
+                                  ("LEAK-new", 48), ("LEAK-newarray", 96),
+                                  ("LEAK-new-aligned", 128)], 8),
+    "mimalloc": ("mimalloc_api", [("LEAK-malloc", 444), ("LEAK-zalloc", 200),
+                                  ("LEAK-mallocn", 120), ("LEAK-aligned", 512),
+                                  ("LEAK-strdup", 6)], 0),
+}
+
+
+def check_allocator(ctx, name):
+    program, leaks, own_bytes = CASES[name]
+    source = f"{program}.cpp" if name == "tcmalloc" else f"{program}.c"
+    expected = sorted((ctx.marker_line(source, marker), size) for marker, size in leaks)
+    total = sum(size for _, size in leaks) + own_bytes
+    blocks = len(leaks) + (1 if own_bytes else 0)
+    for mode, options in (("full", ()), ("sampled", ("--sample=512KiB",))):
+        json_path = ctx.path(f"{mode}.json")
+        run = ctx.memtrack("run", f"--json={json_path}", *options, ctx.program(program))
+        ctx.require_eq(run.exit, 0, f"exit status ({mode})", run)
+        ctx.expect_eq(run.stdout, f"{program}: done\n", f"the program ran to its end ({mode})",
+                      run)
+        process = ctx.read_json(json_path, run)["processes"][0]
+        summary = process["summary"]
+        ctx.expect_eq((summary["leaked_bytes"], summary["leaked_blocks"]), (total, blocks),
+                      f"leaked bytes and blocks ({mode})", run)
+        ctx.expect_eq(process["errors"], [], f"no misuse errors ({mode})", run)
+        if mode == "full":
+            found = sorted((g["stack"][0]["line"], g["bytes"]) for g in process["leaks"]
+                           if g["kind"] == "definite" and g["blocks"] == 1 and g["stack"]
+                           and g["stack"][0]["file"] == ctx.source(source))
+            ctx.expect_eq(found, expected, "each leak at its line with its bytes", run)
+
+
+@cli_test
+def test_allocators_jemalloc(ctx):
+    """mallocx (plain, aligned and zeroed, without the thread cache) and rallocx leak; sallocx,
+    xallocx, nallocx, rallocx, dallocx and sdallocx work on blocks of memtrack's heap."""
+    check_allocator(ctx, "jemalloc")
+
+
+@cli_test
+def test_allocators_tcmalloc(ctx):
+    """tc_malloc, tc_calloc, tc_realloc, tc_memalign, tc_new, tc_newarray and tc_new_aligned
+    leak; the tc_* frees free."""
+    check_allocator(ctx, "tcmalloc")
+
+
+@cli_test
+def test_allocators_mimalloc(ctx):
+    """mi_malloc, mi_zalloc, mi_mallocn, mi_malloc_aligned and mi_strdup leak; the other mi_*
+    functions free what they are given; mi_heap_* blocks are not seen."""
+    check_allocator(ctx, "mimalloc")
