@@ -58,7 +58,7 @@ __attribute__((always_inline)) inline void* try_fast_allocate(size_t size, core:
                                                               uintptr_t caller) {
   if (!g_sampling.fast_path || size > core::SmallHeap::kMaxSize) return nullptr;
   ThreadState& t = t_thread;
-  if (t.in_runtime != 0 || t.stdio_scope != 0 || !t.sampler.passes_by(size)) return nullptr;
+  if (t.in_runtime != 0 || t.stdio_scope != 0) return nullptr;
   // The C and C++ runtime's own allocations always get a stack (sampled_out); their code lies
   // inside this hull, and the slow path looks closer.
   if (caller - g_sampling.runtime_code.lowest <
@@ -67,18 +67,22 @@ __attribute__((always_inline)) inline void* try_fast_allocate(size_t size, core:
   }
   auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (sp - t.stack_low >= t.stack_size || !fast_path_unobserved()) return nullptr;
-  int64_t live = t.live_delta + static_cast<int64_t>(size);
-  if (live >= kPublishBytes) return nullptr;
   void* p = nullptr;
   {
+    // The countdown and the live bytes are read and written inside the scope: a signal
+    // handler's allocation meanwhile takes the slow path, which leaves both alone.
     FastPathScope scope(t);
-    p = g_allocs.heap().try_pop_recorded(size, family, t.lsan_disabled > 0,
-                                         g_epoch.load(std::memory_order_relaxed), thread_heap());
+    int64_t live = t.live_delta + static_cast<int64_t>(size);
+    if (t.sampler.passes_by(size) && live < kPublishBytes) {
+      p = g_allocs.heap().try_pop_recorded(size, family, t.lsan_disabled > 0,
+                                           g_epoch.load(std::memory_order_relaxed), thread_heap());
+      if (p != nullptr) {
+        t.sampler.pass_by(size);
+        t.live_delta = live;
+        if (live > t.live_high) t.live_high = live;
+      }
+    }
   }
-  if (p == nullptr) return nullptr;
-  t.sampler.pass_by(size);
-  t.live_delta = live;
-  if (live > t.live_high) t.live_high = live;
   return p;
 }
 
@@ -89,15 +93,13 @@ __attribute__((always_inline)) inline bool try_fast_free(void* ptr, core::AllocF
   ThreadState& t = t_thread;
   if (t.in_runtime != 0 || !fast_path_unobserved()) return false;
   uint64_t size = 0;
-  bool freed = false;
-  {
-    FastPathScope scope(t);
-    freed = g_allocs.heap().try_push_unstacked(
-        reinterpret_cast<uintptr_t>(ptr), family, thread_heap(), &size, [&](uint64_t bytes) {
-          return t.live_delta - static_cast<int64_t>(bytes) > -kPublishBytes;
-        });
+  FastPathScope scope(t);  // the live bytes too (try_fast_allocate)
+  if (!g_allocs.heap().try_push_unstacked(
+          reinterpret_cast<uintptr_t>(ptr), family, thread_heap(), &size, [&](uint64_t bytes) {
+            return t.live_delta - static_cast<int64_t>(bytes) > -kPublishBytes;
+          })) {
+    return false;
   }
-  if (!freed) return false;
   t.live_delta -= static_cast<int64_t>(size);
   return true;
 }

@@ -3,6 +3,7 @@
 #include "runtime/record/stack_scrub.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 #include "runtime/alloc_guard.h"
@@ -25,6 +26,13 @@ void learn_thread_stack() {
   AllowAllocation allowed("pthread_getattr_np");  // its cpuset; the main thread's maps file
   uintptr_t low = 0;
   uintptr_t size = ~uintptr_t{0};  // unknown: every stack counts as the thread's own
+  // No signal handler runs while glibc's allocator works for it here: one that allocates
+  // would go to glibc too (it finds the thread inside the runtime) and wait for the arena
+  // lock this thread holds. Once per thread; pending signals arrive right after.
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) == 0) {
     void* address = nullptr;
@@ -35,6 +43,7 @@ void learn_thread_stack() {
     }
     pthread_attr_destroy(&attr);
   }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   t_thread.stack_low = low;
   t_thread.stack_size = size;
 }
