@@ -126,7 +126,8 @@ int exit_status(const report::Report& report, const Config& config, int program_
   for (const report::ProcessReport& p : report.processes) {
     if (!p.errors.empty()) return config.error_exitcode;
     if (config.error_for_fds && !p.resource_sites.empty()) return config.error_exitcode;
-    if (config.error_for_no_data && !p.has_leak_data && !p.no_data_expected) {
+    if (config.error_for_no_data &&
+        ((!p.has_leak_data && !p.no_data_expected) || p.malloc_unseen)) {
       return config.error_exitcode;
     }
     if (report::has_leaks_of_kinds(p, config.errors_for_leak_kinds)) return config.error_exitcode;

@@ -123,7 +123,8 @@ report::Report quiet_report(const report::Report& report, report::LeakKinds show
   report::Report quiet;
   auto keep = [&](const report::ProcessReport& p) {
     return !p.errors.empty() || p.crash || !p.resource_sites.empty() ||
-           (!p.has_leak_data && !p.no_data_expected) || report::has_leaks_of_kinds(p, shown);
+           (!p.has_leak_data && !p.no_data_expected) || p.malloc_unseen ||
+           report::has_leaks_of_kinds(p, shown);
   };
   std::copy_if(report.processes.begin(), report.processes.end(),
                std::back_inserter(quiet.processes), keep);

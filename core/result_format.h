@@ -28,11 +28,20 @@ enum class Section : uint32_t {
   kStackTotals = 13,  // what each allocation stack allocated since the start (alloc_totals)
   kRetention = 14,    // what holds the still-reachable blocks (retainers)
   kBlockRetention = 15,  // one block's holders and referrers (memtrack snapshot --retainers)
+  kNotes = 16,           // what the runtime could not see (runtime/output/blind_spots.h)
   kEnd = 0xffff          // checksum of everything before this section; always last
 };
 
 // Section 11: each string is cut at this many bytes.
 inline constexpr uint32_t kMaxLsanText = 65536;
+
+// Section 16: one note's kind, and its text's longest and the notes' most.
+enum class NoteKind : uint8_t {
+  kMallocUnseen = 1,     // malloc is not memtrack's: the leak data leave its blocks out
+  kAllocatorUnseen = 2,  // an allocator of the program's own names is not seen
+};
+inline constexpr uint32_t kMaxNoteText = 512;
+inline constexpr uint32_t kMaxNotes = 16;
 
 // ExitInfo::How as stored.
 // kRunning: the process had not ended (a live report or a snapshot).

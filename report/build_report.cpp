@@ -298,8 +298,14 @@ ProcessReport build_process_report(const ResultFile& file, const SymbolizeFn& sy
   }
   std::stable_sort(report.leaks.begin(), report.leaks.end(), leak_group_before);
   std::stable_sort(report.suppressed.begin(), report.suppressed.end(), leak_group_before);
-  // Read last: the symbolizer adds notes ("no debug info for ...") while it works.
-  report.notes = symbolizer_notes;
+  // What the runtime could not see first; the symbolizer's notes ("no debug info for ...")
+  // after, read last since it adds them while it works.
+  for (const ResultFile::RuntimeNote& note : file.notes) {
+    report.notes.push_back(note.text);
+    if (note.kind == core::result::NoteKind::kMallocUnseen) report.malloc_unseen = true;
+  }
+  report.runtime_notes = report.notes.size();
+  report.notes.insert(report.notes.end(), symbolizer_notes.begin(), symbolizer_notes.end());
   return report;
 }
 

@@ -328,6 +328,7 @@ void write_process_json(JsonText& j, const ProcessReport& process, const JsonOpt
   }
   write_strings(j.key("notes"), process.notes);
   if (!process.has_leak_data) j.member("no_data", process.no_data_reason);
+  if (process.malloc_unseen) j.member("malloc_unseen", true);
   j.end_object();
 }
 

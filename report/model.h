@@ -232,6 +232,9 @@ struct ProcessReport {
   std::vector<ResourceSite> resource_sites;
   std::vector<RawModule> modules;  // the module map, for formats that carry it (pprof)
   std::vector<std::string> notes;  // e.g. "no debug info for /lib/.../libc.so.6"
+  // The first notes that are the runtime's own (what it could not see, result file section
+  // 16): even a report with nothing else to say shows them.
+  size_t runtime_notes = 0;
   // The sampled mode's mean interval in bytes (docs/sampling.md); 0: the full mode.
   uint64_t sample_interval = 0;
   uint64_t sampled_allocations = 0;  // of the process's allocations
@@ -241,6 +244,9 @@ struct ProcessReport {
   std::optional<Retention> retention;             // with retainers only
   std::optional<BlockRetention> block_retention;  // memtrack snapshot --retainers ADDR
   bool has_leak_data = true;  // false: the process left no result file (notes say why)
+  // The runtime's note (result file section 16): the program's malloc is not memtrack's, so
+  // the leak data leave out its blocks; --error-exitcode applies as for no leak data.
+  bool malloc_unseen = false;
   // Why a report of a running process was made ("on-demand leak check 2"); "" for the
   // report at exit.
   std::string occasion;

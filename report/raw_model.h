@@ -176,6 +176,13 @@ struct ResultFile {
   // ("" when it defines neither or the file has no lsan section).
   std::string lsan_default_options;
   std::string lsan_default_suppressions;
+  // What the runtime could not see (section 16), in its order; kinds this reader does not
+  // know are left out.
+  struct RuntimeNote {
+    core::result::NoteKind kind;
+    std::string text;
+  };
+  std::vector<RuntimeNote> notes;
 };
 
 }  // namespace memtrack::report

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/result_records.h"
@@ -85,6 +86,11 @@ struct FileSpec {
   std::string lsan_options;
   std::string lsan_suppressions;
   uint32_t lsan_declared_extra = 0;  // added to the suppressions' declared size
+  // Section 16: (kind, text) notes, and what the count and the texts' sizes declare beyond.
+  std::vector<std::pair<uint8_t, std::string>> notes;
+  bool with_notes_section = false;
+  uint32_t notes_declared_count = 0;  // 0: the notes' number
+  uint32_t note_declared_extra = 0;   // added to every text's declared size
 };
 
 inline void write_crash(core::ResultWriter& w, const FileSpec& spec) {
@@ -214,6 +220,18 @@ inline std::vector<uint8_t> make_file(const FileSpec& spec) {
       w.put_bytes(spec.lsan_options.data(), spec.lsan_options.size());
       w.put_u32(static_cast<uint32_t>(spec.lsan_suppressions.size()) + spec.lsan_declared_extra);
       w.put_bytes(spec.lsan_suppressions.data(), spec.lsan_suppressions.size());
+    }
+    if (spec.with_notes_section) {
+      uint64_t size = 4;
+      for (const auto& [kind, text] : spec.notes) size += 5 + text.size();
+      w.begin_section(result::Section::kNotes, size);
+      w.put_u32(spec.notes_declared_count != 0 ? spec.notes_declared_count
+                                               : static_cast<uint32_t>(spec.notes.size()));
+      for (const auto& [kind, text] : spec.notes) {
+        w.put_u8(kind);
+        w.put_u32(static_cast<uint32_t>(text.size()) + spec.note_declared_extra);
+        w.put_bytes(text.data(), text.size());
+      }
     }
     EXPECT_TRUE(w.finish());
   }

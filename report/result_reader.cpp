@@ -484,6 +484,25 @@ void read_lsan(Cursor c, ResultFile& file) {
   c.expect_end();
 }
 
+// Section 16: what the runtime could not see, a count and (kind, length-prefixed text) each.
+void read_notes(Cursor c, ResultFile& file) {
+  uint32_t count = c.get<uint32_t>();
+  if (count > result::kMaxNotes)
+    c.fail("more than " + std::to_string(result::kMaxNotes) + " notes");
+  for (uint32_t i = 0; i < count; ++i) {
+    auto kind = static_cast<result::NoteKind>(c.get<uint8_t>());
+    uint32_t size = c.get<uint32_t>();
+    if (size > result::kMaxNoteText) {
+      c.fail("note longer than " + std::to_string(result::kMaxNoteText) + " bytes");
+    }
+    std::string text = c.string(size);
+    if (kind == result::NoteKind::kMallocUnseen || kind == result::NoteKind::kAllocatorUnseen) {
+      file.notes.push_back({kind, std::move(text)});
+    }
+  }
+  c.expect_end();
+}
+
 const char* section_name(uint32_t type) {
   switch (static_cast<result::Section>(type)) {
     case result::Section::kProcess:
@@ -516,6 +535,8 @@ const char* section_name(uint32_t type) {
       return "retention section";
     case result::Section::kBlockRetention:
       return "block retention section";
+    case result::Section::kNotes:
+      return "notes section";
     case result::Section::kEnd:
       return "end section";
   }
@@ -656,6 +677,9 @@ ResultFile parse_result(std::span<const uint8_t> data, const std::string& name) 
           c.fail("comes before the stacks section");
         }
         read_block_retention(c, file);
+        break;
+      case result::Section::kNotes:
+        read_notes(c, file);
         break;
       default:
         break;  // a section from a newer writer: skipped

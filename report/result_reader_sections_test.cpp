@@ -343,5 +343,38 @@ TEST(ResultReaderTest, RejectsAnLsanSectionWhoseTextIsCutOff) {
   EXPECT_THROW(parse_result(make_file(spec), "f.mtr"), Error);
 }
 
+TEST(ResultReaderTest, RoundTripsTheRuntimesNotesAndSkipsUnknownKinds) {
+  FileSpec spec;
+  spec.with_notes_section = true;
+  spec.notes = {{1, "the program defines malloc itself"},
+                {7, "a kind of tomorrow"},
+                {2, "jemalloc is linked into the program"}};
+  ResultFile file = parse_result(make_file(spec), "f.mtr");
+  ASSERT_EQ(file.notes.size(), 2u);
+  EXPECT_EQ(file.notes[0].kind, result::NoteKind::kMallocUnseen);
+  EXPECT_EQ(file.notes[0].text, "the program defines malloc itself");
+  EXPECT_EQ(file.notes[1].kind, result::NoteKind::kAllocatorUnseen);
+  EXPECT_EQ(file.notes[1].text, "jemalloc is linked into the program");
+  EXPECT_TRUE(parse_result(make_file(), "f.mtr").notes.empty());
+  expect_every_truncation_rejected(make_file(spec));
+}
+
+TEST(ResultReaderTest, RejectsBadNotesSections) {
+  FileSpec spec;
+  spec.with_notes_section = true;
+  spec.notes = {{1, "x"}};
+  FileSpec cut = spec;
+  cut.note_declared_extra = 1;
+  EXPECT_EQ(error_of(make_file(cut)), "f.mtr: corrupt result file (notes section: truncated)");
+  FileSpec too_many = spec;
+  too_many.notes_declared_count = 17;
+  EXPECT_EQ(error_of(make_file(too_many)),
+            "f.mtr: corrupt result file (notes section: more than 16 notes)");
+  FileSpec too_long = spec;
+  too_long.notes = {{1, std::string(513, 'n')}};
+  EXPECT_EQ(error_of(make_file(too_long)),
+            "f.mtr: corrupt result file (notes section: note longer than 512 bytes)");
+}
+
 }  // namespace
 }  // namespace memtrack::report

@@ -111,6 +111,10 @@ std::string attached_line(const Summary& s) {
 void write_no_leaks_line(const ProcessReport& process, LineWriter& lines) {
   lines.line(fmt::format("memtrack: {}: no leaks ({})", process_phrase(process),
                          no_leaks_detail(process.summary)));
+  // What the runtime could not see qualifies "no leaks" (a malloc it never saw).
+  for (size_t i = 0; i < process.runtime_notes && i < process.notes.size(); ++i) {
+    lines.line("  note: " + process.notes[i]);
+  }
 }
 
 void write_header(const ProcessReport& process, const TextOptions& options, LineWriter& lines) {

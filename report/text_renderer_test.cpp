@@ -311,6 +311,19 @@ TEST(TextRenderer, ClassifiedSummaryAlsoWhenOnlySuppressedGroupsAreClassified) {
       << text;
 }
 
+// What the runtime could not see qualifies even the one line of a process with no leaks;
+// the symbolizer's notes do not belong there.
+TEST(TextRenderer, NoLeaksLineKeepsTheRuntimesNotes) {
+  ProcessReport p = quiet_process();
+  p.notes = {"the program defines malloc itself: the blocks are not seen",
+             "no debug info for /lib/libc.so.6"};
+  p.runtime_notes = 1;
+  EXPECT_EQ(render(p),
+            "==77== memtrack: ./prog (pid 77, parent 1) exited with status 0: no leaks (3 "
+            "allocations, all freed)\n"
+            "==77==   note: the program defines malloc itself: the blocks are not seen\n");
+}
+
 TEST(TextRenderer, StillReachableAloneIsNoLeak) {
   ProcessReport p = quiet_process();
   p.leaks = {group(LeakKind::kReachable, 1024, 1), group(LeakKind::kReachable, 1, 1)};

@@ -21,6 +21,7 @@
 #include "runtime/link/link_mode.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/live/live_thread.h"
+#include "runtime/output/blind_spots.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/output/profile_output.h"
@@ -157,6 +158,7 @@ void initialize_locked() {
   uintptr_t end = 0;
   if (linked_code_range(&begin, &end)) set_skipped_code(begin, end);
   if (linked_globals_range(&begin, &end)) set_runtime_globals_range(begin, end);
+  find_blind_spots();
 }
 
 // The forking thread is inside the runtime from prepare to parent/child, so a leak scan on

@@ -12,6 +12,7 @@
 #include "runtime/diag.h"
 #include "runtime/fd/fd_report.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/output/blind_spots.h"
 #include "runtime/output/modules.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"
@@ -447,6 +448,21 @@ void write_lsan(core::ResultWriter& w) {
   w.put_bytes(suppressions, suppressions_size);
 }
 
+// Section 16, only when the runtime cannot see some of the program's allocations: each note
+// its kind (u8), text size (u32) and text.
+void write_notes(core::ResultWriter& w, const BlindSpots& spots) {
+  uint64_t size = 4;
+  for (int i = 0; i < spots.count; ++i) size += 5 + spots.notes[i].text.size();
+  w.begin_section(result::Section::kNotes, size);
+  w.put_u32(static_cast<uint32_t>(spots.count));
+  for (int i = 0; i < spots.count; ++i) {
+    const BlindSpots::Note& note = spots.notes[i];
+    w.put_u8(static_cast<uint8_t>(note.kind));
+    w.put_u32(static_cast<uint32_t>(note.text.size()));
+    w.put_bytes(note.text.data(), note.text.size());
+  }
+}
+
 bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport& report,
                        bool running) {
   core::MmapArray<ModuleRecord> modules;
@@ -476,6 +492,7 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     if (g_flags.track_fds) write_resources(w, fds);
     if (!running && crash_record().valid) write_crash(w, crash_record());
     write_lsan(w);
+    if (blind_spots().count > 0) write_notes(w, blind_spots());
   });
 }
 

@@ -322,11 +322,18 @@ DataSymbolInfo describe_data_address(uintptr_t address) {
 
 namespace {
 
-// The functions of the program the runtime asks for (at start and again at exit), found in
-// one pass and kept: a program with a large table (cc1plus exports 31,000 symbols) pays for
+// The functions of the program the runtime asks for (at start and again at exit): its option
+// functions, and the allocators it may define itself (output/blind_spots.cpp). Found in one
+// pass and kept: a program with a large table (cc1plus exports 31,000 symbols) pays for
 // reading it once.
-constexpr const char* kProgramHooks[] = {"__lsan_default_options", "__lsan_default_suppressions",
-                                         "memtrack_default_options"};
+constexpr const char* kProgramHooks[] = {"__lsan_default_options",
+                                         "__lsan_default_suppressions",
+                                         "memtrack_default_options",
+                                         "malloc",
+                                         "je_malloc",
+                                         "tc_malloc",
+                                         "mi_malloc",
+                                         "rpmalloc"};
 constexpr size_t kHookCount = sizeof(kProgramHooks) / sizeof(kProgramHooks[0]);
 uintptr_t g_hook_addresses[kHookCount];
 bool g_hooks_found = false;

@@ -2,9 +2,11 @@
 "Other allocators"), each linked with the Debian build of its library: every block they leak
 through those functions is reported at its file:line with its exact size, in the full and in
 the sampled mode (same totals), and jemalloc's functions given blocks of memtrack's heap work
-(sallocx, rallocx, dallocx of a malloc'd block crashed before)."""
+(sallocx, rallocx, dallocx of a malloc'd block crashed before). An allocator memtrack cannot
+see is named in a note: a program's own malloc (and the gate then fails), an allocator
+linked in under names of its own."""
 
-from cli_harness import cli_test
+from cli_harness import cli_test, text_by_pid
 
 # (program, source, [(marker, bytes)]) of each program's leaks, and the groups of the
 # library's own that its runs also report (memcheck reports them too: tcmalloc keeps an 8-byte
@@ -65,3 +67,41 @@ def test_allocators_mimalloc(ctx):
     """mi_malloc, mi_zalloc, mi_mallocn, mi_malloc_aligned and mi_strdup leak; the other mi_*
     functions free what they are given; mi_heap_* blocks are not seen."""
     check_allocator(ctx, "mimalloc")
+
+
+@cli_test
+def test_allocators_own_malloc(ctx):
+    """A program that defines malloc itself: memtrack sees none of its blocks, says so in a
+    note and in JSON, and --error-exitcode applies (unless --error-for-no-data=no)."""
+    json_path = ctx.path("own.json")
+    run = ctx.memtrack("run", f"--json={json_path}", "--error-exitcode=7",
+                       ctx.program("own_malloc"))
+    ctx.expect_eq(run.exit, 7, "exit status: the gate cannot vouch for what it did not see",
+                  run)
+    ctx.expect_eq(run.stdout, "own_malloc: done\n", "the program ran to its end", run)
+    process = ctx.read_json(json_path, run)["processes"][0]
+    ctx.expect_eq(process.get("malloc_unseen"), True, "JSON malloc_unseen", run)
+    note = ("the program defines malloc itself: the blocks the program allocates through it "
+            "are not seen, and the leak totals leave them out")
+    ctx.expect(note in process["notes"], f"the note ({process['notes']})", run)
+    lines = [line.strip() for lines in text_by_pid(run.stderr).values() for line in lines]
+    ctx.expect(f"note: {note}" in lines, "the text report's note", run)
+    accepted = ctx.memtrack("run", "--error-exitcode=7", "--error-for-no-data=no",
+                            ctx.program("own_malloc"))
+    ctx.expect_eq(accepted.exit, 0, "exit status with --error-for-no-data=no", accepted)
+
+
+@cli_test
+def test_allocators_prefixed(ctx):
+    """A program with an allocator under names of its own (je_malloc): a note names it, and
+    the gate passes on what malloc shows (nothing lost)."""
+    json_path = ctx.path("prefixed.json")
+    run = ctx.memtrack("run", f"--json={json_path}", "--error-exitcode=7",
+                       ctx.program("prefixed_allocator"))
+    ctx.expect_eq(run.exit, 0, "exit status", run)
+    process = ctx.read_json(json_path, run)["processes"][0]
+    ctx.expect("malloc_unseen" not in process, "malloc is memtrack's", run)
+    note = ("jemalloc is linked into the program under names of its own: the blocks it "
+            "allocates through them are not seen (those through malloc and new are)")
+    ctx.expect(note in process["notes"], f"the note ({process['notes']})", run)
+    ctx.expect_eq(process["summary"]["leaked_bytes"], 0, "nothing lost through malloc", run)
