@@ -6,6 +6,7 @@
 
 #include <setjmp.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "core/sampling.h"
@@ -17,6 +18,22 @@
 #endif
 
 namespace memtrack::rt {
+
+// A free of a block of memtrack's heap that a signal handler made while its thread was
+// inside the runtime, done at the thread's next call outside it (hooks/program_heap.h).
+struct DeferredFree {
+  void* ptr;
+  uintptr_t caller;  // the free's return address, for a misuse report
+  uint8_t call;      // core::result::FreeCall
+  bool aligned;
+};
+struct DeferredFrees {
+  static constexpr int kCapacity = 16;
+  // Entries [0, count) are filled; a handler reserves one with fetch_add (a handler of its
+  // own may interrupt it).
+  std::atomic<int> count{0};
+  DeferredFree entries[kCapacity];
+};
 
 // One per thread (t_thread); only the owning thread touches it, signal handlers included.
 struct ThreadState {
@@ -53,6 +70,7 @@ struct ThreadState {
   // (glibc keeps about 1.5 KiB for all of them), and the attached runtime has no heap of
   // its own (every block is the program's allocator's).
   core::HeapThread heap{};
+  DeferredFrees deferred{};  // hooks/program_heap.h
 #endif
   // record/record.h: the sampled mode's countdown to this thread's next sampled allocation.
   core::ByteSampler sampler{};

@@ -13,6 +13,7 @@
 #include "runtime/alloc_guard.h"
 #include "runtime/diag.h"
 #include "runtime/hooks/export.h"
+#include "runtime/hooks/program_heap.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/leak_report.h"
 #include "runtime/leakcheck/leak_scan.h"
@@ -48,6 +49,7 @@ std::atomic<bool> g_reported_early{false};
 void report_at_exit(const char* how, int status, bool have_status) {
   // memtrack attach's runtime reports at exit only while attached.
   if (!initialized() || presence() == Presence::kDetached) return;
+  drain_deferred_frees();   // before the event log's last line and the leak scan
   trace_log_flush_final();  // every path that ends the process comes here first
   finish_profile();
   withdraw_settings();

@@ -168,6 +168,7 @@ __attribute__((noinline)) void free_slow(void* ptr) {
   if (rt::bootstrap_owns(ptr)) return;
   if (rt::g_real.free == nullptr && rt::must_bootstrap()) return;  // cannot happen after start-up
   if (!rt::in_runtime()) {
+    rt::drain_deferred_frees();
     if (rt::g_sampling.interval != 0 && rt::free_unsampled(ptr, AllocFamily::kMalloc, false)) {
       if (rt::tracing()) rt::trace_free("free", ptr);
       return;
@@ -179,8 +180,9 @@ __attribute__((noinline)) void free_slow(void* ptr) {
     // Inside fclose only the blocks the program's calls made (the stdio buffer) are events.
     if (rt::tracing() && (!rt::in_stdio_scope() || tracked)) rt::trace_free("free", ptr);
     if (release == rt::Release::kRejected || release == rt::Release::kFreed) return;
-  } else {
-    rt::forget_forwarded(ptr);
+  } else if (!rt::forget_forwarded(ptr) &&
+             rt::try_defer_free(ptr, FreeCall::kFree, false, MEMTRACK_CALLER)) {
+    return;  // a handler's free of a heap block inside the runtime (program_heap.h)
   }
   rt::free_block(ptr);
 }
@@ -228,13 +230,16 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   }
   if (rt::in_runtime()) {
     rt::check_allocation("realloc");
-    void* p = rt::reallocate_block(ptr, size);
+    void* p = rt::heap_owns(ptr) && rt::t_thread.allowed_allocations == 0
+                  ? rt::reallocate_deferring_free(ptr, size, MEMTRACK_CALLER)
+                  : rt::reallocate_block(ptr, size);
     if (p != ptr && (p != nullptr || size == 0)) {
       rt::forget_forwarded(ptr);
       rt::note_forwarded(p);
     }
     return p;
   }
+  rt::drain_deferred_frees();
   // A block that stays where it is keeps its address: hidden during the capture.
   uintptr_t hidden = hide(ptr);
   uint32_t stack =

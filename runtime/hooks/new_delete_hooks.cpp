@@ -165,6 +165,7 @@ __attribute__((always_inline)) inline void delete_impl(void* ptr, FreeCall call,
   }
   if (ptr == nullptr || rt::bootstrap_owns(ptr)) return;
   if (!rt::in_runtime()) {
+    rt::drain_deferred_frees();
     if (rt::g_sampling.interval != 0 &&
         rt::free_unsampled(
             ptr, call == FreeCall::kDeleteArray ? AllocFamily::kNewArray : AllocFamily::kNew,
@@ -174,8 +175,8 @@ __attribute__((always_inline)) inline void delete_impl(void* ptr, FreeCall call,
     AllocRecord rec;
     rt::Release release = rt::release_block(ptr, call, aligned, caller, &rec, true);
     if (release == rt::Release::kRejected || release == rt::Release::kFreed) return;
-  } else {
-    rt::forget_forwarded(ptr);
+  } else if (!rt::forget_forwarded(ptr) && rt::try_defer_free(ptr, call, aligned, caller)) {
+    return;  // a handler's delete of a heap block inside the runtime (program_heap.h)
   }
   rt::free_block(ptr);  // libstdc++'s operator delete is free() for every form
 }

@@ -8,6 +8,10 @@
 #include <sys/resource.h>
 
 #include "runtime/link/real_functions.h"
+#include "runtime/output/trace_log.h"
+#include "runtime/record/misuse.h"
+#include "runtime/record/peak.h"
+#include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 
@@ -23,6 +27,7 @@ core::SmallHeap& heap() {
 
 // At a thread's exit (pthread key destructor): its cached chunks go back for other threads.
 void retire_heap_thread(void*) {
+  drain_deferred_frees();
   RuntimeScope scope;
   heap().retire_thread(thread_heap());
 }
@@ -34,6 +39,7 @@ void retire_heap_thread(void*) {
 // make it allocate).
 void note_heap_thread(core::HeapThread& t) {
   if (g_have_heap_key) pthread_setspecific(g_heap_key, &t);
+  publish_when_thread_exits();  // its live bytes too (peak.h)
 }
 
 }  // namespace
@@ -126,6 +132,111 @@ HeapUsage heap_usage() {
   RuntimeScope scope;
   return {.segment_bytes = heap().segment_bytes(),
           .live_bytes = static_cast<size_t>(heap().totals().live_bytes)};
+}
+
+// The frees a signal handler makes inside the runtime, kept for later.
+
+using core::AllocFamily;
+using core::result::FreeCall;
+
+#if !MEMTRACK_ATTACH_RUNTIME  // which has no heap: nothing is kept (program_heap.h)
+namespace {
+
+AllocFamily family_of(FreeCall call) {
+  switch (call) {
+    case FreeCall::kDelete:
+      return AllocFamily::kNew;
+    case FreeCall::kDeleteArray:
+      return AllocFamily::kNewArray;
+    default:
+      return AllocFamily::kMalloc;
+  }
+}
+
+const char* name_of(FreeCall call) {
+  switch (call) {
+    case FreeCall::kDelete:
+      return "delete";
+    case FreeCall::kDeleteArray:
+      return "delete[]";
+    default:
+      return "free";
+  }
+}
+
+// What the hook would have done outside the runtime (malloc_hooks.cpp free_slow,
+// new_delete_hooks.cpp delete_impl): the record goes, the misuse check judges the call, the
+// chunk goes back.
+void free_as_program(const DeferredFree& kept) {
+  auto call = static_cast<FreeCall>(kept.call);
+  if (tracing() && call != FreeCall::kRealloc) trace_free(name_of(call), kept.ptr);
+  if (g_sampling.interval != 0 && free_unsampled(kept.ptr, family_of(call), kept.aligned)) return;
+  core::AllocRecord rec;
+  bool whole = call != FreeCall::kRealloc;  // a realloc's copy was made when it ran
+  Release release = release_block(kept.ptr, call, kept.aligned, kept.caller, &rec, whole);
+  if (release == Release::kRejected || release == Release::kFreed) return;
+  free_block(kept.ptr);
+}
+
+}  // namespace
+#endif
+
+bool try_defer_free(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
+#if MEMTRACK_ATTACH_RUNTIME
+  (void)ptr, (void)call, (void)aligned, (void)caller;
+  return false;
+#else
+  // The runtime's own frees (inside an AllowAllocation scope) are of the real allocator's
+  // blocks: every allocation inside the runtime goes there.
+  if (t_thread.allowed_allocations > 0 || !heap_owns(ptr)) return false;
+  DeferredFrees& kept = t_thread.deferred;
+  int slot = kept.count.fetch_add(1, std::memory_order_relaxed);
+  if (slot >= DeferredFrees::kCapacity) {
+    kept.count.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  kept.entries[slot] = {ptr, caller, static_cast<uint8_t>(call), aligned};
+  std::atomic_signal_fence(std::memory_order_release);
+  return true;
+#endif
+}
+
+void* reallocate_deferring_free(void* ptr, size_t size, uintptr_t caller) {
+  size_t usable = block_usable_size(ptr);
+  if (usable == 0) {  // not an allocated chunk: nothing to copy from
+    errno = ENOMEM;
+    return nullptr;
+  }
+  if (size != 0 && size <= usable && heap_chunk_size(size, 0) == heap_chunk_size(usable, 0)) {
+    return ptr;  // the chunk still fits (program_heap.cpp, reallocate_block)
+  }
+  void* fresh = nullptr;
+  if (size != 0) {
+    fresh = g_real.malloc(size);
+    if (fresh == nullptr) return nullptr;  // errno set by malloc; the old block is untouched
+    memcpy(fresh, ptr, usable < size ? usable : size);
+  }
+  if (!try_defer_free(ptr, FreeCall::kRealloc, false, caller)) free_block(ptr);
+  return fresh;
+}
+
+void drain_deferred_frees_now() {
+#if !MEMTRACK_ATTACH_RUNTIME
+  if (in_runtime()) return;
+  int saved_errno = errno;
+  DeferredFrees& kept = t_thread.deferred;
+  for (;;) {
+    int count = kept.count.load(std::memory_order_acquire);
+    if (count <= 0) break;
+    DeferredFree last = kept.entries[count - 1];
+    // A handler that kept another free meanwhile makes this fail: the loop takes that first.
+    if (!kept.count.compare_exchange_strong(count, count - 1, std::memory_order_acq_rel)) {
+      continue;
+    }
+    free_as_program(last);
+  }
+  errno = saved_errno;
+#endif
 }
 
 }  // namespace memtrack::rt

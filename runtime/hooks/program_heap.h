@@ -3,10 +3,15 @@
 // runtime. A pointer of the heap never reaches the real allocator, and the heap refuses
 // whatever is not one of its allocated chunks, so neither allocator's lists can be broken
 // by a bad pointer. These are the allocator calls only; recording is the hooks' business
-// (record/record.h). Runtime-safe: no malloc of its own. Internal to hooks/.
+// (record/record.h), but for the frees a signal handler makes inside the runtime, which are
+// kept and done here later (below). Runtime-safe: no malloc of its own. Internal to hooks/.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include "core/result_format.h"
+#include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 
@@ -47,5 +52,36 @@ HeapUsage heap_usage();
 // malloc_trim for the heap: the memory of its free chunks goes back to the system. Returns
 // true if any did.
 bool trim_heap();
+
+// The frees a signal handler makes while its thread is inside the runtime, of blocks of
+// memtrack's heap the program allocated (any other block a handler frees there goes to the
+// real allocator at once: record/forwarded.h). The interrupted runtime code may hold the
+// lock of the block's record, or be halfway through the thread's heap lists, so neither can
+// be changed then; the free is kept in the thread's state (DeferredFrees) and done, with its
+// misuse check, at the thread's next free, delete or realloc outside the runtime (their slow
+// paths; not its allocations, whose registers must stay as they are: stack_scrub.h), when
+// the thread exits, or before the exit's report. Without it the block's record would stay:
+// a false leak at exit.
+
+// Called by a deallocation hook inside the runtime scope for a pointer that is not a
+// forwarded block: keeps the free of `ptr` (the hook's `call`, `aligned`, `caller`) if it is
+// a block of memtrack's heap and the program's (no AllowAllocation scope is open), and
+// returns true. False, with nothing done, otherwise, or when the thread keeps
+// DeferredFrees::kCapacity frees already (then the caller frees the chunk as before and
+// its record stays).
+bool try_defer_free(void* ptr, core::result::FreeCall call, bool aligned, uintptr_t caller);
+
+// realloc by a signal handler inside the runtime of a block of memtrack's heap that the
+// program allocated: the block stays if its chunk still fits, else the new block is the real
+// allocator's (the caller notes it forwarded) and the old one's free is kept as above.
+void* reallocate_deferring_free(void* ptr, size_t size, uintptr_t caller);
+
+// Does the calling thread's kept frees (outside the runtime only).
+void drain_deferred_frees_now();
+inline void drain_deferred_frees() {
+#if !MEMTRACK_ATTACH_RUNTIME
+  if (t_thread.deferred.count.load(std::memory_order_relaxed) != 0) drain_deferred_frees_now();
+#endif
+}
 
 }  // namespace memtrack::rt

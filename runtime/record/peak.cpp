@@ -45,11 +45,15 @@ void init_peak_tracking() {
   g_have_exit_key = pthread_key_create(&g_exit_key, publish_at_thread_exit) == 0;
 }
 
-void publish_live_bytes() {
+void publish_when_thread_exits() {
   if (!t_thread.exit_hook_set && g_have_exit_key) {
     // Any non-null value makes the key's destructor run when this thread exits.
     t_thread.exit_hook_set = pthread_setspecific(g_exit_key, &t_thread.exit_hook_set) == 0;
   }
+}
+
+void publish_live_bytes() {
+  publish_when_thread_exits();
   publish();
 }
 

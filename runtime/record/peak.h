@@ -21,6 +21,11 @@ StatsSnapshot snapshot_stats();
 constexpr int64_t kPublishBytes = 256 * 1024;
 // Publishes the calling thread's change and its peak candidate (peak.cpp).
 void publish_live_bytes();
+// Makes the calling thread publish its change when it exits, which its first publication
+// arranges otherwise: a thread whose change never passes kPublishBytes would take its blocks
+// out of the peak when it exits. Called once per thread, off the allocation path (the heap's
+// first use by the thread: hooks/program_heap.cpp).
+void publish_when_thread_exits();
 
 // Adds `delta` bytes to the calling thread's net change of live bytes, publishing it (and a
 // peak candidate) once it passes kPublishBytes either way. Called by the allocation and free
