@@ -74,6 +74,69 @@ constexpr const char* kAttachedSymbols[] = {
     "_ZdaPvSt11align_val_t",
     "_ZdlPvSt11align_val_tRKSt9nothrow_t",
     "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+    // Other allocators' own names (docs/runtime.md, "Other allocators"): in a program linked
+    // with one, each hook does its work through the standard ones, that is through that
+    // allocator's malloc and free. Their queries (sallocx, nallocx, mi_usable_size,
+    // tc_malloc_size) stay the allocator's: every block is still its own.
+    "mallocx",
+    "rallocx",
+    "xallocx",
+    "dallocx",
+    "sdallocx",
+    "tc_malloc",
+    "tc_malloc_skip_new_handler",
+    "tc_calloc",
+    "tc_realloc",
+    "tc_memalign",
+    "tc_posix_memalign",
+    "tc_valloc",
+    "tc_pvalloc",
+    "tc_free",
+    "tc_free_sized",
+    "tc_cfree",
+    "tc_new",
+    "tc_new_nothrow",
+    "tc_newarray",
+    "tc_newarray_nothrow",
+    "tc_new_aligned",
+    "tc_new_aligned_nothrow",
+    "tc_newarray_aligned",
+    "tc_newarray_aligned_nothrow",
+    "tc_delete",
+    "tc_delete_nothrow",
+    "tc_delete_sized",
+    "tc_delete_aligned",
+    "tc_delete_aligned_nothrow",
+    "tc_delete_sized_aligned",
+    "tc_deletearray",
+    "tc_deletearray_nothrow",
+    "tc_deletearray_sized",
+    "tc_deletearray_aligned",
+    "tc_deletearray_aligned_nothrow",
+    "tc_deletearray_sized_aligned",
+    "mi_malloc",
+    "mi_malloc_small",
+    "mi_zalloc",
+    "mi_zalloc_small",
+    "mi_calloc",
+    "mi_mallocn",
+    "mi_realloc",
+    "mi_reallocn",
+    "mi_reallocf",
+    "mi_expand",
+    "mi_malloc_aligned",
+    "mi_zalloc_aligned",
+    "mi_calloc_aligned",
+    "mi_realloc_aligned",
+    "mi_strdup",
+    "mi_strndup",
+    "mi_new",
+    "mi_new_aligned",
+    "mi_free",
+    "mi_cfree",
+    "mi_free_size",
+    "mi_free_aligned",
+    "mi_free_size_aligned",
 };
 constexpr size_t kAttachedCount = sizeof(kAttachedSymbols) / sizeof(kAttachedSymbols[0]);
 
@@ -83,10 +146,19 @@ GotTarget g_targets[kAttachedCount + 1];
 size_t g_target_count = 0;
 size_t g_release_count = 0;
 
-// free, realloc and every operator delete.
+// free, realloc, every operator delete, and the other allocators' names for them.
 bool releases(const char* symbol) {
-  return strcmp(symbol, "free") == 0 || strcmp(symbol, "realloc") == 0 ||
-         strncmp(symbol, "_ZdlPv", 6) == 0 || strncmp(symbol, "_ZdaPv", 6) == 0;
+  static constexpr const char* kNames[] = {"free", "realloc", "rallocx", "dallocx", "sdallocx"};
+  static constexpr const char* kPrefixes[] = {"_ZdlPv",   "_ZdaPv",    "tc_free",
+                                              "tc_cfree", "tc_delete", "tc_realloc",
+                                              "mi_free",  "mi_cfree",  "mi_realloc"};
+  for (const char* name : kNames) {
+    if (strcmp(symbol, name) == 0) return true;
+  }
+  for (const char* prefix : kPrefixes) {
+    if (strncmp(symbol, prefix, strlen(prefix)) == 0) return true;
+  }
+  return false;
 }
 
 using Dlopen = void* (*)(const char*, int);

@@ -278,6 +278,32 @@ def test_attach_sampled(ctx):
 
 
 @cli_test
+def test_attach_jemalloc(ctx):
+    """A service linked with jemalloc, attached: its blocks from mallocx (3 of 100 bytes,
+    dropped) are recorded at their line, the dallocx of blocks from before the attach are no
+    errors, and the service runs on after the detach. Their verdict is "still reachable":
+    jemalloc's own memory, which an attached scan reads as roots (the blocks from before the
+    attach live there too), keeps copies of their addresses (docs/attach.md)."""
+    service, work = start_service(ctx, program="jemalloc_attach_service")
+    try:
+        json_path = ctx.path("jemalloc.json")
+        attach = start_attach(ctx, service.pid, f"--json={json_path}", "--show-leak-kinds=all")
+        run_round(ctx, work, 1, service)
+        ctx.require_eq(ctx.memtrack("detach", str(service.pid)).exit, 0, "memtrack detach")
+        status, out, err = finish(attach)
+        ctx.expect_eq(status, 0, f"memtrack attach's exit status ({err!r})")
+        process = ctx.read_json(json_path)["processes"][0]
+        site = ("leak_after_attach", ctx.source(SOURCE), ctx.marker_line(SOURCE, "@mallocx-leak"))
+        groups = [(g["bytes"], g["blocks"], frame0(g)) for g in process["leaks"]]
+        ctx.expect((300, 3, site) in groups, f"the mallocx blocks at their line ({groups})")
+        ctx.expect_eq(process["errors"], [], "dallocx of blocks from before the attach")
+        run_round(ctx, work, 2, service)  # detached: jemalloc's own functions again
+        ctx.expect(service.poll() is None, "the service runs on after the detach")
+    finally:
+        stop_service(service)
+
+
+@cli_test
 def test_attach_program_exit(ctx):
     """A program that ends while attached: its exit report is the final report."""
     service, work = start_service(ctx)

@@ -4,7 +4,9 @@
 // that was built before any attach by ten nodes (reachable only through old nodes: no leak), and
 // frees five nodes from before. With "storm" four more threads allocate and free without
 // pause.
-// When DIR/exit appears it returns from main (exit status 0).
+// When DIR/exit appears it returns from main (exit status 0). Built with
+// ATTACH_SERVICE_JEMALLOC and linked with -ljemalloc, it leaks through jemalloc's mallocx and
+// frees the old nodes with dallocx.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +14,9 @@
 #include <string.h>
 #include <sys/single_threaded.h>
 #include <unistd.h>
+#ifdef ATTACH_SERVICE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
 
 struct node {
   struct node* next;
@@ -32,7 +37,11 @@ __attribute__((noinline)) static void build_list(int count) {
 
 __attribute__((noinline)) static void leak_after_attach(void) {
   for (int i = 0; i < 3; ++i) {
+#ifdef ATTACH_SERVICE_JEMALLOC
+    g_sink = mallocx(100, 0);  // @mallocx-leak
+#else
     g_sink = malloc(100);  // @leak
+#endif
   }
   g_sink = NULL;
 }
@@ -51,7 +60,11 @@ static void free_old_nodes(void) {
   for (int i = 0; i < 5; ++i) {
     struct node* prev = g_list;
     while (prev->next->next != NULL) prev = prev->next;
+#ifdef ATTACH_SERVICE_JEMALLOC
+    dallocx(prev->next, 0);
+#else
     free(prev->next);
+#endif
     prev->next = NULL;
   }
 }
