@@ -10,7 +10,6 @@
 #include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
-#include "runtime/record/peak.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
@@ -39,7 +38,6 @@ void retire_heap_thread(void*) {
 // make it allocate).
 void note_heap_thread(core::HeapThread& t) {
   if (g_have_heap_key) pthread_setspecific(g_heap_key, &t);
-  publish_when_thread_exits();  // its live bytes too (peak.h)
 }
 
 }  // namespace

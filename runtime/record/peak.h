@@ -23,8 +23,8 @@ constexpr int64_t kPublishBytes = 256 * 1024;
 void publish_live_bytes();
 // Makes the calling thread publish its change when it exits, which its first publication
 // arranges otherwise: a thread whose change never passes kPublishBytes would take its blocks
-// out of the peak when it exits. Called once per thread, off the allocation path (the heap's
-// first use by the thread: hooks/program_heap.cpp).
+// out of the peak when it exits. Called once per thread, off the allocation path (at its
+// first recorded block, in every mode: stack_scrub.cpp, learn_thread_stack).
 void publish_when_thread_exits();
 
 // Adds `delta` bytes to the calling thread's net change of live bytes, publishing it (and a

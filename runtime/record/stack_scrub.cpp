@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/alloc_guard.h"
+#include "runtime/record/peak.h"
 #include "runtime/runtime.h"
 
 namespace memtrack::rt {
@@ -22,6 +23,7 @@ constexpr size_t kScrubBytes = 1024;
 }  // namespace
 
 void learn_thread_stack() {
+  publish_when_thread_exits();  // the thread's first recorded block is a good time (peak.h)
   RuntimeScope scope;
   AllowAllocation allowed("pthread_getattr_np");  // its cpuset; the main thread's maps file
   uintptr_t low = 0;

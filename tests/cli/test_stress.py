@@ -48,3 +48,20 @@ def test_stress_signal_churn(ctx):
             top = process["leaks"][0]["stack"][0]
             ctx.expect_eq((top["file"], top["line"]), (ctx.source(SOURCE), line),
                           "the leak's file:line", run)
+
+
+@cli_test
+def test_peak_threads_hold(ctx):
+    """threads_hold: two threads hold 100,000 bytes each, below the count a thread publishes at,
+    then free them and exit. The peak counts at least one thread's blocks, with memtrack's
+    heap and with glibc's (glibc_malloc=1, where no heap marks a thread's first allocation: the
+    exit publication is armed at its first recorded block)."""
+    for name, options in (("heap", None), ("glibc", "glibc_malloc=1")):
+        json_path = ctx.path(f"{name}.json")
+        run = ctx.memtrack("run", f"--json={json_path}", ctx.program("threads_hold"),
+                           env=ctx.env(MEMTRACK_OPTIONS=options))
+        ctx.require_eq(run.exit, 0, f"exit status ({name})", run)
+        summary = ctx.read_json(json_path, run)["processes"][0]["summary"]
+        ctx.expect(summary["peak_bytes"] >= 100000,
+                   f"the peak counts a thread's blocks ({name}: {summary['peak_bytes']})", run)
+        ctx.expect_eq(summary["leaked_bytes"], 0, f"nothing leaked ({name})", run)
