@@ -230,9 +230,7 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
   }
   if (rt::in_runtime()) {
     rt::check_allocation("realloc");
-    void* p = rt::heap_owns(ptr) && rt::t_thread.allowed_allocations == 0
-                  ? rt::reallocate_deferring_free(ptr, size, MEMTRACK_CALLER)
-                  : rt::reallocate_block(ptr, size);
+    void* p = rt::reallocate_block(ptr, size, MEMTRACK_CALLER);
     if (p != ptr && (p != nullptr || size == 0)) {
       rt::forget_forwarded(ptr);
       rt::note_forwarded(p);
@@ -254,7 +252,7 @@ MEMTRACK_EXPORT_C void* realloc(void* ptr, size_t size) {
     return nullptr;
   }
   bool known = release == rt::Release::kTracked;
-  void* p = rt::reallocate_block(ptr, size);
+  void* p = rt::reallocate_block(ptr, size, MEMTRACK_CALLER);
   if (p != nullptr) {
     track(p, size, stack);
   } else if (size != 0 && known) {

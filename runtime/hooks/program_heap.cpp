@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "core/result_names.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
 #include "runtime/record/misuse.h"
@@ -82,7 +83,19 @@ void free_block(void* ptr) {
   heap().try_deallocate(ptr, thread_heap());
 }
 
-void* reallocate_block(void* ptr, size_t size) {
+namespace {
+
+// The old block's free after a realloc moved or freed it: a signal handler's inside the
+// runtime is kept for later (try_defer_free).
+void free_reallocated(void* ptr, uintptr_t caller) {
+  if (!in_runtime() || !try_defer_free(ptr, core::result::FreeCall::kRealloc, false, caller)) {
+    free_block(ptr);
+  }
+}
+
+}  // namespace
+
+void* reallocate_block(void* ptr, size_t size, uintptr_t caller) {
   if (!heap().owns(ptr)) return g_real.realloc(ptr, size);
   size_t usable = heap().usable_size(ptr);
   if (usable == 0) {  // not an allocated chunk: nothing to copy from
@@ -90,7 +103,7 @@ void* reallocate_block(void* ptr, size_t size) {
     return nullptr;
   }
   if (size == 0) {
-    free_block(ptr);
+    free_reallocated(ptr, caller);
     return nullptr;
   }
   // Same class: the chunk still fits, and is no more than a quarter too large.
@@ -102,7 +115,7 @@ void* reallocate_block(void* ptr, size_t size) {
   if (fresh == nullptr) fresh = g_real.malloc(size);
   if (fresh == nullptr) return nullptr;  // errno set by malloc; the old block is untouched
   memcpy(fresh, ptr, usable < size ? usable : size);
-  free_block(ptr);
+  free_reallocated(ptr, caller);
   return fresh;
 }
 
@@ -151,23 +164,12 @@ AllocFamily family_of(FreeCall call) {
   }
 }
 
-const char* name_of(FreeCall call) {
-  switch (call) {
-    case FreeCall::kDelete:
-      return "delete";
-    case FreeCall::kDeleteArray:
-      return "delete[]";
-    default:
-      return "free";
-  }
-}
-
 // What the hook would have done outside the runtime (malloc_hooks.cpp free_slow,
 // new_delete_hooks.cpp delete_impl): the record goes, the misuse check judges the call, the
 // chunk goes back.
 void free_as_program(const DeferredFree& kept) {
   auto call = static_cast<FreeCall>(kept.call);
-  if (tracing() && call != FreeCall::kRealloc) trace_free(name_of(call), kept.ptr);
+  if (tracing() && call != FreeCall::kRealloc) trace_free(core::free_call_name(call), kept.ptr);
   if (g_sampling.interval != 0 && free_unsampled(kept.ptr, family_of(call), kept.aligned)) return;
   core::AllocRecord rec;
   bool whole = call != FreeCall::kRealloc;  // a realloc's copy was made when it ran
@@ -197,25 +199,6 @@ bool try_defer_free(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
   std::atomic_signal_fence(std::memory_order_release);
   return true;
 #endif
-}
-
-void* reallocate_deferring_free(void* ptr, size_t size, uintptr_t caller) {
-  size_t usable = block_usable_size(ptr);
-  if (usable == 0) {  // not an allocated chunk: nothing to copy from
-    errno = ENOMEM;
-    return nullptr;
-  }
-  if (size != 0 && size <= usable && heap_chunk_size(size, 0) == heap_chunk_size(usable, 0)) {
-    return ptr;  // the chunk still fits (program_heap.cpp, reallocate_block)
-  }
-  void* fresh = nullptr;
-  if (size != 0) {
-    fresh = g_real.malloc(size);
-    if (fresh == nullptr) return nullptr;  // errno set by malloc; the old block is untouched
-    memcpy(fresh, ptr, usable < size ? usable : size);
-  }
-  if (!try_defer_free(ptr, FreeCall::kRealloc, false, caller)) free_block(ptr);
-  return fresh;
 }
 
 void drain_deferred_frees_now() {

@@ -32,8 +32,10 @@ bool heap_owns(const void* ptr);
 void free_block(void* ptr);
 // realloc on a block of either allocator: a heap block grows into a new block (of the heap
 // or the real allocator) unless its chunk still fits, a real block stays with the real
-// allocator. realloc(ptr, 0) frees and returns nullptr, as glibc's does.
-void* reallocate_block(void* ptr, size_t size);
+// allocator. realloc(ptr, 0) frees and returns nullptr, as glibc's does. Inside the runtime (a
+// signal handler's realloc) the new block is the real allocator's, and the old one's free is kept
+// as try_defer_free keeps a free (`caller`: the hook's return address).
+void* reallocate_block(void* ptr, size_t size, uintptr_t caller);
 // malloc_usable_size of a block of either allocator (0 for a heap pointer that is not an
 // allocated chunk).
 size_t block_usable_size(void* ptr);
@@ -70,11 +72,6 @@ bool trim_heap();
 // DeferredFrees::kCapacity frees already (then the caller frees the chunk as before and
 // its record stays).
 bool try_defer_free(void* ptr, core::result::FreeCall call, bool aligned, uintptr_t caller);
-
-// realloc by a signal handler inside the runtime of a block of memtrack's heap that the
-// program allocated: the block stays if its chunk still fits, else the new block is the real
-// allocator's (the caller notes it forwarded) and the old one's free is kept as above.
-void* reallocate_deferring_free(void* ptr, size_t size, uintptr_t caller);
 
 // Does the calling thread's kept frees (outside the runtime only).
 void drain_deferred_frees_now();
