@@ -304,7 +304,7 @@ __attribute__((always_inline)) inline int walk(Registers regs, bool is_return_ad
       if (count > 0 && wrapper_pc == 0) {
         uintptr_t wrapper_frame = g_main_wrapper_frame.load(std::memory_order_relaxed);
         trace.use_bp(bp);
-        trace.use_wrapper_frame(wrapper_frame);
+        trace.load(reinterpret_cast<uintptr_t>(&g_main_wrapper_frame), wrapper_frame);
         if (bp != 0 && bp == wrapper_frame) {
           if (g_base_of_main.state.load(std::memory_order_acquire) == 2 &&
               g_base_of_main.wrapper_pc == pc) {
@@ -396,20 +396,22 @@ inline bool memo_word_unchanged(const StackMemoEntry& entry, int i) {
   return *reinterpret_cast<const volatile uintptr_t*>(entry.address[i]) == entry.value[i];
 }
 
-// Whether every word the entry's walk loaded still holds its value: re-read in the walk's
-// order, stopping at the first difference (see stack_memo.h). Four words a round, each with
-// its own exit, so that the loop's own count and branch are paid once for four (a memo hit
-// on churn at depth 10 compares 13 words: 8 instructions a word in a one-word loop); the
-// words are padded to whole rounds (WalkTrace::pad), so no loop is needed for the rest.
-inline bool memo_words_unchanged(const StackMemoEntry& entry) {
+// The first of the entry's words from `start` on that no longer holds its value, or
+// entry.words if none: re-read in the walk's order, stopping at the first difference (see
+// stack_memo.h). Four words a round, each with its own exit, so that the loop's own count and
+// branch are paid once for four (a memo hit on churn at depth 10 compares 13 words: 8
+// instructions a word in a one-word loop); the slots after the last word are padding
+// (WalkTrace::pad), so no loop is needed for the rest.
+inline int first_changed_word(const StackMemoEntry& entry, int start) {
   const int words = entry.words;
-  for (int i = 0; i < words; i += kMemoWordsPerRound) {
+  for (int i = start; i < words; i += kMemoWordsPerRound) {
     if (!memo_word_unchanged(entry, i) || !memo_word_unchanged(entry, i + 1) ||
         !memo_word_unchanged(entry, i + 2) || !memo_word_unchanged(entry, i + 3)) {
-      return false;
+      while (i < words && memo_word_unchanged(entry, i)) ++i;
+      return i;
     }
   }
-  return true;
+  return words;
 }
 
 // The starting registers, read at one instruction of the (noinline) caller: the rule row for
@@ -458,61 +460,210 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
 
 namespace {
 
+// ---- The memo's trees (stack_memo.h) -------------------------------------------------------
+
+// Where a lookup that found no stack stopped: the walk's entry becomes the child of `parent`
+// at word `diverge`, or (parent kMemoNone: the key has no tree) the root of a way of `set`.
+struct MemoMiss {
+  size_t set;
+  MemoIndex parent;
+  int diverge;
+};
+
+// Empties the memo for a new rule generation: its stacks may have been walked with rules of
+// a module since unloaded.
+void reset_memo(StackMemo& memo, uint32_t generation) {
+  for (uintptr_t& pc : memo.way_pc) pc = 0;
+  memo.used = 0;
+  memo.clock = 0;
+  memo.free_head = kMemoNone;
+  memo.generation = generation;
+}
+
+void free_entry(StackMemo& memo, MemoIndex index) {
+  memo.entries[index].next_sibling = memo.free_head;
+  memo.free_head = index;
+}
+
+// Frees the tree of `root`, whose way goes to another key: leaves first, each the first
+// child of its parent.
+void free_tree(StackMemo& memo, MemoIndex root) {
+  MemoIndex index = root;
+  for (;;) {
+    while (memo.entries[index].first_child != kMemoNone) index = memo.entries[index].first_child;
+    if (index == root) break;
+    MemoIndex parent = memo.entries[index].parent;
+    memo.entries[parent].first_child = memo.entries[index].next_sibling;
+    free_entry(memo, index);
+    index = parent;
+  }
+  free_entry(memo, root);
+}
+
+// Takes a leaf out of its parent's children, or a root out of its way.
+void unlink_leaf(StackMemo& memo, MemoIndex index) {
+  const StackMemoEntry& entry = memo.entries[index];
+  if (entry.parent == kMemoNone) {
+    memo.way_pc[entry.root_way] = 0;
+    return;
+  }
+  MemoIndex* link = &memo.entries[entry.parent].first_child;
+  while (*link != index) link = &memo.entries[*link].next_sibling;
+  *link = entry.next_sibling;
+}
+
+// An entry for the next walk: a freed one, one never used, or else a leaf in clock order
+// (evicting a leaf leaves the rest of its tree whole), never `parent`, which the new entry
+// will hang from. kMemoNone if no leaf but `parent` is left.
+MemoIndex take_entry(StackMemo& memo, MemoIndex parent) {
+  if (memo.free_head != kMemoNone) {
+    MemoIndex index = memo.free_head;
+    memo.free_head = memo.entries[index].next_sibling;
+    return index;
+  }
+  if (memo.used < kMemoEntries) return memo.used++;
+  for (int tries = 0; tries < kMemoEntries; ++tries) {
+    MemoIndex index = memo.clock;
+    memo.clock = static_cast<uint16_t>((memo.clock + 1) % kMemoEntries);
+    if (index == parent || memo.entries[index].first_child != kMemoNone) continue;
+    unlink_leaf(memo, index);
+    return index;
+  }
+  return kMemoNone;
+}
+
+// A way of `set` for a new key's root: an empty one, else the set's next in turn, whose tree
+// is freed.
+size_t take_way(StackMemo& memo, size_t set) {
+  for (int way = 0; way < kMemoWays; ++way) {
+    if (memo.way_pc[set + static_cast<size_t>(way)] == 0) return set + static_cast<size_t>(way);
+  }
+  uint8_t& next = memo.next_way[set / kMemoWays];
+  size_t way = set + next;
+  next = static_cast<uint8_t>((next + 1) % kMemoWays);
+  free_tree(memo, memo.way_root[way]);
+  memo.way_pc[way] = 0;
+  return way;
+}
+
+// Whether a walk's entry may hang from miss.parent at miss.diverge: it loaded the parent's
+// words before that one, the same address there with another value, and no sibling branches
+// there with that value. A lookup found exactly that; this holds it to the words the walk
+// read, so that a stack that changed between the two cannot break the tree.
+bool fits_below(const StackMemo& memo, const MemoMiss& miss, const StackMemoEntry& entry) {
+  const StackMemoEntry& parent = memo.entries[miss.parent];
+  const int d = miss.diverge;
+  if (entry.words <= d || d >= parent.words) return false;
+  for (int i = 0; i < d; ++i) {
+    if (entry.address[i] != parent.address[i] || entry.value[i] != parent.value[i]) return false;
+  }
+  if (entry.address[d] != parent.address[d] || entry.value[d] == parent.value[d]) return false;
+  for (MemoIndex child = parent.first_child; child != kMemoNone;
+       child = memo.entries[child].next_sibling) {
+    const StackMemoEntry& sibling = memo.entries[child];
+    if (sibling.diverge == d && sibling.value[d] == entry.value[d]) return false;
+  }
+  return true;
+}
+
 // The walk of a stack the memo did not have (or of any stack, when this thread has no memo:
-// `memo` null), and its entry in set `set`. Out of line, so that a memo hit, the common case,
-// pays neither the walk's registers nor its frame (the start registers stay valid: they
-// describe the caller's frames, which outlive this call).
+// `memo` null), kept where the lookup stopped (`miss`). Out of line, so that a memo hit, the
+// common case, pays neither the walk's registers nor its frame (the start registers stay
+// valid: they describe the caller's frames, which outlive this call).
 __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_return_address,
                                                 uintptr_t* frames, int max, core::StackDepot* depot,
-                                                uint32_t* /*out*/ id, StackMemo* memo, size_t set,
-                                                uint32_t generation) {
+                                                uint32_t* /*out*/ id, StackMemo* memo,
+                                                MemoMiss miss) {
   uintptr_t own[core::kMaxFramesLimit];
   if (frames == nullptr) frames = own;
   uint64_t hash = 0;
-  if (memo == nullptr) {
+  size_t way = 0;
+  MemoIndex index = kMemoNone;
+  if (memo != nullptr) {
+    if (miss.parent == kMemoNone) way = take_way(*memo, miss.set);
+    index = take_entry(*memo, miss.parent);
+  }
+  if (index == kMemoNone) {
     NoTrace none;
     int depth = walk(regs, is_return_address, frames, max, &hash, none);
     if (depth >= 0) *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
     return depth;
   }
-  // The first way that is empty or of an older rule generation; if every way holds a stack
-  // of this generation, round robin.
-  size_t free_way = set + kMemoWays;
-  for (int way = 0; way < kMemoWays && free_way == set + kMemoWays; ++way) {
-    size_t candidate = set + static_cast<size_t>(way);
-    if (memo->way_pc[candidate] == 0 || memo->entries[candidate].generation != generation) {
-      free_way = candidate;
-    }
-  }
-  if (free_way == set + kMemoWays) {
-    size_t index = set / kMemoWays;
-    free_way = set + memo->next_way[index];
-    memo->next_way[index] = static_cast<uint8_t>((memo->next_way[index] + 1) % kMemoWays);
-  }
-  StackMemoEntry& entry = memo->entries[free_way];
-  memo->way_pc[free_way] = 0;
-  entry.generation = 0;
+  StackMemoEntry& entry = memo->entries[index];
   entry.words = 0;
-  entry.uses_start_bp = false;
-  entry.uses_wrapper_frame = false;
-  WalkTrace trace{&entry};
+  WalkTrace trace{&entry, reinterpret_cast<uintptr_t>(&memo->start_bp)};
   int depth = walk(regs, is_return_address, frames, max, &hash, trace);
+  bool kept = false;
   if (depth >= 0) {
     *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
-    if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
-      trace.pad();
-      entry.sp = regs.sp;
-      entry.max = static_cast<int16_t>(max);
-      entry.is_return_address = is_return_address;
-      entry.depth = static_cast<uint16_t>(depth);
-      entry.stack_id = *id;
-      for (int i = 0; i < depth; ++i) entry.frames[i] = frames[i];
-      entry.generation = generation;
-      memo->way_pc[free_way] = regs.pc;
-      ++memo->stored;
-    }
+    kept = trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId &&
+           (miss.parent == kMemoNone || fits_below(*memo, miss, entry));
   }
+  if (!kept) {
+    free_entry(*memo, index);
+    return depth;
+  }
+  trace.pad();
+  entry.stack_id = *id;
+  entry.depth = static_cast<uint16_t>(depth);
+  entry.limit = memo_limit(max, is_return_address);
+  entry.sp = regs.sp;
+  entry.first_child = kMemoNone;
+  if (miss.parent == kMemoNone) {
+    entry.parent = kMemoNone;
+    entry.next_sibling = kMemoNone;
+    entry.root_way = static_cast<uint16_t>(way);
+    memo->way_root[way] = index;
+    memo->way_pc[way] = regs.pc;
+  } else {
+    StackMemoEntry& parent = memo->entries[miss.parent];
+    entry.parent = miss.parent;
+    entry.diverge = static_cast<uint8_t>(miss.diverge);
+    entry.next_sibling = parent.first_child;
+    parent.first_child = index;
+  }
+  ++memo->stored;
   return depth;
+}
+
+// The root of the key (regs, limit) in `set`, or kMemoNone.
+inline MemoIndex find_root(const StackMemo& memo, size_t set, const Registers& regs,
+                           uint16_t limit) {
+  // The pc first, from the set's line of pcs: it tells most of a set's roots apart, so a way
+  // that holds another caller's tree costs one compare and no read of its root.
+  const uintptr_t* way_pc = &memo.way_pc[set];
+  for (int way = 0; way < kMemoWays; ++way) {
+    if (way_pc[way] != regs.pc) continue;
+    MemoIndex root = memo.way_root[set + static_cast<size_t>(way)];
+    const StackMemoEntry& entry = memo.entries[root];
+    if (entry.sp == regs.sp && entry.limit == limit) return root;
+  }
+  return kMemoNone;
+}
+
+// The entry of the key's tree whose every word holds its value, or null, with where the
+// lookup stopped in *miss (see stack_memo.h).
+inline const StackMemoEntry* find_in_tree(const StackMemo& memo, MemoIndex root,
+                                          MemoMiss* /*out*/ miss) {
+  const StackMemoEntry* entry = &memo.entries[root];
+  int start = 0;
+  for (;;) {
+    int changed = first_changed_word(*entry, start);
+    if (changed == entry->words) return entry;
+    uintptr_t now = *reinterpret_cast<const volatile uintptr_t*>(entry->address[changed]);
+    MemoIndex child = entry->first_child;
+    while (child != kMemoNone &&
+           (memo.entries[child].diverge != changed || memo.entries[child].value[changed] != now)) {
+      child = memo.entries[child].next_sibling;
+    }
+    if (child == kMemoNone) {
+      miss->parent = static_cast<MemoIndex>(entry - memo.entries);
+      miss->diverge = changed;
+      return nullptr;
+    }
+    entry = &memo.entries[child];
+    start = changed + 1;
+  }
 }
 
 }  // namespace
@@ -541,33 +692,32 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     memo_or_null = thread_stack_memo();
     if (memo_or_null == nullptr) t_stack_memo_busy = false;
   }
+  MemoMiss miss{0, kMemoNone, 0};
   if (memo_or_null == nullptr) {
-    return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, 0, 0);
+    return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, miss);
   }
   StackMemo& memo = *memo_or_null;
   uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
-  size_t set = memo_set(regs.pc, regs.sp);
-  // The pc first, from the set's line of pcs: it tells most of a set's entries apart, so a
-  // way that holds another caller's stack costs one compare and no read of its entry.
-  const uintptr_t* way_pc = &memo.way_pc[set];
-  for (int way = 0;; ++way) {
-    while (way < kMemoWays && way_pc[way] != regs.pc) ++way;
-    if (way == kMemoWays) break;
-    StackMemoEntry& entry = memo.entries[set + static_cast<size_t>(way)];
-    if (entry.sp != regs.sp || entry.generation != generation || entry.max != max ||
-        entry.is_return_address != is_return_address ||
-        (entry.uses_start_bp && entry.start_bp != regs.bp) ||
-        (entry.uses_wrapper_frame &&
-         entry.wrapper_frame != g_main_wrapper_frame.load(std::memory_order_relaxed))) {
-      continue;
-    }
-    if (memo_words_unchanged(entry)) {
+  if (memo.generation != generation) reset_memo(memo, generation);
+  memo.start_bp = regs.bp;
+  miss.set = memo_set(regs.pc, regs.sp);
+  MemoIndex root = find_root(memo, miss.set, regs, memo_limit(max, is_return_address));
+  miss.parent = kMemoNone;
+  if (root != kMemoNone) {
+    const StackMemoEntry* found = find_in_tree(memo, root, &miss);
+    if (found != nullptr) {
+      const StackMemoEntry& entry = *found;
       int depth = entry.depth;
-      // A plain loop: a constant-size copy becomes rep movsq, whose start-up costs more
-      // than the 10-30 words copied.
+      // The frames are the depot's (the memo keeps the id), wanted only by the cross-check;
+      // a depot that does not have them (not the one the memo's ids are of) gets a walk.
       if (frames != nullptr) {
-#pragma GCC unroll 4
-        for (int i = 0; i < depth; ++i) frames[i] = entry.frames[i];
+        core::StackView stack = depot->get(entry.stack_id);
+        if (stack.size != entry.depth) {
+          std::atomic_signal_fence(std::memory_order_seq_cst);
+          t_stack_memo_busy = false;
+          return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, miss);
+        }
+        for (uint32_t i = 0; i < stack.size; ++i) frames[i] = stack.frames[i];
       }
       *id = entry.stack_id;
       ++memo.hits;
@@ -577,8 +727,7 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     }
     ++memo.rejected;
   }
-  int depth =
-      walk_and_remember(regs, is_return_address, frames, max, depot, id, &memo, set, generation);
+  int depth = walk_and_remember(regs, is_return_address, frames, max, depot, id, &memo, miss);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_stack_memo_busy = false;
   return depth;

@@ -1,22 +1,38 @@
-// The per-thread memo of the last stacks the fast unwinder captured (fast_unwind.cpp), so the
+// The per-thread memo of the stacks the fast unwinder captured (fast_unwind.cpp), so the
 // same frames are never unwound twice while they are unchanged.
 //
 // Why a memo hit is the stack a walk would give: the walk is a function of its starting
 // registers (pc, sp, and the frame pointer where a rule reads it), of the rules of the pcs it
 // meets (fixed until a module is unloaded: the rule generation), of the wrapper-of-main frame
 // it compares against, of `max`, and of the values of the memory words it loads (return
-// address slots, saved frame pointers). An entry keeps all of these; a lookup compares the
-// registers, then re-reads the words in the order the walk loaded them and stops at the first
-// that differs. A word's address is computed from the registers and earlier words only, so
-// when those are equal the walk would load that address next: the check reads nothing the
-// walk would not read (a stack that was switched or unmapped meanwhile is never touched beyond
-// what the unwind itself would touch). If every word is equal, every step of the walk would be
-// equal, and so are its frames and its stack id. The loads do not depend on one another, so
-// the CPU overlaps them: no chain of dependent loads per frame as in the walk.
+// address slots, saved frame pointers). An entry keeps all of these: the registers and `max`
+// as its key, the rest as the words it loaded, in order, each an address and the value it
+// held (the starting frame pointer and the wrapper-of-main frame are words too, read from
+// where the memo and the unwinder keep them). A lookup re-reads the words in the order the
+// walk loaded them and stops at the first that differs. A word's address is computed from the
+// registers and earlier words only, so when those are equal the walk would load that address
+// next: the check reads nothing the walk would not read (a stack that was switched or
+// unmapped meanwhile is never touched beyond what the unwind itself would touch). If every
+// word is equal, every step of the walk would be equal, and so are its frames and its stack
+// id. The loads do not depend on one another, so the CPU overlaps them: no chain of dependent
+// loads per frame as in the walk.
+//
+// The entries of one key form a tree. Since the address of each word follows from the
+// earlier words, two stacks of one key load the same addresses up to their first different
+// value: the tree branches there. The first stack of a key is its root; a later one is the
+// child of the entry the lookup last compared, at the word where that entry differed
+// (`diverge`): it equals its parent before that word, and its value there is its own among
+// the parent's children that branch at that word. A lookup compares the root from its first
+// word; at a difference it goes on in the child that branches there with the value now in
+// memory, from the next word, and so on: each word is read once however many stacks share
+// the key, where a list of entries compared each from its first word (the program whose
+// hundreds of call paths all end in one function at a few depths compared every entry of
+// its set, and evicted them, before this tree).
 //
 // A saved frame pointer that no later rule reads (code built without frame pointers uses the
 // register for data) is not recorded: its value cannot change the result. Walks that went to
-// libgcc, recorded the frames below main, or need more words than an entry holds are not kept.
+// libgcc, recorded the frames below main, or need more words or frames than an entry holds
+// are not kept.
 // Runtime-safe: one mapping per thread (fast_unwind.cpp); never shared between threads.
 #pragma once
 
@@ -26,62 +42,72 @@
 namespace memtrack::rt {
 
 constexpr int kMemoWords = 40;  // memory words one walk may load and still be kept
-// The check compares words four at a time: an entry's words are padded to a multiple of four
-// with reads of kMemoPadWord (static, always mapped, always 0), so it needs no loop for the
-// last one to three.
+// The check compares words four at a time: the three slots after an entry's last word hold
+// kMemoPadWord's address and value (static, always mapped, always 0), so the last round of
+// a comparison that starts at any word needs no loop for its last one to three.
 constexpr int kMemoWordsPerRound = 4;
-static_assert(kMemoWords % kMemoWordsPerRound == 0);
+constexpr int kMemoWordSlots = kMemoWords + kMemoWordsPerRound - 1;
 inline constexpr uintptr_t kMemoPadWord = 0;
 constexpr int kMemoFrames = 32;  // deepest stack kept (the default max_frames)
-// 512 entries per thread: 64 sets of 8, a set chosen by (pc, sp). Direct-mapped, 64 entries
-// reused 81-90% of the python3 workload's stacks (8 entries 65-73%, 128 entries 90%), but
-// only a third of cc1plus's and git's: there half the lookups found the entry of their pc and
-// sp holding another stack (another caller of the same function, at the same depth), which
-// evicted it however many entries there were. Ways keep such callers side by side. Stacks
-// reused (cc1plus / git log -p): 16 sets of 4: 47% / 55%; 64 sets of 4: 58% / 81%; 32 sets of
-// 8: 61% / 99.6%; 16 sets of 16: 61% / 99.7%; 64 sets of 8: 69% / 99.7%. 256 entries are
-// where git stops gaining; cc1plus gains up to 512: its runtime does 10% fewer instructions
-// with 64 sets of 8 than with 32 (each walk saved is a chain of rule cache misses too), for
-// 476 KiB of address space a thread instead of 238 (on x86-64; its pages are touched only as
-// entries are used). A lookup reads its set's line of pcs (StackMemo::way_pc) and then only
-// the entries of its own pc.
+
+// 1,024 entries per thread (720 KiB of address space, its pages touched as entries are
+// used): more stacks than one thread of the 806-call-path workload makes (bench/workloads/
+// many_sites.c). The trees' roots sit in 64 sets of 8 ways, a set chosen by (pc, sp); a
+// set's pcs fill one cache line, so a lookup reads only the root of its own pc.
+// Measured: see docs/performance.md ("Many call paths").
+constexpr int kMemoEntries = 1024;
 constexpr int kMemoSetBits = 6;
 constexpr int kMemoWays = 8;
 static_assert(kMemoWays * sizeof(uintptr_t) <= 64, "a set's pcs fill at most one line");
 
+using MemoIndex = uint16_t;
+constexpr MemoIndex kMemoNone = 0xFFFF;
+static_assert(kMemoEntries < kMemoNone);
+static_assert(kMemoWords < 256, "diverge is a byte");
+
 struct StackMemoEntry {
-  uint32_t generation = 0;  // the rule generation it was walked in; 0: empty
   uint32_t stack_id = 0;
-  int16_t max = 0;
-  uint16_t words = 0;
+  uint16_t words = 0;  // loaded, without the padding
   uint16_t depth = 0;
-  bool is_return_address = false;
-  bool uses_start_bp = false;       // a rule read the starting frame pointer register
-  bool uses_wrapper_frame = false;  // the walk compared a frame pointer with main's wrapper
-  uintptr_t sp = 0;                 // its pc is the set's way_pc (StackMemo)
-  uintptr_t start_bp = 0;
-  uintptr_t wrapper_frame = 0;
-  uintptr_t address[kMemoWords] = {};
-  uintptr_t value[kMemoWords] = {};
-  uintptr_t frames[kMemoFrames] = {};
+  uint16_t limit = 0;            // memo_limit(max, is_return_address) of its walk
+  uint8_t diverge = 0;           // a child: the first word it differs from its parent in
+  MemoIndex parent = kMemoNone;  // kMemoNone: the root of its key's tree, in way `root_way`
+  MemoIndex first_child = kMemoNone;
+  MemoIndex next_sibling = kMemoNone;  // also the free list's link
+  uint16_t root_way = 0;
+  uintptr_t sp = 0;  // the key: with the root's way_pc and limit
+  uintptr_t address[kMemoWordSlots] = {};
+  uintptr_t value[kMemoWordSlots] = {};
+  // No frames: a hit that wants them copies the depot's (StackDepot::get takes no lock).
 };
 
-// One per thread, in zeroed memory (an empty memo).
+// One per thread, in zeroed memory (an empty memo: `used` 0, no roots).
 struct StackMemo {
   uint64_t hits = 0;
-  uint64_t rejected = 0;  // entries with the same registers, but a loaded word differed
+  uint64_t rejected = 0;  // lookups that found their key's tree but not their stack
   uint64_t stored = 0;
+  uint32_t generation = 0;          // the rule generation every entry was walked in
+  uint16_t used = 0;                // entries handed out at least once: [0, used)
+  uint16_t clock = 0;               // where the search for a leaf to evict goes on
+  MemoIndex free_head = kMemoNone;  // entries of evicted trees
+  // The frame pointer the lookup started with: the word a rule that reads the starting
+  // register loads (walks record its address, here, like any other word's).
+  uintptr_t start_bp = 0;
   uint8_t next_way[1 << kMemoSetBits] = {};  // the way each set replaces next (round robin)
-  // The pc of each entry, a set's eight in one cache line, indexed like entries (0: empty).
-  // A lookup compares its pc with the line and reads only the entry whose pc matches: the
-  // entries of other callers in the set stay untouched, where comparing each entry's own pc
-  // read the first line of every way before the matching one (in perf, the costliest
-  // instruction of a memo hit on git and python3).
+  // The pc of each way's root, a set's eight in one cache line (0: empty): a lookup compares
+  // its pc with the line and reads only the root whose pc matches.
   alignas(64) uintptr_t way_pc[(1 << kMemoSetBits) * kMemoWays] = {};
-  StackMemoEntry entries[(1 << kMemoSetBits) * kMemoWays];
+  MemoIndex way_root[(1 << kMemoSetBits) * kMemoWays] = {};
+  StackMemoEntry entries[kMemoEntries];
 };
 
-// The set (pc, sp) belongs to: its first way's index in memo.entries.
+// The rest of a walk's key, in one compare: its depth limit and whether its first pc is a
+// return address.
+inline uint16_t memo_limit(int max, bool is_return_address) {
+  return static_cast<uint16_t>(max * 2 + (is_return_address ? 1 : 0));
+}
+
+// The set (pc, sp) belongs to: its first way's index in memo.way_pc.
 inline size_t memo_set(uintptr_t pc, uintptr_t sp) {
   uint64_t key =
       (static_cast<uint64_t>(pc) ^ (static_cast<uint64_t>(sp) << 9)) * 0x9E3779B97F4A7C15ull;
@@ -89,9 +115,11 @@ inline size_t memo_set(uintptr_t pc, uintptr_t sp) {
 }
 
 // Records what a walk reads into the entry it will fill. The frame pointer is tracked lazily:
-// a loaded one is recorded only when a rule (or the wrapper-of-main test) reads it.
+// a loaded one is recorded only when a rule (or the wrapper-of-main test) reads it; the
+// starting one as a word at `start_bp_slot` (StackMemo::start_bp).
 struct WalkTrace {
   StackMemoEntry* entry;
+  uintptr_t start_bp_slot;
   bool keep = true;
   bool bp_recorded = false;
   uintptr_t bp_slot = 0;  // where the current frame pointer was loaded from; 0: a register
@@ -112,24 +140,14 @@ struct WalkTrace {
   void use_bp(uintptr_t bp) {
     if (bp_recorded) return;
     bp_recorded = true;
-    if (bp_slot != 0) {
-      load(bp_slot, bp);
-    } else {
-      entry->uses_start_bp = true;
-      entry->start_bp = bp;
-    }
-  }
-  void use_wrapper_frame(uintptr_t frame) {
-    entry->uses_wrapper_frame = true;
-    entry->wrapper_frame = frame;
+    load(bp_slot != 0 ? bp_slot : start_bp_slot, bp);
   }
   void drop() { keep = false; }
-  // After the walk: pads the words to a whole number of rounds (see kMemoWordsPerRound).
+  // After the walk: the padding after the last word (see kMemoWordsPerRound).
   void pad() {
-    while (entry->words % kMemoWordsPerRound != 0) {
-      entry->address[entry->words] = reinterpret_cast<uintptr_t>(&kMemoPadWord);
-      entry->value[entry->words] = kMemoPadWord;
-      ++entry->words;
+    for (int i = 0; i < kMemoWordsPerRound - 1; ++i) {
+      entry->address[entry->words + i] = reinterpret_cast<uintptr_t>(&kMemoPadWord);
+      entry->value[entry->words + i] = kMemoPadWord;
     }
   }
 };
@@ -139,7 +157,6 @@ struct NoTrace {
   void load(uintptr_t, uintptr_t) {}
   void bp_loaded(uintptr_t) {}
   void use_bp(uintptr_t) {}
-  void use_wrapper_frame(uintptr_t) {}
   void drop() {}
 };
 

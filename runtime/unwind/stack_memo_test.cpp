@@ -1,7 +1,8 @@
 // The fast unwinder's per-thread memo (stack_memo.h): an unchanged stack is reused; a stack
-// that differs in one loaded word (another caller at the same sp) is walked again and kept
-// beside the first; another depth limit or a rule generation that moved on is walked again,
-// with libgcc's frames.
+// that differs in one loaded word (another caller at the same sp) is walked again and kept in
+// the same tree; hundreds of callers at one sp are all kept; a full memo evicts leaves and a
+// full set whole trees, and every stack stays libgcc's; another depth limit or a rule
+// generation that moved on is walked again, with libgcc's frames.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -61,23 +62,53 @@ __attribute__((noipa)) void run(Capture* out, bool through_b, int max, bool forg
   __asm__ volatile("" ::: "memory");
 }
 
-// As many callers as the memo has ways, all calling capture() at the same sp: one set of the
-// memo must keep every one of their stacks.
+// Many callers, all calling capture() at the same sp: one key, whose tree must keep every one
+// of their stacks.
+constexpr int kCallers = 64;
+
 template <int kCaller>
 __attribute__((noipa)) void via(Capture* out, int max) {
   capture(out, max);
   __asm__ volatile("" ::: "memory");
 }
 
-template <int... kCallers>
-constexpr auto make_vias(std::integer_sequence<int, kCallers...> /*callers*/) {
-  return std::array<void (*)(Capture*, int), sizeof...(kCallers)>{via<kCallers>...};
+template <int... kCallerIndex>
+constexpr auto make_vias(std::integer_sequence<int, kCallerIndex...> /*callers*/) {
+  return std::array<void (*)(Capture*, int), sizeof...(kCallerIndex)>{via<kCallerIndex>...};
 }
-constexpr auto kVias = make_vias(std::make_integer_sequence<int, kMemoWays>{});
+constexpr auto kVias = make_vias(std::make_integer_sequence<int, kCallers>{});
 
 // One call site for every caller, so the captures differ only in the caller.
-__attribute__((noipa)) void run_via(Capture* out, int caller) {
-  kVias[static_cast<size_t>(caller)](out, kMaxFrames);
+__attribute__((noipa)) void run_via(Capture* out, int caller, int max = kMaxFrames) {
+  kVias[static_cast<size_t>(caller)](out, max);
+  __asm__ volatile("" ::: "memory");
+}
+
+// A second level of callers above run_via: kCallers x kCallers stacks of one key, more than
+// the memo holds.
+template <int kOuter>
+__attribute__((noipa)) void outer(Capture* out, int caller) {
+  run_via(out, caller);
+  __asm__ volatile("" ::: "memory");
+}
+template <int... kOuterIndex>
+constexpr auto make_outers(std::integer_sequence<int, kOuterIndex...> /*callers*/) {
+  return std::array<void (*)(Capture*, int), sizeof...(kOuterIndex)>{outer<kOuterIndex>...};
+}
+constexpr auto kOuters = make_outers(std::make_integer_sequence<int, kCallers>{});
+
+__attribute__((noipa)) void run_outer(Capture* out, int outer_caller, int caller) {
+  kOuters[static_cast<size_t>(outer_caller)](out, caller);
+  __asm__ volatile("" ::: "memory");
+}
+
+// `levels` frames deeper, then a caller: each depth its own sp, so its own key.
+__attribute__((noipa)) void descend(Capture* out, int levels, int caller, int max) {
+  if (levels > 0) {
+    descend(out, levels - 1, caller, max);
+  } else {
+    run_via(out, caller, max);
+  }
   __asm__ volatile("" ::: "memory");
 }
 
@@ -124,13 +155,14 @@ TEST(StackMemo, AnotherCallerAtTheSameSpIsWalkedOnceAndKeptBeside) {
   StackMemoStats after = stack_memo_stats();
   // The second capture has the first frame and sp of the first one's entry (the memo
   // compared its words) but the return address into via_b, not via_a: it is walked again,
-  // and kept in another way of the same set. From then on both callers' stacks are reused
-  // as they alternate (the fourth compares via_a's entry first: one more rejection).
+  // and kept as a child of via_a's entry at that word. From then on both callers' stacks are
+  // reused as they alternate, with no rejection: the fourth goes from via_a's entry to the
+  // child whose word holds via_b's return address.
   EXPECT_EQ(before[2].rejected, before[1].rejected + 1);
   EXPECT_EQ(before[2].stored, before[1].stored + 1);
   EXPECT_EQ(after.hits, before[2].hits + 2);
   EXPECT_EQ(after.stored, before[2].stored);
-  EXPECT_EQ(after.rejected, before[2].rejected + 1);
+  EXPECT_EQ(after.rejected, before[2].rejected);
   for (const Capture& capture : c) expect_libgcc_stack(capture);
   EXPECT_EQ(c[1].frames[0], c[0].frames[0]);
   EXPECT_NE(c[1].frames[1], c[0].frames[1]);
@@ -170,27 +202,28 @@ TEST(StackMemo, ForgottenRulesAreNotReused) {
   expect_same_stack(c[0], c[2]);
 }
 
-TEST(StackMemo, AsManyCallersAsWaysAtOneSpAreAllKept) {
-  // In a thread of its own: a memo with no entry of the other tests in the set.
+TEST(StackMemo, ManyCallersAtOneSpAreAllKept) {
+  // In a thread of its own: a memo with no entry of the other tests.
   std::thread thread([] {
-    Capture c[2][kMemoWays];
+    Capture c[2][kCallers];
     StackMemoStats after_round[2];
-    // Two rounds of the callers in turn, from one call site. In the second, each stack must be
-    // found in its own way (a set with one way too few would evict each entry just before it
-    // is wanted). A count the compiler cannot see, so it does not peel the rounds into two
-    // call sites.
+    // Two rounds of the callers in turn, from one call site: in the second, every stack is
+    // found in the key's tree. A count the compiler cannot see, so it does not peel the
+    // rounds into two call sites.
     volatile int rounds = 2;
     for (int round = 0; round < rounds; ++round) {
-      for (int i = 0; i < kMemoWays; ++i) run_via(&c[round][i], i);
+      for (int i = 0; i < kCallers; ++i) run_via(&c[round][i], i);
       after_round[round] = stack_memo_stats();
     }
-    EXPECT_EQ(after_round[0].stored, static_cast<uint64_t>(kMemoWays));
+    EXPECT_EQ(after_round[0].stored, static_cast<uint64_t>(kCallers));
     EXPECT_EQ(after_round[0].hits, 0u);
-    EXPECT_EQ(after_round[1].hits, static_cast<uint64_t>(kMemoWays));
+    EXPECT_EQ(after_round[0].rejected, static_cast<uint64_t>(kCallers - 1));
+    EXPECT_EQ(after_round[1].hits, static_cast<uint64_t>(kCallers));
     EXPECT_EQ(after_round[1].stored, after_round[0].stored);
+    EXPECT_EQ(after_round[1].rejected, after_round[0].rejected);
     const Capture* first = c[0];
     const Capture* again = c[1];
-    for (int i = 0; i < kMemoWays; ++i) {
+    for (int i = 0; i < kCallers; ++i) {
       expect_libgcc_stack(again[i]);
       expect_same_stack(first[i], again[i]);
       EXPECT_EQ(first[i].frames[0], first[0].frames[0]);
@@ -198,6 +231,66 @@ TEST(StackMemo, AsManyCallersAsWaysAtOneSpAreAllKept) {
         EXPECT_NE(first[i].id, first[i - 1].id);
       }
     }
+  });
+  thread.join();
+}
+
+TEST(StackMemo, AFullMemoEvictsLeavesAndStaysExact) {
+  std::thread thread([] {
+    // 4,096 stacks of one key, four times what the memo holds: every walk is kept in the
+    // place of a leaf, and every stack, walked or reused, is libgcc's. Then the last 64 again,
+    // through the same call site: the last ones stored are the last the clock would evict, so
+    // all are reused.
+    constexpr int kAll = kCallers * kCallers;
+    Capture capture;
+    Capture last[kCallers];
+    StackMemoStats full;
+    // Bounds the compiler cannot see, so it does not split the loop into two call sites.
+    volatile int all = kAll;
+    volatile int total = kAll + kCallers;
+    for (int n = 0; n < total; ++n) {
+      if (n == all) full = stack_memo_stats();
+      int stack = n < all ? n : all - kCallers + (n - all);
+      run_outer(&capture, stack / kCallers, stack % kCallers);
+      expect_libgcc_stack(capture);
+      if (n >= kAll - kCallers && n < kAll) last[n % kCallers] = capture;
+      if (n >= kAll) expect_same_stack(last[n % kCallers], capture);
+    }
+    EXPECT_EQ(full.stored, static_cast<uint64_t>(kAll));
+    EXPECT_EQ(full.hits, 0u);
+    EXPECT_EQ(stack_memo_stats().hits, static_cast<uint64_t>(kCallers));
+    EXPECT_EQ(stack_memo_stats().stored, full.stored);
+  });
+  thread.join();
+}
+
+TEST(StackMemo, AFullSetGivesAWayAndItsWholeTreeToANewKey) {
+  std::thread thread([] {
+    // 500 keys (one per depth) over the memo's 64 sets of 8 ways, two stacks each: sets run
+    // out of ways, and the trees of the keys they evict are freed and their entries reused.
+    // Stacks of 8 frames, so that deep ones are kept too.
+    constexpr int kDepths = 500;
+    constexpr int kPerKey = 2;
+    constexpr int kMax = 8;
+    Capture capture;
+    volatile int rounds = 2;
+    for (int round = 0; round < rounds; ++round) {
+      for (int levels = 0; levels < kDepths; ++levels) {
+        for (int caller = 0; caller < kPerKey; ++caller) {
+          descend(&capture, levels, caller, kMax);
+          ASSERT_EQ(capture.depth, kMax);
+          ASSERT_EQ(capture.reference_depth, kMax);
+          for (int i = 1; i < kMax - 1; ++i) {
+            ASSERT_EQ(capture.frames[i], capture.reference[i + 1]) << "frame " << i;
+          }
+        }
+      }
+    }
+    StackMemoStats stats = stack_memo_stats();
+    // Every walk kept; keys that kept their way were reused in the second round.
+    EXPECT_EQ(stats.stored + stats.hits, 2u * kDepths * kPerKey);
+    EXPECT_GT(stats.hits, 0u);
+    EXPECT_GT(stats.stored, static_cast<uint64_t>(kDepths) * kPerKey);
   });
   thread.join();
 }
