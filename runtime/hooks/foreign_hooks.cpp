@@ -15,6 +15,7 @@
 #include "runtime/hooks/hook_aliases.h"
 #include "runtime/hooks/program_heap.h"
 #include "runtime/link/real_functions.h"
+#include "runtime/output/blind_spots.h"
 
 namespace hook = memtrack::rt::hook;
 namespace rt = memtrack::rt;
@@ -124,7 +125,21 @@ MEMTRACK_EXPORT_C size_t nallocx(size_t size, int flags) {
 }
 
 // --- mimalloc ---------------------------------------------------------------------------------
-// Its heaps (mi_heap_*) are not interposed: what a program allocates there is invisible.
+// Its heaps (mi_heap_*) are not interposed: what a program allocates there is not seen. A
+// program that makes one is told so in its report (blind_spots.h): the heaps' own functions,
+// mi_heap_destroy included, stay mimalloc's.
+
+MEMTRACK_EXPORT_C void* mi_heap_new() {
+  rt::note_mimalloc_heap();
+  auto real = rt::g_lazy_real.mi_heap_new.get();
+  return real != nullptr ? real() : nullptr;
+}
+
+MEMTRACK_EXPORT_C void* mi_heap_new_in_arena(int arena_id) {
+  rt::note_mimalloc_heap();
+  auto real = rt::g_lazy_real.mi_heap_new_in_arena.get();
+  return real != nullptr ? real(arena_id) : nullptr;
+}
 
 MEMTRACK_EXPORT_C void* mi_zalloc(size_t size) {
   return hook::calloc(1, size);

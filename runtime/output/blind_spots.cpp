@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+
 #include "runtime/link/link_mode.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/elf_symbols.h"
@@ -15,6 +17,7 @@ namespace {
 using core::result::NoteKind;
 
 BlindSpots g_spots;
+std::atomic<bool> g_mimalloc_heap{false};
 
 core::TextBuffer& add(BlindSpots* out, NoteKind kind) {
   BlindSpots::Note& note = out->notes[out->count++];
@@ -41,8 +44,20 @@ const char* allocator_linked_in() {
 
 }  // namespace
 
-const BlindSpots& blind_spots() {
-  return g_spots;
+BlindSpots blind_spots() {
+  BlindSpots spots = g_spots;
+  if (g_mimalloc_heap.load(std::memory_order_relaxed) && spots.count < BlindSpots::kMax) {
+    add(&spots, NoteKind::kAllocatorUnseen)
+        .str(
+            "the program made heaps of mimalloc's (mi_heap_new): the blocks it allocates in "
+            "them (mi_heap_malloc & co.) are not seen (those through malloc, new and mi_malloc "
+            "are)");
+  }
+  return spots;
+}
+
+void note_mimalloc_heap() {
+  g_mimalloc_heap.store(true, std::memory_order_relaxed);
 }
 
 void find_blind_spots() {

@@ -1,7 +1,8 @@
 // What the runtime cannot see of the program's allocations, found at start-up, for the
 // reports to say (result file section 16, docs/format.md): a malloc that is not
 // memtrack's hook (the program's own, or a library's ahead of memtrack in the lookup order),
-// an allocator linked into the program under names of its own. Runtime-safe: no malloc
+// an allocator linked into the program under names of its own; and, once the program made
+// one, mimalloc's heaps. Runtime-safe: no malloc
 // (dlsym of a name that exists and dladdr allocate nothing; the program's symbol table is
 // mapped read-only).
 #pragma once
@@ -27,7 +28,12 @@ struct BlindSpots {
 // the runtime's own code): nothing that can come later (a library loaded with dlopen) goes
 // ahead of memtrack in the lookup order, and a crash report must not call the loader.
 void find_blind_spots();
-// What find_blind_spots found (nothing before it ran). Thread safe after start-up.
-const BlindSpots& blind_spots();
+// What find_blind_spots found (nothing before it ran), and what the program did since that
+// memtrack cannot see (note_mimalloc_heap). Thread safe after start-up.
+BlindSpots blind_spots();
+
+// The program made a heap of mimalloc's (mi_heap_new, foreign_hooks.cpp): what it allocates
+// there is not seen. Async-signal-safe; any thread.
+void note_mimalloc_heap();
 
 }  // namespace memtrack::rt

@@ -492,7 +492,8 @@ bool write_report_file(const char* dir, const core::TextBuffer& name, LeakReport
     if (g_flags.track_fds) write_resources(w, fds);
     if (!running && crash_record().valid) write_crash(w, crash_record());
     write_lsan(w);
-    if (blind_spots().count > 0) write_notes(w, blind_spots());
+    BlindSpots spots = blind_spots();
+    if (spots.count > 0) write_notes(w, spots);
   });
 }
 

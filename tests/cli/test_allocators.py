@@ -4,7 +4,7 @@ through those functions is reported at its file:line with its exact size, in the
 the sampled mode (same totals), and jemalloc's functions given blocks of memtrack's heap work
 (sallocx, rallocx, dallocx of a malloc'd block crashed before). An allocator memtrack cannot
 see is named in a note: a program's own malloc (and the gate then fails), an allocator
-linked in under names of its own."""
+linked in under names of its own, mimalloc's heaps once the program makes one."""
 
 from cli_harness import cli_test, text_by_pid
 
@@ -24,6 +24,11 @@ CASES = {
 }
 
 
+MIMALLOC_HEAP_NOTE = (
+    "the program made heaps of mimalloc's (mi_heap_new): the blocks it allocates in them "
+    "(mi_heap_malloc & co.) are not seen (those through malloc, new and mi_malloc are)")
+
+
 def check_allocator(ctx, name):
     program, leaks, own_bytes = CASES[name]
     source = f"{program}.cpp" if name == "tcmalloc" else f"{program}.c"
@@ -41,6 +46,9 @@ def check_allocator(ctx, name):
         ctx.expect_eq((summary["leaked_bytes"], summary["leaked_blocks"]), (total, blocks),
                       f"leaked bytes and blocks ({mode})", run)
         ctx.expect_eq(process["errors"], [], f"no misuse errors ({mode})", run)
+        ctx.expect_eq(MIMALLOC_HEAP_NOTE in process.get("notes", []), name == "mimalloc",
+                      f"the note on mimalloc's heaps, for the mimalloc program only ({mode})",
+                      run)
         if mode == "full":
             found = sorted((g["stack"][0]["line"], g["bytes"]) for g in process["leaks"]
                            if g["kind"] == "definite" and g["blocks"] == 1 and g["stack"]
@@ -65,8 +73,20 @@ def test_allocators_tcmalloc(ctx):
 @cli_test
 def test_allocators_mimalloc(ctx):
     """mi_malloc, mi_zalloc, mi_mallocn, mi_malloc_aligned and mi_strdup leak; the other mi_*
-    functions free what they are given; mi_heap_* blocks are not seen."""
+    functions free what they are given; mi_heap_* blocks are not seen, and a note says so."""
     check_allocator(ctx, "mimalloc")
+
+
+@cli_test
+def test_allocators_mimalloc_without_heaps(ctx):
+    """A mimalloc program that makes no heap of its own gets no note on them (mimalloc itself
+    makes none through mi_heap_new), and the gate passes."""
+    json_path = ctx.path("noheap.json")
+    run = ctx.memtrack("run", f"--json={json_path}", ctx.program("mimalloc_api"), "no-heap")
+    ctx.expect_eq(run.exit, 0, "exit status", run)
+    process = ctx.read_json(json_path, run)["processes"][0]
+    ctx.expect_eq(process.get("notes", []), [], "no note", run)
+    ctx.expect_eq(process["summary"]["leaked_bytes"], 1282, "the program's leaks", run)
 
 
 @cli_test
