@@ -30,6 +30,7 @@ packages=(
   gdb                 # a real program the leak scan must survive (tests/cli, scan_gdb)
   redis-server redis-tools  # memtrack attach on a real service under load (tests/cli)
   libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev  # other allocators' APIs (tests/cli)
+  libheaptrack        # heaptrack_api.h: a pool annotated for heaptrack (tests/cli)
   strace              # what a short run opens, checked by tests/cli/test_startup.py
   tmux                # memtrack top's end-to-end test drives it in a tmux pane
   groff-base          # the installed man page is checked with groff -ww

@@ -15,6 +15,7 @@
 #include "runtime/hooks/exit_hooks.h"
 #include "runtime/hooks/program_heap.h"
 #include "runtime/hooks/signal_report.h"
+#include "runtime/leakcheck/custom_blocks.h"
 #include "runtime/leakcheck/leak_scan.h"
 #include "runtime/leakcheck/root_regions.h"
 #include "runtime/link/got_patch.h"
@@ -169,6 +170,7 @@ void fork_prepare() {
   g_report_lock.lock();
   g_stacks.lock_all();
   g_allocs.lock_all();
+  custom_blocks_lock_all();
   misuse_lock_all();
   loader_walk_fork_prepare();  // last: a walk holds no runtime lock, a report may walk
 }
@@ -176,6 +178,7 @@ void fork_prepare() {
 void fork_parent() {
   loader_walk_fork_parent();
   misuse_unlock_all();
+  custom_blocks_unlock_all();
   g_allocs.unlock_all();
   g_stacks.unlock_all();
   g_report_lock.unlock();
@@ -193,6 +196,7 @@ void fork_child() {
   loader_walk_fork_child();
   misuse_reset_after_fork();
   root_regions_reset_after_fork();
+  custom_blocks_reset_after_fork();
   g_allocs.reset_after_fork();
   g_stacks.reset_after_fork();
   int parent = g_pid.load(std::memory_order_relaxed);  // getppid() is 1 if the parent has gone

@@ -12,6 +12,7 @@
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
 #include "runtime/fd/fd_tracking.h"
+#include "runtime/leakcheck/custom_blocks.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/leakcheck/proc_maps.h"
 #include "runtime/leakcheck/retention.h"
@@ -112,14 +113,22 @@ uint64_t thread_cpu_ns() {
 
 bool snapshot_blocks(ScanBlocks& blocks, LeakScanStats* stats) {
   uint64_t start = core::sys::monotonic_ns();
-  bool ok = blocks.try_reserve(g_allocs.size() + 64);
+  const size_t custom = custom_block_count();
+  bool ok = blocks.try_reserve(g_allocs.size() + custom + 64);
   // The heap's blocks in address order: the sort then only merges in the table's.
   g_allocs.for_each_heap_in_address_order([&](const core::AllocRecord& rec) {
     if (!blocks.try_add(rec.ptr, rec.size, rec.stack_id, rec.ignored != 0)) ok = false;
   });
+  // The program's own allocators' blocks (custom_blocks.h); the blocks that hold them (their
+  // superblocks) are left out by the sort.
+  if (custom > 0) {
+    for_each_custom_block([&](const core::AllocRecord& rec) {
+      if (!blocks.try_add(rec.ptr, rec.size, rec.stack_id, rec.ignored != 0)) ok = false;
+    });
+  }
   uint64_t collected = core::sys::monotonic_ns();
   stats->collect_ns = collected - start;
-  ok = ok && blocks.try_sort();
+  ok = ok && blocks.try_sort(custom > 0);
   stats->sort_ns = core::sys::monotonic_ns() - collected;
   return ok;
 }

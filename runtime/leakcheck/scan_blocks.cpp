@@ -144,14 +144,45 @@ bool ScanBlocks::try_add(uintptr_t start, uint64_t size, uint32_t stack_id, bool
   return true;
 }
 
-bool ScanBlocks::try_sort() {
+// Marks (with the state kReachable, which no block has before the scan) each block that
+// holds the start of its successor, or that its successor, starting at the same address,
+// holds; then closes the gaps. Blocks that do not nest (a pool's superblock and its blocks
+// do) overlap only if the program's annotations are wrong: the larger goes, as memcheck's.
+void ScanBlocks::drop_containers() {
   const size_t n = blocks_.size();
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const uintptr_t end = start(i) + static_cast<uintptr_t>(extent(i));
+    if (start(i + 1) >= end) continue;
+    const uintptr_t next_end = start(i + 1) + static_cast<uintptr_t>(extent(i + 1));
+    set_state(next_end > end ? i + 1 : i, BlockState::kReachable);
+  }
+  size_t kept = 0;
+  lowest_ = 0;
+  highest_ = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (state(i) == BlockState::kReachable) continue;
+    blocks_[kept] = blocks_[i];
+    if (kept == 0) lowest_ = start(kept);
+    const uintptr_t end = start(kept) + static_cast<uintptr_t>(extent(kept));
+    if (end > highest_) highest_ = end;
+    ++kept;
+  }
+  dropped_ = n - kept;
+  (void)blocks_.try_resize(kept);  // shrinking maps nothing
+}
+
+bool ScanBlocks::try_sort(bool drop_containing) {
+  size_t n = blocks_.size();
   size_t sorted = n == 0 ? 0 : 1;  // the sorted run the blocks start with
   while (sorted < n && blocks_[sorted - 1].start_bits < blocks_[sorted].start_bits) ++sorted;
   if (sorted < n && !try_sort_after_run(sorted)) {
     uint64_t high = 0;
     for (const Packed& p : blocks_) high = p.start_bits > high ? p.start_bits : high;
     radix_sort(blocks_.data(), n, lowest_, high, 0);
+  }
+  if (drop_containing) {
+    drop_containers();
+    n = blocks_.size();
   }
   // Clusters: runs of blocks with no gap of kClusterGap between one's end and the next start.
   if (!bucket_first_.try_reserve(n / kBlocksPerBucket + 64)) return false;

@@ -27,8 +27,12 @@ class ScanBlocks {
   // Sorts the blocks by address and builds the lookup index; call once, after the last
   // try_add. Returns false if the index cannot be mapped. Blocks added in address order (the
   // heap's, SmallHeap::for_each_in_address_order) cost no sort, and a few more after them a
-  // merge.
-  [[nodiscard]] bool try_sort();
+  // merge. With `drop_containers` (blocks of the program's own allocators were added), a
+  // block that holds the start of another is left out first, as memcheck leaves out a
+  // pool's superblock (of two blocks that start together, the larger): dropped_containers()
+  // says how many.
+  [[nodiscard]] bool try_sort(bool drop_containers = false);
+  size_t dropped_containers() const { return dropped_; }
 
   size_t size() const { return blocks_.size(); }
   uintptr_t start(size_t i) const {
@@ -144,6 +148,7 @@ class ScanBlocks {
   [[nodiscard]] bool try_add_cluster(size_t first, size_t last, uintptr_t end);
   [[nodiscard]] bool try_build_granule_filter();
   [[nodiscard]] bool try_sort_after_run(size_t run);
+  void drop_containers();
 
   core::MmapArray<Packed> blocks_;
   core::MmapArray<HugeBlock> huge_;  // sizes of 1 TiB or more: never more than a few
@@ -153,6 +158,7 @@ class ScanBlocks {
   unsigned hash_shift_ = 64 - kMinGranuleBitsLog2;
   uintptr_t lowest_ = 0;
   uintptr_t highest_ = 0;
+  size_t dropped_ = 0;
 };
 
 }  // namespace memtrack::rt

@@ -225,3 +225,47 @@ TEST(ScanBlocksTest, StatesChangeWithoutTouchingTheRest) {
 
 }  // namespace
 }  // namespace memtrack::rt
+
+namespace memtrack::rt {
+namespace {
+
+// A pool's superblock and the blocks of the program's allocator inside it (one at its very
+// start), a malloc-like block inside a plain one, and unrelated blocks: the sort with
+// drop_containers leaves out exactly the two blocks that hold others, and the lookups find
+// the inner ones.
+TEST(ScanBlocksContainers, TheBlocksThatHoldOthersAreLeftOut) {
+  ScanBlocks blocks;
+  const uintptr_t super = 0x100000;
+  ASSERT_TRUE(blocks.try_add(0x80000, 64, 1, false));        // unrelated, before
+  ASSERT_TRUE(blocks.try_add(super + 64, 32, 3, false));     // pool blocks, out of order
+  ASSERT_TRUE(blocks.try_add(super, 4096, 2, false));        // the superblock
+  ASSERT_TRUE(blocks.try_add(super, 48, 4, false));          // at the superblock's start
+  ASSERT_TRUE(blocks.try_add(super + 4096, 16, 5, false));   // right after it: not inside
+  ASSERT_TRUE(blocks.try_add(0x200000, 256, 6, false));      // a plain block
+  ASSERT_TRUE(blocks.try_add(0x200000 + 16, 24, 7, false));  // a malloc-like block in it
+  ASSERT_TRUE(blocks.try_sort(true));
+  EXPECT_EQ(blocks.dropped_containers(), 2u);
+  std::vector<uint32_t> stacks;
+  for (size_t i = 0; i < blocks.size(); ++i) stacks.push_back(blocks.stack_id(i));
+  EXPECT_EQ(stacks, (std::vector<uint32_t>{1, 4, 3, 5, 7}));
+  EXPECT_EQ(blocks.find(super + 8), 1);
+  EXPECT_EQ(blocks.find(super + 70), 2);
+  EXPECT_EQ(blocks.find(super + 1000), -1);  // the superblock's free part: no block
+  EXPECT_EQ(blocks.find(0x200000), -1);
+  EXPECT_EQ(blocks.find(0x200000 + 20), 4);
+  EXPECT_EQ(blocks.lowest(), uintptr_t{0x80000});
+  EXPECT_EQ(blocks.highest(), uintptr_t{0x200000 + 40});
+  for (size_t i = 0; i < blocks.size(); ++i) EXPECT_EQ(blocks.state(i), BlockState::kUnreached);
+}
+
+TEST(ScanBlocksContainers, WithoutTheOptionNothingIsLeftOut) {
+  ScanBlocks blocks;
+  ASSERT_TRUE(blocks.try_add(0x100000, 4096, 1, false));
+  ASSERT_TRUE(blocks.try_add(0x100000 + 64, 32, 2, false));
+  ASSERT_TRUE(blocks.try_sort());
+  EXPECT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks.dropped_containers(), 0u);
+}
+
+}  // namespace
+}  // namespace memtrack::rt

@@ -30,6 +30,7 @@ sys.path.insert(0, HERE)
 
 import cli_harness  # noqa: E402
 import test_allocators  # noqa: E402,F401
+import test_annotations  # noqa: E402,F401
 import test_attach  # noqa: E402,F401
 import test_ci_recipes  # noqa: E402,F401
 import test_crash  # noqa: E402,F401

@@ -71,8 +71,9 @@ def test_installed_extras(ctx):
     header = os.path.join(prefix, "include", "memtrack", "memtrack.h")
     man = os.path.join(prefix, "share", "man", "man1", "memtrack.1")
     completion = os.path.join(prefix, "share", "bash-completion", "completions", "memtrack")
-    for path in (header, man, completion, os.path.join(prefix, "share", "doc", "memtrack",
-                                                        "README.md")):
+    compat = os.path.join(prefix, "include", "memtrack", "compat", "valgrind", "valgrind.h")
+    for path in (header, compat, man, completion,
+                 os.path.join(prefix, "share", "doc", "memtrack", "README.md")):
         ctx.require(os.path.isfile(path), f"the install lacks {os.path.relpath(path, prefix)}",
                     install)
     groff = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", man], capture_output=True,
