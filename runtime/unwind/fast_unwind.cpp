@@ -692,9 +692,10 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
     memo_or_null = thread_stack_memo();
     if (memo_or_null == nullptr) t_stack_memo_busy = false;
   }
-  MemoMiss miss{0, kMemoNone, 0};
+  MemoMiss miss;
   if (memo_or_null == nullptr) {
-    return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, miss);
+    return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr,
+                             MemoMiss{0, kMemoNone, 0});
   }
   StackMemo& memo = *memo_or_null;
   uint32_t generation = g_rule_generation.load(std::memory_order_acquire);
@@ -702,8 +703,10 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
   memo.start_bp = regs.bp;
   miss.set = memo_set(regs.pc, regs.sp);
   MemoIndex root = find_root(memo, miss.set, regs, memo_limit(max, is_return_address));
-  miss.parent = kMemoNone;
-  if (root != kMemoNone) {
+  if (root == kMemoNone) {
+    miss.parent = kMemoNone;
+    miss.diverge = 0;
+  } else {
     const StackMemoEntry* found = find_in_tree(memo, root, &miss);
     if (found != nullptr) {
       const StackMemoEntry& entry = *found;
@@ -715,7 +718,8 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
         if (stack.size != entry.depth) {
           std::atomic_signal_fence(std::memory_order_seq_cst);
           t_stack_memo_busy = false;
-          return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr, miss);
+          return walk_and_remember(regs, is_return_address, frames, max, depot, id, nullptr,
+                                   MemoMiss{0, kMemoNone, 0});
         }
         for (uint32_t i = 0; i < stack.size; ++i) frames[i] = stack.frames[i];
       }
