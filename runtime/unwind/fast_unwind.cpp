@@ -392,28 +392,6 @@ StackMemo* thread_stack_memo() {
   return static_cast<StackMemo*>(mem);
 }
 
-inline bool memo_word_unchanged(const StackMemoEntry& entry, int i) {
-  return *reinterpret_cast<const volatile uintptr_t*>(entry.address[i]) == entry.value[i];
-}
-
-// The first of the entry's words from `start` on that no longer holds its value, or
-// entry.words if none: re-read in the walk's order, stopping at the first difference (see
-// stack_memo.h). Four words a round, each with its own exit, so that the loop's own count and
-// branch are paid once for four (a memo hit on churn at depth 10 compares 13 words: 8
-// instructions a word in a one-word loop); the slots after the last word are padding
-// (WalkTrace::pad), so no loop is needed for the rest.
-inline int first_changed_word(const StackMemoEntry& entry, int start) {
-  const int words = entry.words;
-  for (int i = start; i < words; i += kMemoWordsPerRound) {
-    if (!memo_word_unchanged(entry, i) || !memo_word_unchanged(entry, i + 1) ||
-        !memo_word_unchanged(entry, i + 2) || !memo_word_unchanged(entry, i + 3)) {
-      while (i < words && memo_word_unchanged(entry, i)) ++i;
-      return i;
-    }
-  }
-  return words;
-}
-
 // The starting registers, read at one instruction of the (noinline) caller: the rule row for
 // that address describes exactly this sp and frame pointer. On x86-64 the runtime's own
 // frames are then left through their frame pointers.
@@ -460,112 +438,6 @@ __attribute__((noinline)) int fast_unwind(uintptr_t* frames, int max, uint64_t* 
 
 namespace {
 
-// ---- The memo's trees (stack_memo.h) -------------------------------------------------------
-
-// Where a lookup that found no stack stopped: the walk's entry becomes the child of `parent`
-// at word `diverge`, or (parent kMemoNone: the key has no tree) the root of a way of `set`.
-struct MemoMiss {
-  size_t set;
-  MemoIndex parent;
-  int diverge;
-};
-
-// Empties the memo for a new rule generation: its stacks may have been walked with rules of
-// a module since unloaded.
-void reset_memo(StackMemo& memo, uint32_t generation) {
-  for (uintptr_t& pc : memo.way_pc) pc = 0;
-  memo.used = 0;
-  memo.clock = 0;
-  memo.free_head = kMemoNone;
-  memo.generation = generation;
-}
-
-void free_entry(StackMemo& memo, MemoIndex index) {
-  memo.entries[index].next_sibling = memo.free_head;
-  memo.free_head = index;
-}
-
-// Frees the tree of `root`, whose way goes to another key: leaves first, each the first
-// child of its parent.
-void free_tree(StackMemo& memo, MemoIndex root) {
-  MemoIndex index = root;
-  for (;;) {
-    while (memo.entries[index].first_child != kMemoNone) index = memo.entries[index].first_child;
-    if (index == root) break;
-    MemoIndex parent = memo.entries[index].parent;
-    memo.entries[parent].first_child = memo.entries[index].next_sibling;
-    free_entry(memo, index);
-    index = parent;
-  }
-  free_entry(memo, root);
-}
-
-// Takes a leaf out of its parent's children, or a root out of its way.
-void unlink_leaf(StackMemo& memo, MemoIndex index) {
-  const StackMemoEntry& entry = memo.entries[index];
-  if (entry.parent == kMemoNone) {
-    memo.way_pc[entry.root_way] = 0;
-    return;
-  }
-  MemoIndex* link = &memo.entries[entry.parent].first_child;
-  while (*link != index) link = &memo.entries[*link].next_sibling;
-  *link = entry.next_sibling;
-}
-
-// An entry for the next walk: a freed one, one never used, or else a leaf in clock order
-// (evicting a leaf leaves the rest of its tree whole), never `parent`, which the new entry
-// will hang from. kMemoNone if no leaf but `parent` is left.
-MemoIndex take_entry(StackMemo& memo, MemoIndex parent) {
-  if (memo.free_head != kMemoNone) {
-    MemoIndex index = memo.free_head;
-    memo.free_head = memo.entries[index].next_sibling;
-    return index;
-  }
-  if (memo.used < kMemoEntries) return memo.used++;
-  for (int tries = 0; tries < kMemoEntries; ++tries) {
-    MemoIndex index = memo.clock;
-    memo.clock = static_cast<uint16_t>((memo.clock + 1) % kMemoEntries);
-    if (index == parent || memo.entries[index].first_child != kMemoNone) continue;
-    unlink_leaf(memo, index);
-    return index;
-  }
-  return kMemoNone;
-}
-
-// A way of `set` for a new key's root: an empty one, else the set's next in turn, whose tree
-// is freed.
-size_t take_way(StackMemo& memo, size_t set) {
-  for (int way = 0; way < kMemoWays; ++way) {
-    if (memo.way_pc[set + static_cast<size_t>(way)] == 0) return set + static_cast<size_t>(way);
-  }
-  uint8_t& next = memo.next_way[set / kMemoWays];
-  size_t way = set + next;
-  next = static_cast<uint8_t>((next + 1) % kMemoWays);
-  free_tree(memo, memo.way_root[way]);
-  memo.way_pc[way] = 0;
-  return way;
-}
-
-// Whether a walk's entry may hang from miss.parent at miss.diverge: it loaded the parent's
-// words before that one, the same address there with another value, and no sibling branches
-// there with that value. A lookup found exactly that; this holds it to the words the walk
-// read, so that a stack that changed between the two cannot break the tree.
-bool fits_below(const StackMemo& memo, const MemoMiss& miss, const StackMemoEntry& entry) {
-  const StackMemoEntry& parent = memo.entries[miss.parent];
-  const int d = miss.diverge;
-  if (entry.words <= d || d >= parent.words) return false;
-  for (int i = 0; i < d; ++i) {
-    if (entry.address[i] != parent.address[i] || entry.value[i] != parent.value[i]) return false;
-  }
-  if (entry.address[d] != parent.address[d] || entry.value[d] == parent.value[d]) return false;
-  for (MemoIndex child = parent.first_child; child != kMemoNone;
-       child = memo.entries[child].next_sibling) {
-    const StackMemoEntry& sibling = memo.entries[child];
-    if (sibling.diverge == d && sibling.value[d] == entry.value[d]) return false;
-  }
-  return true;
-}
-
 // The walk of a stack the memo did not have (or of any stack, when this thread has no memo:
 // `memo` null), kept where the lookup stopped (`miss`). Out of line, so that a memo hit, the
 // common case, pays neither the walk's registers nor its frame (the start registers stay
@@ -578,11 +450,7 @@ __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_r
   if (frames == nullptr) frames = own;
   uint64_t hash = 0;
   size_t way = 0;
-  MemoIndex index = kMemoNone;
-  if (memo != nullptr) {
-    if (miss.parent == kMemoNone) way = take_way(*memo, miss.set);
-    index = take_entry(*memo, miss.parent);
-  }
+  MemoIndex index = memo != nullptr ? take_memo_entry(*memo, miss, &way) : kMemoNone;
   if (index == kMemoNone) {
     NoTrace none;
     int depth = walk(regs, is_return_address, frames, max, &hash, none);
@@ -593,77 +461,19 @@ __attribute__((noinline)) int walk_and_remember(const Registers& regs, bool is_r
   entry.words = 0;
   WalkTrace trace{&entry, reinterpret_cast<uintptr_t>(&memo->start_bp)};
   int depth = walk(regs, is_return_address, frames, max, &hash, trace);
-  bool kept = false;
   if (depth >= 0) {
     *id = depot->intern_hashed(frames, static_cast<uint32_t>(depth), hash);
-    kept = trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId &&
-           (miss.parent == kMemoNone || fits_below(*memo, miss, entry));
+    if (trace.keep && depth <= kMemoFrames && *id != core::StackDepot::kInvalidId) {
+      trace.pad();
+      entry.stack_id = *id;
+      entry.depth = static_cast<uint16_t>(depth);
+      entry.limit = memo_limit(max, is_return_address);
+      entry.sp = regs.sp;
+      if (keep_memo_entry(*memo, index, miss, way, regs.pc)) return depth;
+    }
   }
-  if (!kept) {
-    free_entry(*memo, index);
-    return depth;
-  }
-  trace.pad();
-  entry.stack_id = *id;
-  entry.depth = static_cast<uint16_t>(depth);
-  entry.limit = memo_limit(max, is_return_address);
-  entry.sp = regs.sp;
-  entry.first_child = kMemoNone;
-  if (miss.parent == kMemoNone) {
-    entry.parent = kMemoNone;
-    entry.next_sibling = kMemoNone;
-    entry.root_way = static_cast<uint16_t>(way);
-    memo->way_root[way] = index;
-    memo->way_pc[way] = regs.pc;
-  } else {
-    StackMemoEntry& parent = memo->entries[miss.parent];
-    entry.parent = miss.parent;
-    entry.diverge = static_cast<uint8_t>(miss.diverge);
-    entry.next_sibling = parent.first_child;
-    parent.first_child = index;
-  }
-  ++memo->stored;
+  free_memo_entry(*memo, index);
   return depth;
-}
-
-// The root of the key (regs, limit) in `set`, or kMemoNone.
-inline MemoIndex find_root(const StackMemo& memo, size_t set, const Registers& regs,
-                           uint16_t limit) {
-  // The pc first, from the set's line of pcs: it tells most of a set's roots apart, so a way
-  // that holds another caller's tree costs one compare and no read of its root.
-  const uintptr_t* way_pc = &memo.way_pc[set];
-  for (int way = 0; way < kMemoWays; ++way) {
-    if (way_pc[way] != regs.pc) continue;
-    MemoIndex root = memo.way_root[set + static_cast<size_t>(way)];
-    const StackMemoEntry& entry = memo.entries[root];
-    if (entry.sp == regs.sp && entry.limit == limit) return root;
-  }
-  return kMemoNone;
-}
-
-// The entry of the key's tree whose every word holds its value, or null, with where the
-// lookup stopped in *miss (see stack_memo.h).
-inline const StackMemoEntry* find_in_tree(const StackMemo& memo, MemoIndex root,
-                                          MemoMiss* /*out*/ miss) {
-  const StackMemoEntry* entry = &memo.entries[root];
-  int start = 0;
-  for (;;) {
-    int changed = first_changed_word(*entry, start);
-    if (changed == entry->words) return entry;
-    uintptr_t now = *reinterpret_cast<const volatile uintptr_t*>(entry->address[changed]);
-    MemoIndex child = entry->first_child;
-    while (child != kMemoNone &&
-           (memo.entries[child].diverge != changed || memo.entries[child].value[changed] != now)) {
-      child = memo.entries[child].next_sibling;
-    }
-    if (child == kMemoNone) {
-      miss->parent = static_cast<MemoIndex>(entry - memo.entries);
-      miss->diverge = changed;
-      return nullptr;
-    }
-    entry = &memo.entries[child];
-    start = changed + 1;
-  }
 }
 
 }  // namespace
@@ -702,7 +512,7 @@ __attribute__((noinline)) int fast_unwind_interned(uintptr_t* frames, int max,
   if (memo.generation != generation) reset_memo(memo, generation);
   memo.start_bp = regs.bp;
   miss.set = memo_set(regs.pc, regs.sp);
-  MemoIndex root = find_root(memo, miss.set, regs, memo_limit(max, is_return_address));
+  MemoIndex root = find_root(memo, miss.set, regs.pc, regs.sp, memo_limit(max, is_return_address));
   if (root == kMemoNone) {
     miss.parent = kMemoNone;
     miss.diverge = 0;

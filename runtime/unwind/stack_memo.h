@@ -152,6 +152,95 @@ struct WalkTrace {
   }
 };
 
+// ---- Lookup (inline: every capture makes one) ------------------------------------------------
+
+inline bool memo_word_unchanged(const StackMemoEntry& entry, int i) {
+  return *reinterpret_cast<const volatile uintptr_t*>(entry.address[i]) == entry.value[i];
+}
+
+// The first of the entry's words from `start` on that no longer holds its value, or
+// entry.words if none: re-read in the walk's order, stopping at the first difference. Four
+// words a round, each with its own exit, so that the loop's own count and branch are paid
+// once for four (a memo hit on churn at depth 10 compares 13 words: 8 instructions a word in
+// a one-word loop); the slots after the last word are padding (WalkTrace::pad), so no loop is
+// needed for the rest.
+inline int first_changed_word(const StackMemoEntry& entry, int start) {
+  const int words = entry.words;
+  for (int i = start; i < words; i += kMemoWordsPerRound) {
+    if (!memo_word_unchanged(entry, i) || !memo_word_unchanged(entry, i + 1) ||
+        !memo_word_unchanged(entry, i + 2) || !memo_word_unchanged(entry, i + 3)) {
+      while (i < words && memo_word_unchanged(entry, i)) ++i;
+      return i;
+    }
+  }
+  return words;
+}
+
+// Where a lookup that found no stack stopped: the walk's entry becomes the child of `parent`
+// at word `diverge`, or (parent kMemoNone: the key has no tree) the root of a way of `set`.
+struct MemoMiss {
+  size_t set;
+  MemoIndex parent;
+  int diverge;
+};
+
+// The root of the key (pc, sp, limit) in `set`, or kMemoNone.
+inline MemoIndex find_root(const StackMemo& memo, size_t set, uintptr_t pc, uintptr_t sp,
+                           uint16_t limit) {
+  // The pc first, from the set's line of pcs: it tells most of a set's roots apart, so a way
+  // that holds another caller's tree costs one compare and no read of its root.
+  const uintptr_t* way_pc = &memo.way_pc[set];
+  for (int way = 0; way < kMemoWays; ++way) {
+    if (way_pc[way] != pc) continue;
+    MemoIndex root = memo.way_root[set + static_cast<size_t>(way)];
+    const StackMemoEntry& entry = memo.entries[root];
+    if (entry.sp == sp && entry.limit == limit) return root;
+  }
+  return kMemoNone;
+}
+
+// The entry of the key's tree whose every word holds its value, or null, with where the
+// lookup stopped in *miss (parent and diverge).
+inline const StackMemoEntry* find_in_tree(const StackMemo& memo, MemoIndex root,
+                                          MemoMiss* /*out*/ miss) {
+  const StackMemoEntry* entry = &memo.entries[root];
+  int start = 0;
+  for (;;) {
+    int changed = first_changed_word(*entry, start);
+    if (changed == entry->words) return entry;
+    uintptr_t now = *reinterpret_cast<const volatile uintptr_t*>(entry->address[changed]);
+    MemoIndex child = entry->first_child;
+    while (child != kMemoNone &&
+           (memo.entries[child].diverge != changed || memo.entries[child].value[changed] != now)) {
+      child = memo.entries[child].next_sibling;
+    }
+    if (child == kMemoNone) {
+      miss->parent = static_cast<MemoIndex>(entry - memo.entries);
+      miss->diverge = changed;
+      return nullptr;
+    }
+    entry = &memo.entries[child];
+    start = changed + 1;
+  }
+}
+
+// ---- Keeping a walk (stack_memo.cpp: after a miss only) -------------------------------------
+
+// Empties the memo for a new rule generation: its stacks may have been walked with rules of
+// a module since unloaded.
+void reset_memo(StackMemo& memo, uint32_t generation);
+// An entry for the walk after `miss`: a freed one, one never used, or else a leaf in clock
+// order (evicting a leaf leaves the rest of its tree whole), never miss.parent. A new key also
+// gets a way of miss.set in *way: an empty one, else the set's next in turn, whose tree is
+// freed. kMemoNone if no leaf but the parent is left.
+MemoIndex take_memo_entry(StackMemo& memo, const MemoMiss& miss, size_t* /*out*/ way);
+// Hangs the filled entry where the lookup stopped (a new key's root in `way`, with `pc`),
+// unless the walk's words do not fit there (a stack that changed between lookup and walk):
+// then false, and the caller frees it.
+bool keep_memo_entry(StackMemo& memo, MemoIndex index, const MemoMiss& miss, size_t way,
+                     uintptr_t pc);
+void free_memo_entry(StackMemo& memo, MemoIndex index);
+
 // The walk without a memo.
 struct NoTrace {
   void load(uintptr_t, uintptr_t) {}
