@@ -12,8 +12,8 @@
 #include "runtime/diag.h"
 #include "runtime/hooks/entry.h"
 #include "runtime/hooks/export.h"
+#include "runtime/hooks/lsan_interface.h"
 #include "runtime/leakcheck/custom_blocks.h"
-#include "runtime/leakcheck/root_regions.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 
@@ -141,16 +141,10 @@ long annotate(int request, const void* pool, const void* addr, size_t size, cons
       }
       return 0;
     case kRegisterRootRegion:
-      if (size != 0 && !rt::register_root_region(address_of(addr), size)) {
-        warn_once(request, "too many root regions: this one is not scanned", address_of(addr));
-        return -1;
-      }
+      rt::register_root_region_from(request_name(request), address_of(addr), size);
       return 0;
     case kUnregisterRootRegion:
-      if (size != 0 && !rt::unregister_root_region(address_of(addr), size)) {
-        warn_once(request, "no region was registered with this pointer and size", address_of(addr));
-        return -1;
-      }
+      rt::unregister_root_region_from(request_name(request), address_of(addr), size);
       return 0;
     case kPoolExists:
       return rt::custom_pool_exists(address_of(pool)) ? 1 : 0;

@@ -9,6 +9,7 @@
 #include "runtime/diag.h"
 #include "runtime/hooks/exit_hooks.h"
 #include "runtime/hooks/export.h"
+#include "runtime/hooks/lsan_interface.h"
 #include "runtime/leakcheck/root_regions.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
@@ -34,23 +35,35 @@ MEMTRACK_EXPORT_C void __lsan_enable() {
   --rt::t_thread.lsan_disabled;
 }
 
+namespace memtrack::rt {
+
+void register_root_region_from(const char* api, uintptr_t begin, size_t size) {
+  if (size == 0 || register_root_region(begin, size)) return;
+  core::FixedText<160> line;
+  line.str("warning: ").str(api).str(": more than ").u64(kMaxRootRegions);
+  line.str(" regions; this one is not scanned");
+  diag(line.data());
+}
+
+void unregister_root_region_from(const char* api, uintptr_t begin, size_t size) {
+  if (size == 0 || unregister_root_region(begin, size)) return;
+  core::FixedText<200> line;
+  line.str("warning: ")
+      .str(api)
+      .str(": no region was registered with this pointer and size; ignored");
+  diag(line.data());
+}
+
+}  // namespace memtrack::rt
+
 MEMTRACK_EXPORT_C void __lsan_register_root_region(const void* p, size_t size) {
-  if (size == 0) return;
-  if (!rt::register_root_region(reinterpret_cast<uintptr_t>(p), size)) {
-    memtrack::core::FixedText<160> line;
-    line.str("warning: __lsan_register_root_region: more than ").u64(rt::kMaxRootRegions);
-    line.str(" regions; this one is not scanned");
-    rt::diag(line.data());
-  }
+  rt::register_root_region_from("__lsan_register_root_region", reinterpret_cast<uintptr_t>(p),
+                                size);
 }
 
 MEMTRACK_EXPORT_C void __lsan_unregister_root_region(const void* p, size_t size) {
-  if (size == 0) return;
-  if (!rt::unregister_root_region(reinterpret_cast<uintptr_t>(p), size)) {
-    rt::diag(
-        "warning: __lsan_unregister_root_region: no region was registered with this pointer "
-        "and size; ignored");
-  }
+  rt::unregister_root_region_from("__lsan_unregister_root_region", reinterpret_cast<uintptr_t>(p),
+                                  size);
 }
 
 // The exit report, now; the program goes on, and its exit reports nothing more.
