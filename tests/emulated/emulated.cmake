@@ -117,6 +117,7 @@ endfunction()
 add_executable(memtrack_emulated_unwind_bench ${PROJECT_SOURCE_DIR}/bench/emulated_unwind_bench.cpp
                ${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind.cpp
                ${PROJECT_SOURCE_DIR}/runtime/unwind/fast_unwind_arm.cpp
+               ${PROJECT_SOURCE_DIR}/runtime/unwind/stack_memo.cpp
                $<TARGET_OBJECTS:memtrack_core_rt>)
 target_include_directories(memtrack_emulated_unwind_bench PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_options(memtrack_emulated_unwind_bench PRIVATE -O2 -fomit-frame-pointer
