@@ -351,6 +351,26 @@ const std::vector<OptionSpec>& option_table() {
                                    "repeated exactly. Default: a new seed each run.",
            .commands = kRun | kAttach}),
       runtime_flag_option(
+          {.name = "--check-heap",
+           .metavar = "MODE",
+           .flag = "check_heap_sample",
+           .apply =
+               [](Config& c, const std::string& v, const core::FlagInfo& f) {
+                 c.check_heap_sample = parse_check_heap(v, f.max);
+               },
+           .value =
+               [](const Config& c) {
+                 return c.check_heap_sample > 0 ? std::to_string(c.check_heap_sample)
+                                                : std::string();
+               },
+           .help = "Find heap memory errors: `sample[:N]` places about one allocation in N "
+                   "(default 1000) of up to a page between inaccessible guard pages, so an "
+                   "overflow, underflow or use after free of it is caught at the instruction "
+                   "and reported with the access, allocation and free stacks, at a cost for "
+                   "production (docs/heap-errors.md); `sample:1` checks every such block. "
+                   "`off`: none (the default).",
+           .commands = kRun}),
+      runtime_flag_option(
           {.name = "--expire",
            .metavar = "DURATION",
            .flag = "expire_ms",

@@ -33,6 +33,21 @@ int parse_int(const std::string& name, const std::string& value, int min, int ma
   return n;
 }
 
+int parse_check_heap(const std::string& value, int max) {
+  constexpr int kDefaultInterval = 1000;
+  if (value == "off") return 0;
+  if (value == "sample") return kDefaultInterval;
+  if (value.starts_with("sample:")) {
+    return parse_int("--check-heap=sample:N", value.substr(7), 1, max);
+  }
+  if (value == "full") {
+    throw Error(
+        "--check-heap=full (redzones around every block) is not available yet; "
+        "--check-heap=sample:1 checks every block of up to a page with guard pages");
+  }
+  throw Error("--check-heap expects off, sample or sample:N, not '" + value + "'");
+}
+
 uint64_t parse_size(const std::string& name, const std::string& value, uint64_t max) {
   auto bad = [&]() {
     return Error(name + " expects a size in bytes (4096, 512KiB, 1MiB, ...) of at most " +

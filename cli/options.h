@@ -100,7 +100,8 @@ struct Config {
   // and the sampler's seed (0: a new one each run).
   int sample_bytes = 0;
   int sample_seed = 0;
-  std::string pprof_http;  // --pprof-http's [HOST:]PORT; "" = off
+  int check_heap_sample = 0;  // --check-heap=sample:N
+  std::string pprof_http;     // --pprof-http's [HOST:]PORT; "" = off
   // Live mode (run): reports of allocation sites holding blocks older than expire_ms.
   int expire_ms = 0;           // 0: off
   int report_interval_ms = 0;  // 0: expire_ms

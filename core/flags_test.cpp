@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 35u);
+  ASSERT_EQ(count, 39u);
   const struct {
     const char* name;
     FlagType type;
@@ -298,6 +298,10 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"fast_unwind", FlagType::kBool, "true"},
       {"check_unwinder", FlagType::kBool, "false"},
       {"halt_on_error", FlagType::kBool, "false"},
+      {"check_heap_sample", FlagType::kInt, "0"},
+      {"check_heap_slots", FlagType::kInt, "1024"},
+      {"check_heap_side", FlagType::kString, "\"random\""},
+      {"check_heap_continue", FlagType::kBool, "false"},
       {"expire_ms", FlagType::kInt, "0"},
       {"report_interval_ms", FlagType::kInt, "0"},
       {"snapshot_signal", FlagType::kBool, "false"},
@@ -344,7 +348,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 35u);
+  EXPECT_EQ(entries, 39u);
 }
 
 }  // namespace

@@ -45,6 +45,12 @@ const char* error_kind_name(result::ErrorKind kind) {
       return "mismatched_free";
     case result::ErrorKind::kReallocAfterFree:
       return "realloc_after_free";
+    case result::ErrorKind::kInvalidRead:
+      return "invalid_read";
+    case result::ErrorKind::kInvalidWrite:
+      return "invalid_write";
+    case result::ErrorKind::kWriteOutsideBlock:
+      return "write_outside_block";
   }
   return nullptr;
 }

@@ -38,7 +38,10 @@ TEST(ResultNamesTest, ErrorFieldsKnowExactlyTheStoredValues) {
   EXPECT_STREQ(error_kind_name(ErrorKind::kDoubleFree), "double_free");
   EXPECT_STREQ(error_kind_name(ErrorKind::kReallocAfterFree), "realloc_after_free");
   EXPECT_EQ(error_kind_name(static_cast<ErrorKind>(0)), nullptr);
-  EXPECT_EQ(error_kind_name(static_cast<ErrorKind>(5)), nullptr);
+  EXPECT_STREQ(error_kind_name(ErrorKind::kInvalidRead), "invalid_read");
+  EXPECT_STREQ(error_kind_name(ErrorKind::kInvalidWrite), "invalid_write");
+  EXPECT_STREQ(error_kind_name(ErrorKind::kWriteOutsideBlock), "write_outside_block");
+  EXPECT_EQ(error_kind_name(static_cast<ErrorKind>(8)), nullptr);
   EXPECT_STREQ(error_where_name(ErrorWhere::kGlobal), "global");
   EXPECT_EQ(error_where_name(static_cast<ErrorWhere>(4)), nullptr);
   EXPECT_STREQ(alloc_call_name(AllocCall::kNewArray), "new[]");

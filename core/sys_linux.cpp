@@ -80,6 +80,10 @@ bool commit_pages(void* addr, size_t bytes) {
   return mprotect(addr, bytes, PROT_READ | PROT_WRITE) == 0;
 }
 
+bool protect_pages(void* addr, size_t bytes) {
+  return mprotect(addr, bytes, PROT_NONE) == 0;
+}
+
 bool release_pages(void* addr, size_t bytes) {
   return madvise(addr, bytes, MADV_DONTNEED) == 0;
 }

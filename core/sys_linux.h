@@ -29,6 +29,9 @@ void exclude_from_core_dump(void* addr, size_t bytes);
 // Makes [addr, addr + bytes) of a reservation readable and writable (page-aligned `addr`,
 // `bytes` rounded up to pages). Returns false on failure (out of memory, a mapping limit).
 bool commit_pages(void* addr, size_t bytes);
+// Makes [addr, addr + bytes) (page-aligned) inaccessible again (PROT_NONE); its memory stays.
+// Returns false on failure. Async-signal-safe.
+bool protect_pages(void* addr, size_t bytes);
 
 // Gives the memory behind [addr, addr + bytes) (page-aligned) back to the system; the range
 // stays mapped and reads as zero when next touched (MADV_DONTNEED). Returns false on failure.

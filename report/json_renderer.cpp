@@ -102,6 +102,11 @@ void write_errors(JsonText& j, const std::vector<ErrorReport>& errors) {
     }
     j.member("alloc_call", core::alloc_call_name(error.alloc_call));
     j.member("free_call", core::free_call_name(error.free_call));
+    if (error.kind == ErrorKind::kInvalidRead || error.kind == ErrorKind::kInvalidWrite) {
+      j.member("block_freed", error.detail);
+    } else if (error.kind == ErrorKind::kWriteOutsideBlock) {
+      j.member("found_at", error.detail ? "exit" : "free");
+    }
     write_stack(j.key("stack"), error.stack);
     write_stack(j.key("alloc_stack"), error.alloc_stack);
     write_stack(j.key("free_stack"), error.free_stack);

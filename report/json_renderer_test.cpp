@@ -181,8 +181,15 @@ Report schema_coverage_report() {
   no_data.no_data_reason = "no_result_file";
   no_data.notes = {"no leak data: it ended without writing its report"};
   r.processes.push_back(no_data);
-  ProcessReport crashed = sample_process();  // a crash section
+  ProcessReport crashed = sample_process();  // a crash section, heap memory errors
   crashed.pid = 4244;
+  ErrorReport uaf = crashed.errors.front();
+  uaf.kind = ErrorKind::kInvalidWrite;
+  uaf.detail = true;  // block_freed
+  crashed.errors.push_back(uaf);
+  ErrorReport edge = uaf;
+  edge.kind = ErrorKind::kWriteOutsideBlock;  // found_at
+  crashed.errors.push_back(edge);
   crashed.exit.how = ExitInfo::How::kSignal;
   crashed.exit.signal = 11;
   CrashReport crash;
@@ -257,7 +264,7 @@ Report schema_coverage_report() {
 
 TEST(JsonSchemaDoc, TableIsReadable) {
   std::map<std::string, FieldSpec> fields = load_documented_fields();
-  EXPECT_EQ(fields.size(), 164u);
+  EXPECT_EQ(fields.size(), 166u);
   EXPECT_EQ(load_documented_fields(true).size(), 30u);
   EXPECT_EQ(fields["processes[].leaks[].stack[].address"].type, "hex string");
   EXPECT_EQ(fields["processes[].errors[].block"].type, "object or null");

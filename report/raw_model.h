@@ -56,9 +56,12 @@ struct ErrorFacts {
   FreeCall free_call = FreeCall::kFree;
   bool alloc_aligned = false;  // the block came from an aligned operator new
   bool free_aligned = false;   // the bad call was an aligned operator delete
-  uint64_t occurrences = 0;    // how many times it happened at this stack
-  uint64_t address = 0;        // the pointer passed to the bad call (first occurrence)
-  uint64_t block_start = 0;    // the block it belongs to, 0 if none
+  // invalid_read/invalid_write: the block had been freed; write_outside_block: found at
+  // exit (else at the block's free).
+  bool detail = false;
+  uint64_t occurrences = 0;  // how many times it happened at this stack
+  uint64_t address = 0;      // the pointer passed, or the address accessed (first occurrence)
+  uint64_t block_start = 0;  // the block it belongs to, 0 if none
   uint64_t block_size = 0;
 };
 

@@ -250,6 +250,7 @@ void read_errors(Cursor c, ResultFile& file) {
     e.free_call = error_field(c, record.free_call, core::free_call_name, "free call");
     e.alloc_aligned = aligned_flag(c, record.alloc_aligned, "alloc_aligned", i);
     e.free_aligned = aligned_flag(c, record.free_aligned, "free_aligned", i);
+    e.detail = aligned_flag(c, record.detail, "detail", i);
     if (record.reserved != 0) {
       c.fail("reserved field of error " + std::to_string(i) + " is not 0");
     }

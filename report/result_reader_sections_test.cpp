@@ -84,6 +84,17 @@ TEST(ResultReaderTest, RoundTripsEveryErrorValue) {
     EXPECT_EQ(e.free_call, frees[i]);
     EXPECT_EQ(e.free_aligned, i % 2 == 1);
   }
+  // The heap check's kinds, with the detail flag.
+  const ErrorKind heap_kinds[] = {ErrorKind::kInvalidRead, ErrorKind::kInvalidWrite,
+                                  ErrorKind::kWriteOutsideBlock};
+  for (uint8_t i = 0; i < 3; ++i) {
+    ErrorRecord r = double_free_record();
+    r.kind = heap_kinds[i];
+    r.detail = i % 2;
+    RawError e = read_one(r);
+    EXPECT_EQ(e.kind, heap_kinds[i]);
+    EXPECT_EQ(e.detail, i % 2 == 1);
+  }
   const std::pair<uint8_t, AllocCall> allocs[] = {{0, AllocCall::kMalloc},
                                                   {1, AllocCall::kNew},
                                                   {2, AllocCall::kNewArray},
@@ -125,8 +136,10 @@ TEST(ResultReaderTest, RejectsBadErrorRecords) {
   const std::string prefix = "f.mtr: corrupt result file (errors section: ";
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{0}; }),
             prefix + "unknown error kind 0)");
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{5}; }),
-            prefix + "unknown error kind 5)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{8}; }),
+            prefix + "unknown error kind 8)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.detail = 2; }),
+            prefix + "detail of error 0 is not 0 or 1)");
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.where = ErrorWhere{4}; }),
             prefix + "unknown error location 4)");
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.alloc_call = AllocCall{3}; }),
@@ -151,7 +164,7 @@ TEST(ResultReaderTest, RejectsBadErrorRecords) {
             prefix + "error refers to unknown free stack 4294967295)");
   // The third record: the index in the message is the record's.
   FileSpec third = errors_spec();
-  third.errors[2].reserved = 0x100;
+  third.errors[2].reserved = 0x80;
   EXPECT_EQ(error_of(make_file(third)), prefix + "reserved field of error 2 is not 0)");
 }
 

@@ -28,7 +28,7 @@ struct Rule {
 };
 
 // One per leak kind (LeakKind order), then misuse errors (ErrorKind order), then descriptors.
-constexpr std::array<Rule, 10> kRules = {{
+constexpr std::array<Rule, 13> kRules = {{
     {"definite-leak", "DefinitelyLostMemory", "error", "Memory definitely lost.",
      "Heap blocks still allocated at exit that no pointer anywhere in the program's memory "
      "reaches: the program can never free them.",
@@ -69,6 +69,21 @@ constexpr std::array<Rule, 10> kRules = {{
     {"realloc-after-free", "ReallocOfFreedPointer", "error", "realloc of a freed block.",
      "realloc called with a pointer whose block was already freed.",
      "Use the pointer realloc returned, never the one passed to it or a freed one."},
+    {"invalid-read", "InvalidRead", "error", "Read outside a heap block or of a freed one.",
+     "A read just outside a heap block (a buffer overflow or underflow) or of a block already "
+     "freed (a use after free), caught at the instruction by a guard page (--check-heap).",
+     "Keep accesses within the block's size, and stop using a block once it is freed. The "
+     "stacks show the access, the allocation and, for a freed block, the free."},
+    {"invalid-write", "InvalidWrite", "error", "Write outside a heap block or to a freed one.",
+     "A write just outside a heap block (a buffer overflow or underflow) or to a block already "
+     "freed (a use after free), caught at the instruction by a guard page (--check-heap).",
+     "Keep accesses within the block's size, and stop using a block once it is freed. The "
+     "stacks show the access, the allocation and, for a freed block, the free."},
+    {"write-outside-block", "WriteOutsideBlock", "error", "Bytes beside a heap block overwritten.",
+     "Bytes next to a heap block changed: a buffer overflow or underflow that no guard page "
+     "caught, found when the block was freed or at exit (--check-heap).",
+     "Keep writes within the block's size. The location is where it was found (the free); the "
+     "allocation stack shows which block it was."},
     {"descriptor-left-open", "DescriptorLeftOpen", "warning", "File descriptor left open.",
      "A descriptor (file, socket, pipe, ...) the program opened and never closed before it "
      "exited.",
@@ -77,7 +92,11 @@ constexpr std::array<Rule, 10> kRules = {{
 }};
 
 constexpr size_t kFirstErrorRule = 5;  // ErrorKind::kDoubleFree
-constexpr size_t kDescriptorRule = 9;
+constexpr size_t kDescriptorRule = 12;
+static_assert(kFirstErrorRule + static_cast<size_t>(ErrorKind::kWriteOutsideBlock) -
+                      static_cast<size_t>(ErrorKind::kDoubleFree) + 1 ==
+                  kDescriptorRule,
+              "one rule per error kind, in ErrorKind order, before the descriptors'");
 
 size_t leak_rule(LeakKind kind) {
   return static_cast<size_t>(kind);
@@ -348,9 +367,18 @@ void write_errors(const SarifWriter& writer, const ProcessReport& p, JsonText& j
     std::string message = error_description(error) + site_phrase(writer, error.stack);
     if (error.occurrences > 1) message += ", " + with_commas(error.occurrences) + " times";
     std::vector<std::pair<const char*, const std::vector<Frame>*>> more;
-    if (!error.free_stack.empty()) more.emplace_back("First freed at", &error.free_stack);
+    bool heap_error = error.kind == ErrorKind::kInvalidRead ||
+                      error.kind == ErrorKind::kInvalidWrite ||
+                      error.kind == ErrorKind::kWriteOutsideBlock;
+    if (!error.free_stack.empty()) {
+      more.emplace_back(heap_error ? "Freed at" : "First freed at", &error.free_stack);
+    }
     if (!error.alloc_stack.empty()) more.emplace_back("Allocated at", &error.alloc_stack);
-    writer.write_result(j, error_rule(error.kind), message, error.stack, "Bad call", 0, more, [&] {
+    const char* stack_name = heap_error ? (error.kind == ErrorKind::kWriteOutsideBlock
+                                               ? (error.detail ? "Allocated at" : "Found at")
+                                               : "Access")
+                                        : "Bad call";
+    writer.write_result(j, error_rule(error.kind), message, error.stack, stack_name, 0, more, [&] {
       j.member("pid", p.pid);
       j.member("kind", core::error_kind_name(error.kind));
       j.member("occurrences", error.occurrences);

@@ -133,8 +133,34 @@ std::string block_size_suffix(const ErrorReport& error) {
 
 }  // namespace
 
+std::string block_relation(const ErrorFacts& error) {
+  uint64_t end = error.block_start + error.block_size;
+  std::string where;
+  if (error.address >= end) {
+    where = fmt::format("{} after", count_of(error.address - end, "byte", "bytes"));
+  } else if (error.address < error.block_start) {
+    where = fmt::format("{} before", count_of(error.block_start - error.address, "byte", "bytes"));
+  } else {
+    where = fmt::format("{} inside", count_of(error.address - error.block_start, "byte", "bytes"));
+  }
+  return fmt::format("{} a block of {}", where, count_of(error.block_size, "byte", "bytes"));
+}
+
 std::string error_description(const ErrorReport& error) {
   switch (error.kind) {
+    case ErrorKind::kInvalidRead:
+    case ErrorKind::kInvalidWrite: {
+      std::string what = error.kind == ErrorKind::kInvalidRead ? "Invalid read" : "Invalid write";
+      if (error.block_start == 0) {
+        return fmt::format("{} at {}, near no block", what, hex(error.address));
+      }
+      return fmt::format("{} at {}: {}{}", what, hex(error.address), block_relation(error),
+                         error.detail ? ", freed" : "");
+    }
+    case ErrorKind::kWriteOutsideBlock:
+      return fmt::format("Bytes beside a block overwritten: {} is {}, found {}", hex(error.address),
+                         block_relation(error),
+                         error.detail ? "at exit" : "when the block was freed");
     case ErrorKind::kDoubleFree:
       return fmt::format("Double free of {}{}", hex(error.address), block_size_suffix(error));
     case ErrorKind::kInvalidFree:

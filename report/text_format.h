@@ -76,7 +76,14 @@ std::string exit_phrase(const ExitInfo& exit);
 // Calls are named malloc, new, new[], aligned new, aligned new[] and free, delete, delete[],
 // aligned delete, aligned delete[], realloc. A "(N bytes)" or "inside a block" part that
 // needs a block is left out when the record has none (block_start 0).
+//   Invalid write at 0x7f0000001000: 0 bytes after a block of 10 bytes
+//   Invalid read at 0x7f0000003004: 4 bytes inside a block of 40 bytes, freed
+//   Bytes beside a block overwritten: 0x7f000000500a is 2 bytes after a block of 8 bytes,
+//   found when the block was freed
 std::string error_description(const ErrorReport& error);
+// "0 bytes after a block of 10 bytes": an error's address against its block (block_start
+// not 0), as memcheck relates them.
+std::string block_relation(const ErrorFacts& error);
 
 // How a descriptor was opened, as the JSON "flags" field says it: a stream's fopen mode
 // ("w+"), otherwise its open(2) flags ("O_WRONLY|O_CREAT|O_TRUNC", core/fd_names.h).

@@ -230,6 +230,25 @@ void write_group(const LeakGroup& group, const SuggestedSuppression* suggestion,
   lines.blank();
 }
 
+// memcheck's <what> line of an error of this kind (its size, for reads and writes, is not
+// known: a page fault does not say it).
+std::string valgrind_error_what(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kMismatchedFree:
+      return "Mismatched free() / delete / delete []";
+    case ErrorKind::kInvalidRead:
+      return "Invalid read";
+    case ErrorKind::kInvalidWrite:
+    case ErrorKind::kWriteOutsideBlock:
+      return "Invalid write";
+    case ErrorKind::kDoubleFree:
+    case ErrorKind::kInvalidFree:
+    case ErrorKind::kReallocAfterFree:
+      break;
+  }
+  return "Invalid free() / delete / delete[] / realloc()";
+}
+
 // valgrind's error block: the bad call's stack, then where the block was freed and where it
 // was allocated, each only when the runtime knew it.
 void write_error(const ErrorReport& error, bool valgrind_wording, LineWriter& lines) {
@@ -237,16 +256,15 @@ void write_error(const ErrorReport& error, bool valgrind_wording, LineWriter& li
   if (error.occurrences > 1) {
     title += fmt::format(", {} times", with_commas(error.occurrences));
   }
+  bool found_at_exit = error.kind == ErrorKind::kWriteOutsideBlock && error.detail;
   if (valgrind_wording) {
-    lines.line(error.kind == ErrorKind::kMismatchedFree
-                   ? "Mismatched free() / delete / delete []"
-                   : "Invalid free() / delete / delete[] / realloc()",
-               kBoldRed);
-    lines.line(" (" + title + "), at:");
+    lines.line(valgrind_error_what(error.kind), kBoldRed);
+    lines.line(" (" + title + ")" + (found_at_exit ? "" : ", at:"));
   } else {
-    lines.line(title + ":", kBoldRed);
+    lines.line(title + (found_at_exit ? "" : ":"), kBoldRed);
   }
-  write_stack(error.stack, lines);
+  // Found at exit: no stack of its own (the one stored is the allocation's, shown below).
+  if (!found_at_exit) write_stack(error.stack, lines);
   if (!error.free_stack.empty()) {
     lines.line(" the block was freed at:");
     write_stack(error.free_stack, lines);

@@ -155,7 +155,53 @@ struct Counted {
   uint64_t count;
 };
 
+// memcheck's error for a bad access: <kind>InvalidRead</kind> or InvalidWrite (also for bytes
+// found overwritten at the free), <what>, the access's stack, and the block's story.
+void write_heap_error(XmlWriter& xml, const ErrorReport& error, std::vector<Counted>& counts) {
+  bool read = error.kind == ErrorKind::kInvalidRead;
+  counts.push_back({xml.open_error(read ? "InvalidRead" : "InvalidWrite"),
+                    std::max<uint64_t>(error.occurrences, 1)});
+  bool found_later = error.kind == ErrorKind::kWriteOutsideBlock;
+  xml.element("  ", "what",
+              found_later
+                  ? "Invalid write (found " +
+                        std::string(error.detail ? "at exit" : "when the block was freed") + ")"
+                  : std::string(read ? "Invalid read" : "Invalid write"));
+  xml.stack(error.stack);
+  std::string address = "Address " + hex(error.address);
+  if (error.block_start == 0) {
+    xml.element("  ", "auxwhat", address + " is not stack'd, malloc'd or (recently) free'd");
+  } else {
+    bool freed = !found_later && error.detail;
+    // memcheck's words: "is 0 bytes after a block of size 10 alloc'd".
+    uint64_t end = error.block_start + error.block_size;
+    std::string relation =
+        error.address >= end ? std::to_string(error.address - end) + " bytes after"
+        : error.address < error.block_start
+            ? std::to_string(error.block_start - error.address) + " bytes before"
+            : std::to_string(error.address - error.block_start) + " bytes inside";
+    xml.element("  ", "auxwhat",
+                address + " is " + relation + " a block of size " + with_commas(error.block_size) +
+                    (freed ? " free'd" : " alloc'd"));
+    if (freed) {
+      if (!error.free_stack.empty()) xml.stack(error.free_stack);
+      if (!error.alloc_stack.empty()) {
+        xml.element("  ", "auxwhat", "Block was alloc'd at");
+        xml.stack(error.alloc_stack);
+      }
+    } else if (!error.alloc_stack.empty()) {
+      xml.stack(error.alloc_stack);
+    }
+  }
+  xml.close_error();
+}
+
 void write_misuse(XmlWriter& xml, const ErrorReport& error, std::vector<Counted>& counts) {
+  if (error.kind == ErrorKind::kInvalidRead || error.kind == ErrorKind::kInvalidWrite ||
+      error.kind == ErrorKind::kWriteOutsideBlock) {
+    write_heap_error(xml, error, counts);
+    return;
+  }
   bool mismatched = error.kind == ErrorKind::kMismatchedFree;
   counts.push_back({xml.open_error(mismatched ? "MismatchedFree" : "InvalidFree"),
                     std::max<uint64_t>(error.occurrences, 1)});

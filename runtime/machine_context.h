@@ -92,4 +92,41 @@ inline bool context_link_register(const ucontext_t* uc, uintptr_t* /*out*/ calle
 #endif
 }
 
+// Whether the fault that raised SIGSEGV was a write (true) or a read (false), from what the
+// kernel put in the context: x86-64's page fault error code, aarch64's ESR record, 32-bit
+// ARM's fault status. Returns false where the context does not say.
+inline bool context_fault_was_write(const ucontext_t* uc, bool* /*out*/ write) {
+#if defined(__x86_64__)
+  *write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;  // bit 1: W/R
+  return true;
+#elif defined(__aarch64__)
+  // The records after the registers: {magic, size} headers, ending with magic 0.
+  constexpr uint32_t kEsrMagic = 0x45535201;
+  const auto* at = reinterpret_cast<const unsigned char*>(uc->uc_mcontext.__reserved);
+  const unsigned char* end = at + sizeof(uc->uc_mcontext.__reserved);
+  while (at + 8 <= end) {
+    uint32_t magic = 0;
+    uint32_t size = 0;
+    __builtin_memcpy(&magic, at, 4);
+    __builtin_memcpy(&size, at + 4, 4);
+    if (magic == 0 || size < 8) break;
+    if (magic == kEsrMagic && size >= 16) {
+      uint64_t esr = 0;
+      __builtin_memcpy(&esr, at + 8, 8);
+      *write = ((esr >> 6) & 1) != 0;  // ISS bit 6 of a data abort: WnR
+      return true;
+    }
+    at += size;
+  }
+  return false;
+#elif defined(__arm__)
+  *write = (uc->uc_mcontext.error_code & (1u << 11)) != 0;  // FSR bit 11: WnR
+  return true;
+#else
+  (void)uc;
+  (void)write;
+  return false;
+#endif
+}
+
 }  // namespace memtrack::rt

@@ -74,6 +74,10 @@ struct ThreadState {
 #endif
   // record/record.h: the sampled mode's countdown to this thread's next sampled allocation.
   core::ByteSampler sampler{};
+  // record/heap_check.h: the countdown, in allocations, to the next block put on a guard
+  // page, and whether it ran out with the block not placed yet.
+  core::ByteSampler guard_sampler{};
+  bool guard_due = false;
 };
 
 extern __thread ThreadState t_thread;

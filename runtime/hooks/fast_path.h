@@ -16,6 +16,7 @@
 #include "core/small_heap.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/output/trace_log.h"
+#include "runtime/record/guard_state.h"
 #include "runtime/record/peak.h"
 #include "runtime/record/profile.h"
 #include "runtime/record/record.h"
@@ -73,11 +74,12 @@ __attribute__((always_inline)) inline void* try_fast_allocate(size_t size, core:
     // handler's allocation meanwhile takes the slow path, which leaves both alone.
     FastPathScope scope(t);
     int64_t live = t.live_delta + static_cast<int64_t>(size);
-    if (t.sampler.passes_by(size) && live < kPublishBytes) {
+    if (t.sampler.passes_by(size) && live < kPublishBytes && guard_passes_by(t)) {
       p = g_allocs.heap().try_pop_recorded(size, family, t.lsan_disabled > 0,
                                            g_epoch.load(std::memory_order_relaxed), thread_heap());
       if (p != nullptr) {
         t.sampler.pass_by(size);
+        guard_pass_by(t);
         t.live_delta = live;
         if (live > t.live_high) t.live_high = live;
       }

@@ -28,6 +28,7 @@
 #include "runtime/output/profile_output.h"
 #include "runtime/output/settings_file.h"
 #include "runtime/output/start_marker.h"
+#include "runtime/record/heap_check.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/peak.h"
 #include "runtime/record/record.h"
@@ -152,6 +153,7 @@ void initialize_locked() {
   init_peak_tracking();
   init_misuse();
   init_sampling();
+  init_heap_check();
   // The first unwind initialises the unwinder's own state (it may allocate); do it now,
   // inside the runtime, rather than in the middle of the program's first malloc.
   init_unwinder();
@@ -172,11 +174,13 @@ void fork_prepare() {
   g_allocs.lock_all();
   custom_blocks_lock_all();
   misuse_lock_all();
+  g_guard_pool.lock();
   loader_walk_fork_prepare();  // last: a walk holds no runtime lock, a report may walk
 }
 
 void fork_parent() {
   loader_walk_fork_parent();
+  g_guard_pool.unlock();
   misuse_unlock_all();
   custom_blocks_unlock_all();
   g_allocs.unlock_all();
@@ -194,6 +198,7 @@ void fork_child() {
     g_silent.store(true, std::memory_order_relaxed);
   }
   loader_walk_fork_child();
+  g_guard_pool.reset_after_fork();
   misuse_reset_after_fork();
   root_regions_reset_after_fork();
   custom_blocks_reset_after_fork();
@@ -276,7 +281,8 @@ __attribute__((constructor)) static void memtrack_constructor() {
     write_start_marker();
     publish_settings(getenv("MEMTRACK_OPTIONS"));
     if (!g_flags.follow_exec) stop_following_exec();
-    if (g_flags.report_on_signal) install_signal_report();
+    // The heap check's faults reach it through the crash handler.
+    if (g_flags.report_on_signal || g_heap_check.interval != 0) install_signal_report();
     start_runtime_thread();
   }
   core::sys::set_errno(saved_errno);

@@ -10,6 +10,7 @@
 #include "core/result_names.h"
 #include "runtime/link/real_functions.h"
 #include "runtime/output/trace_log.h"
+#include "runtime/record/heap_check.h"
 #include "runtime/record/misuse.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
@@ -57,7 +58,12 @@ void init_program_heap() {
 void* try_heap_allocate(size_t size, size_t alignment) {
   // Inside the runtime (its own work, or a signal handler that interrupted it, perhaps in
   // the middle of this thread's heap lists): the real allocator.
-  if (in_runtime() || !heap().enabled()) return nullptr;
+  if (in_runtime()) return nullptr;
+  // Out of the way when the check is off (one load and a branch not taken).
+  if (__builtin_expect(g_heap_check.interval != 0, 0)) {
+    if (void* guarded = try_guarded_allocate(size, alignment)) return guarded;
+  }
+  if (!heap().enabled()) return nullptr;
   RuntimeScope scope;
   // errno stays as it was (try_allocate): if the heap cannot serve, glibc serves the call
   // now, and sets errno only if it fails too.
@@ -69,6 +75,10 @@ bool heap_owns(const void* ptr) {
 }
 
 void free_block(void* ptr) {
+  if (guarded_owns(ptr)) {
+    free_guarded(ptr);  // never the real allocator's, even when it is no live block
+    return;
+  }
   if (!heap().owns(ptr)) {
     g_real.free(ptr);
     return;
@@ -93,9 +103,30 @@ void free_reallocated(void* ptr, uintptr_t caller) {
   }
 }
 
+// realloc of a block of the guard pool: always a new block (the pool's pages fit one block
+// each), so a stale pointer to the old one faults.
+void* reallocate_guarded(void* ptr, size_t size, uintptr_t caller) {
+  if (g_guard_pool.live_block(reinterpret_cast<uintptr_t>(ptr)) == nullptr) {
+    errno = ENOMEM;  // not a live block (the misuse check let it through): nothing to copy
+    return nullptr;
+  }
+  if (size == 0) {
+    free_reallocated(ptr, caller);
+    return nullptr;
+  }
+  size_t usable = guarded_usable_size(ptr);
+  void* fresh = try_heap_allocate(size, 0);
+  if (fresh == nullptr) fresh = g_real.malloc(size);
+  if (fresh == nullptr) return nullptr;
+  memcpy(fresh, ptr, usable < size ? usable : size);
+  free_reallocated(ptr, caller);
+  return fresh;
+}
+
 }  // namespace
 
 void* reallocate_block(void* ptr, size_t size, uintptr_t caller) {
+  if (guarded_owns(ptr)) return reallocate_guarded(ptr, size, caller);
   if (!heap().owns(ptr)) return g_real.realloc(ptr, size);
   size_t usable = heap().usable_size(ptr);
   if (usable == 0) {  // not an allocated chunk: nothing to copy from
@@ -120,6 +151,7 @@ void* reallocate_block(void* ptr, size_t size, uintptr_t caller) {
 }
 
 size_t block_usable_size(void* ptr) {
+  if (guarded_owns(ptr)) return guarded_usable_size(ptr);
   return heap().owns(ptr) ? heap().usable_size(ptr) : g_real.malloc_usable_size(ptr);
 }
 

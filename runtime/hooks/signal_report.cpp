@@ -19,6 +19,7 @@
 #include "runtime/machine_context.h"
 #include "runtime/output/process_info.h"
 #include "runtime/record/crash.h"
+#include "runtime/record/heap_check.h"
 #include "runtime/runtime.h"
 #include "runtime/signal_table.h"
 
@@ -57,6 +58,9 @@ bool is_crash_signal(int sig) {
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
+  // A bad access to a block on a guard page (--check-heap): its error first; in the continue
+  // mode the page is open now and the instruction runs again when the handler returns.
+  if (sig == SIGSEGV && report_guard_fault(info, context) == GuardFault::kContinued) return;
   // A thread interrupted inside the runtime may hold a table lock the report needs: then
   // the process dies without a report rather than deadlocking. The first fatal signal wins
   // (two threads crashing at once).

@@ -11,6 +11,7 @@
 #include "runtime/output/process_info.h"
 #include "runtime/output/report_text.h"
 #include "runtime/output/result_file.h"
+#include "runtime/record/heap_check.h"
 #include "runtime/record/record.h"
 #include "runtime/runtime.h"
 #include "runtime/unwind/elf_symbols.h"
@@ -117,6 +118,7 @@ bool build_leak_report(LeakReport& report, uintptr_t stack_top) {
 long produce_report(const char* how, int status, bool have_status, bool final,
                     uintptr_t stack_top) {
   if (silenced()) return 0;
+  if (final) check_guarded_blocks();  // their errors belong in the exit's report
   LeakReport report;
   uintptr_t exit_frame = final ? exit_stack(core::sys::current_tid()) : 0;
   if (exit_frame > stack_top) stack_top = exit_frame;

@@ -199,6 +199,13 @@ const char* error_title(const ErrorEntry& e) {
       return "realloc of a freed pointer";
     case core::result::ErrorKind::kMismatchedFree:
       return "mismatched free (the block came from another allocation family)";
+    case core::result::ErrorKind::kInvalidRead:
+      return e.detail != 0 ? "invalid read of a freed block" : "invalid read outside a block";
+    case core::result::ErrorKind::kInvalidWrite:
+      return e.detail != 0 ? "invalid write to a freed block" : "invalid write outside a block";
+    case core::result::ErrorKind::kWriteOutsideBlock:
+      return e.detail != 0 ? "bytes beside a block overwritten (found at exit)"
+                           : "bytes beside a block overwritten (found at its free)";
     case core::result::ErrorKind::kInvalidFree:
       break;
   }
@@ -240,6 +247,23 @@ void write_crash(core::FdWriter& out) {
   write_frames(out, g_stacks.get(crash.stack_id));
 }
 
+// "  address 0x... is 0 bytes after a block of 10 bytes", as memcheck relates a bad address to
+// its block.
+void write_block_relation(core::FdWriter& out, const ErrorEntry& e) {
+  core::FixedText<256> line;
+  line_start(line);
+  line.str("  address ").hex(e.address).str(" is ");
+  if (e.address >= e.block_start + e.block_size) {
+    line.grouped(e.address - e.block_start - e.block_size).str(" bytes after");
+  } else if (e.address < e.block_start) {
+    line.grouped(e.block_start - e.address).str(" bytes before");
+  } else {
+    line.grouped(e.address - e.block_start).str(" bytes inside");
+  }
+  line.str(" a block of ").grouped(e.block_size).str(" bytes");
+  emit(out, line);
+}
+
 // Allocator misuse, before the leaks, with the three stacks memcheck shows.
 size_t write_errors(core::FdWriter& out) {
   core::MmapArray<ErrorEntry> errors;
@@ -253,8 +277,16 @@ size_t write_errors(core::FdWriter& out) {
     if (e.block_size > 0) line.str(" (block of ").grouped(e.block_size).str(" bytes)");
     line.str(", ").grouped(e.occurrences).chr(' ').plural(e.occurrences, "time").str(", at:");
     emit(out, line);
-    write_frames(out, g_stacks.get(e.bad_stack));
-    write_stack_part(out, "first freed at:", e.free_stack);
+    bool heap_error = e.kind == core::result::ErrorKind::kInvalidRead ||
+                      e.kind == core::result::ErrorKind::kInvalidWrite ||
+                      e.kind == core::result::ErrorKind::kWriteOutsideBlock;
+    if (heap_error && e.block_size > 0) {
+      write_block_relation(out, e);
+    }
+    if (!(e.kind == core::result::ErrorKind::kWriteOutsideBlock && e.detail != 0)) {
+      write_frames(out, g_stacks.get(e.bad_stack));
+    }
+    write_stack_part(out, heap_error ? "freed at:" : "first freed at:", e.free_stack);
     write_stack_part(out, "allocated at:", e.alloc_stack);
   }
   return errors.size();

@@ -67,20 +67,24 @@ const CrashRecord& crash_record() {
   return g_crash;
 }
 
-void record_crash(int sig, const void* info_ptr, const void* context) {
-  const auto* info = static_cast<const siginfo_t*>(info_ptr);
-  const auto* uc = static_cast<const ucontext_t*>(context);
+uint32_t capture_signal_stack(const void* context) {
   RuntimeScope scope;
   uintptr_t frames[core::kMaxFramesLimit];
   int max = g_flags.max_frames < core::kMaxFramesLimit ? g_flags.max_frames : core::kMaxFramesLimit;
-  int depth = crash_stack(uc, frames, max);
+  int depth = crash_stack(static_cast<const ucontext_t*>(context), frames, max);
+  return g_stacks.intern(frames, static_cast<uint32_t>(depth));
+}
+
+void record_crash(int sig, const void* info_ptr, const void* context) {
+  const auto* info = static_cast<const siginfo_t*>(info_ptr);
+  uint32_t stack_id = capture_signal_stack(context);
   g_crash.signal = sig;
   g_crash.code = info->si_code;
   // si_addr means something only for faults the kernel raised for an instruction.
   g_crash.has_address = info->si_code > 0 && sig != SIGABRT && sig != SIGPIPE;
   g_crash.address = g_crash.has_address ? reinterpret_cast<uintptr_t>(info->si_addr) : 0;
   g_crash.tid = static_cast<uint32_t>(core::sys::current_tid());
-  g_crash.stack_id = g_stacks.intern(frames, static_cast<uint32_t>(depth));
+  g_crash.stack_id = stack_id;
   g_crash.valid = true;
 }
 

@@ -21,6 +21,11 @@ struct CrashRecord {
 // The crash that is ending the process, or one with valid == false.
 const CrashRecord& crash_record();
 
+// The stack of the thread a signal interrupted, from the faulting instruction (`context`:
+// the handler's ucontext_t), interned in g_stacks (frame 0 stored as pc + 1). Called on that
+// thread, from its handler, outside the runtime.
+uint32_t capture_signal_stack(const void* context);
+
 // Records the crash described by the handler's arguments (`context` is its ucontext_t).
 // Called once, from the crash handler, on the crashing thread, outside the runtime.
 void record_crash(int sig, const void* info, const void* context);

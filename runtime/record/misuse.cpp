@@ -296,6 +296,12 @@ const char* describe(result::ErrorKind kind) {
       return "mismatched free";
     case result::ErrorKind::kReallocAfterFree:
       return "realloc of a freed pointer";
+    case result::ErrorKind::kInvalidRead:
+      return "invalid read";
+    case result::ErrorKind::kInvalidWrite:
+      return "invalid write";
+    case result::ErrorKind::kWriteOutsideBlock:
+      return "write outside a block";
   }
   return "misuse";
 }
@@ -523,6 +529,10 @@ Release release_block(void* ptr, result::FreeCall call, bool aligned, uintptr_t 
 
 void set_halt_report(void (*report)(const char* how)) {
   g_halt_report = report;
+}
+
+void record_heap_error(const ErrorEntry& entry) {
+  record_error(entry);
 }
 
 bool copy_errors(core::MmapArray<ErrorEntry>& out) {

@@ -1,6 +1,7 @@
 // Allocator misuse: double free, invalid free, mismatched allocation/deallocation families,
-// realloc of a freed pointer. Freed blocks go into a bounded quarantine (per-thread rings) so a
-// second free can name where the first one happened. Runtime-safe: mmap only, no malloc.
+// realloc of a freed pointer; and the store of heap memory errors (heap_check.h). Freed blocks go
+// into a bounded quarantine (per-thread rings) so a second free can name where the first one
+// happened. Runtime-safe: mmap only, no malloc.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,11 @@ Release release_block(void* ptr, core::result::FreeCall call, bool aligned, uint
 
 // One distinct error (kind, stack of the bad call), kept as the result file stores it.
 using ErrorEntry = core::result::ErrorRecord;
+
+// Records a heap memory error (record/heap_check.h) among the misuse errors: the same
+// deduplication by kind and bad stack, the same halt_on_error. Async-signal-safe unless the
+// interrupted thread holds the errors' lock (the caller checks in_runtime()).
+void record_heap_error(const ErrorEntry& entry);
 
 // Copies the errors recorded so far into `out`. Returns false if memory runs out.
 [[nodiscard]] bool copy_errors(core::MmapArray<ErrorEntry>& out);

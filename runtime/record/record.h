@@ -9,6 +9,7 @@
 #include "core/stack_totals.h"
 #include "runtime/fd/fd_tracking.h"
 #include "runtime/leakcheck/runtime_roots.h"
+#include "runtime/record/guard_state.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 
@@ -55,7 +56,8 @@ inline bool sampled_out(size_t size, uintptr_t caller) {
 // outside glibc's stdio internals (fd_tracking.h), and sampled_out passes it by. `caller`:
 // the hook's return address. The capture's call stays apart from this decision.
 inline bool unsampled_call(size_t size, uintptr_t caller) {
-  return g_sampling.interval != 0 && !in_runtime() && !in_stdio_scope() &&
+  // A block due for a guard page (heap_check.h) needs its stack: not the lean path.
+  return g_sampling.interval != 0 && !in_runtime() && !in_stdio_scope() && !guard_due() &&
          sampled_out(size, caller);
 }
 // Sets g_sampling from the options (start-up, after they are read).

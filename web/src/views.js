@@ -184,14 +184,20 @@
   // --- allocator misuse errors and descriptors ------------------------------------------------
 
   V.errorsView = function (process, sources) {
-    if (!process.errors.length) return el('p', {class: 'muted'}, 'No allocator misuse errors.');
+    if (!process.errors.length) return el('p', {class: 'muted'}, 'No allocator misuse or heap memory errors.');
+    // Heap memory errors (--check-heap): the stack is the access's, or the free's that found
+    // the bytes overwritten; found at exit, it is the allocation's, shown once below.
+    const heap = (e) => e.kind === 'invalid_read' || e.kind === 'invalid_write' || e.kind === 'write_outside_block';
+    const badTitle = (e) => e.kind === 'write_outside_block' ? 'found at the free' :
+      heap(e) ? 'accessed at' : e.free_call + ' called at';
     return el('div', {class: 'errors'}, process.errors.map((e) => el('details', {class: 'error', open: true},
       el('summary', null, el('span', {class: 'badge bad'}, e.kind.replace(/_/g, ' ')), ' ', e.description,
          e.occurrences > 1 ? el('span', {class: 'muted'}, ' (' + e.occurrences + ' times)') : null),
-      el('h4', null, e.free_call + ' called at'), V.stackView(e.stack, sources),
-      e.alloc_stack.length ? [el('h4', null, 'allocated (' + e.alloc_call + ') at'),
+      e.found_at === 'exit' ? null : [el('h4', null, badTitle(e)), V.stackView(e.stack, sources)],
+      e.alloc_stack.length ? [el('h4', null, heap(e) ? 'allocated at' : 'allocated (' + e.alloc_call + ') at'),
                               V.stackView(e.alloc_stack, sources)] : null,
-      e.free_stack.length ? [el('h4', null, 'first freed at'), V.stackView(e.free_stack, sources)] : null)));
+      e.free_stack.length ? [el('h4', null, heap(e) ? 'freed at' : 'first freed at'),
+                             V.stackView(e.free_stack, sources)] : null)));
   };
 
   V.resourcesView = function (process, sources) {
