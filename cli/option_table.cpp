@@ -353,22 +353,23 @@ const std::vector<OptionSpec>& option_table() {
       runtime_flag_option(
           {.name = "--check-heap",
            .metavar = "MODE",
-           .flag = "check_heap_sample",
-           .apply =
-               [](Config& c, const std::string& v, const core::FlagInfo& f) {
-                 c.check_heap_sample = parse_check_heap(v, f.max);
-               },
-           .value =
-               [](const Config& c) {
-                 return c.check_heap_sample > 0 ? std::to_string(c.check_heap_sample)
-                                                : std::string();
-               },
-           .help = "Find heap memory errors: `sample[:N]` places about one allocation in N "
-                   "(default 1000) of up to a page between inaccessible guard pages, so an "
-                   "overflow, underflow or use after free of it is caught at the instruction "
-                   "and reported with the access, allocation and free stacks, at a cost for "
-                   "production (docs/heap-errors.md); `sample:1` checks every such block. "
-                   "`off`: none (the default).",
+           .flag = "check_heap",
+           .apply = [](Config& c, const std::string& v,
+                       const core::FlagInfo&) { c.check_heap = parse_check_heap(v); },
+           // Quoted: "sample:N" holds the options' separator.
+           .value = [](const Config& c) {
+             return c.check_heap.empty() ? std::string() : quoted(c.check_heap);
+           },
+           .help = "Find heap memory errors. `full` (for tests): every block of up to 64 KiB "
+                   "gets redzones, checked when it is freed and at exit, and freed blocks wait "
+                   "in a quarantine, checked when they leave it, so a write just outside a "
+                   "block or to a freed one is reported with the allocation and free stacks "
+                   "(not reads, and not at the instruction). `sample[:N]` (for production) "
+                   "places about one allocation in N (default 1000) of up to a page between "
+                   "inaccessible guard pages, so an overflow, underflow or use after free of it "
+                   "is caught at the instruction and reported with the access, allocation and "
+                   "free stacks; `sample:1` checks every such block. `off`: none (the default). "
+                   "docs/heap-errors.md.",
            .commands = kRun}),
       runtime_flag_option(
           {.name = "--expire",

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "core/heap_check_mode.h"
 #include "report/leak_kinds.h"
 
 namespace memtrack::cli {
@@ -33,19 +34,21 @@ int parse_int(const std::string& name, const std::string& value, int min, int ma
   return n;
 }
 
-int parse_check_heap(const std::string& value, int max) {
-  constexpr int kDefaultInterval = 1000;
-  if (value == "off") return 0;
-  if (value == "sample") return kDefaultInterval;
-  if (value.starts_with("sample:")) {
-    return parse_int("--check-heap=sample:N", value.substr(7), 1, max);
+std::string parse_check_heap(const std::string& value) {
+  core::HeapCheckMode mode;
+  const char* error = nullptr;
+  if (!core::parse_heap_check_mode(value.c_str(), &mode, &error) || value.empty()) {
+    throw Error(std::string("--check-heap ") + error + ", not '" + value + "'");
   }
-  if (value == "full") {
-    throw Error(
-        "--check-heap=full (redzones around every block) is not available yet; "
-        "--check-heap=sample:1 checks every block of up to a page with guard pages");
+  switch (mode.kind) {
+    case core::HeapCheckMode::Kind::kOff:
+      return "";
+    case core::HeapCheckMode::Kind::kFull:
+      return "full";
+    case core::HeapCheckMode::Kind::kSample:
+      break;
   }
-  throw Error("--check-heap expects off, sample or sample:N, not '" + value + "'");
+  return "sample:" + std::to_string(mode.interval);
 }
 
 uint64_t parse_size(const std::string& name, const std::string& value, uint64_t max) {

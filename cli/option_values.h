@@ -19,9 +19,9 @@ int parse_int(const std::string& name, const std::string& value, int min, int ma
 // A size in bytes: digits with an optional binary unit, B, KiB, MiB or GiB (K, M, G, KB, MB
 // and GB mean the same), e.g. "4096", "512KiB", "1M"; at most `max` bytes.
 uint64_t parse_size(const std::string& name, const std::string& value, uint64_t max);
-// --check-heap: "off" (0), "sample" (1000) or "sample:N" with N in [1, max]; "full" is named as
-// not available.
-int parse_check_heap(const std::string& value, int max);
+// --check-heap: "off", "full", "sample" or "sample:N" (core/heap_check_mode.h), as the
+// runtime's check_heap option spells it: "" for off, "full", "sample:N".
+std::string parse_check_heap(const std::string& value);
 // valgrind's --show-leak-kinds syntax (definite,indirect,possible,reachable, all, none).
 // Unclassified blocks are always included: nothing else could show them.
 report::LeakKinds parse_leak_kinds(const std::string& name, const std::string& value);

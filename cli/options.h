@@ -100,8 +100,8 @@ struct Config {
   // and the sampler's seed (0: a new one each run).
   int sample_bytes = 0;
   int sample_seed = 0;
-  int check_heap_sample = 0;  // --check-heap=sample:N
-  std::string pprof_http;     // --pprof-http's [HOST:]PORT; "" = off
+  std::string check_heap;  // --check-heap, as the runtime's check_heap option ("": off)
+  std::string pprof_http;  // --pprof-http's [HOST:]PORT; "" = off
   // Live mode (run): reports of allocation sites holding blocks older than expire_ms.
   int expire_ms = 0;           // 0: off
   int report_interval_ms = 0;  // 0: expire_ms

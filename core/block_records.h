@@ -2,7 +2,9 @@
 // own heap keep their record beside them (small_heap.h); blocks of the system allocator
 // (larger ones, over-aligned ones, those made before the heap or while it cannot serve)
 // are in the allocation table (alloc_table.h). Which one holds a pointer's record follows
-// from the address alone. Runtime-safe: no malloc.
+// from the address alone, unless every record is to be in the table (records_in_table: the
+// blocks of --check-heap=full lie inside the heap's chunks, not at their starts, and the
+// heap's records are keyed by chunk). Runtime-safe: no malloc.
 #pragma once
 
 #include <cstddef>
@@ -22,39 +24,42 @@ class BlockRecords {
   const SmallHeap& heap() const { return heap_; }
   AllocTable& table() { return table_; }
 
+  // From now on every record goes to the table (start-up, before the first block).
+  void keep_records_in_table() { records_in_table_ = true; }
+  // Whether the record of `ptr` is the heap's.
+  bool heap_records(uintptr_t ptr) const {
+    return !records_in_table_ && heap_.owns(reinterpret_cast<const void*>(ptr));
+  }
+
   [[nodiscard]] bool try_insert(const AllocRecord& rec, HeapThread& t) {
-    return heap_.owns(reinterpret_cast<const void*>(rec.ptr)) ? heap_.set_record(rec, t)
-                                                              : table_.try_insert(rec);
+    return heap_records(rec.ptr) ? heap_.set_record(rec, t) : table_.try_insert(rec);
   }
   [[nodiscard]] bool try_restore(const AllocRecord& rec, HeapThread& t) {
-    return heap_.owns(reinterpret_cast<const void*>(rec.ptr)) ? heap_.try_restore(rec, t)
-                                                              : table_.try_restore(rec);
+    return heap_records(rec.ptr) ? heap_.try_restore(rec, t) : table_.try_restore(rec);
   }
   // As AllocTable::try_erase; the sequence numbers of the two parts are never compared (a
   // pointer belongs to one of them for the whole run).
   bool try_erase(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
                  HeapThread& t) {
-    return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_erase(ptr, out, sequence, t)
-                                                          : table_.try_erase(ptr, out, sequence);
+    return heap_records(ptr) ? heap_.try_erase(ptr, out, sequence, t)
+                             : table_.try_erase(ptr, out, sequence);
   }
   // try_erase, and for a chunk of the heap its free in the same step
   // (SmallHeap::try_erase_and_deallocate): *deallocated says whether the block was freed;
   // if not, the caller frees it.
   bool try_erase_and_deallocate(uintptr_t ptr, AllocRecord* /*out*/ out, uint64_t* /*out*/ sequence,
                                 HeapThread& t, bool* /*out*/ deallocated) {
-    if (heap_.owns(reinterpret_cast<const void*>(ptr))) {
+    if (heap_records(ptr)) {
       return heap_.try_erase_and_deallocate(ptr, out, sequence, t, deallocated);
     }
     *deallocated = false;
     return table_.try_erase(ptr, out, sequence);
   }
   bool try_lookup(uintptr_t ptr, AllocRecord* /*out*/ out) {
-    return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_lookup(ptr, out)
-                                                          : table_.try_lookup(ptr, out);
+    return heap_records(ptr) ? heap_.try_lookup(ptr, out) : table_.try_lookup(ptr, out);
   }
   bool try_mark_ignored(uintptr_t ptr) {
-    return heap_.owns(reinterpret_cast<const void*>(ptr)) ? heap_.try_mark_ignored(ptr)
-                                                          : table_.try_mark_ignored(ptr);
+    return heap_records(ptr) ? heap_.try_mark_ignored(ptr) : table_.try_mark_ignored(ptr);
   }
 
   // Calls fn(const AllocRecord&) for every record (see AllocTable::for_each and
@@ -104,6 +109,7 @@ class BlockRecords {
 
  private:
   SmallHeap heap_;
+  bool records_in_table_ = false;
   AllocTable table_;
 };
 

@@ -3,39 +3,12 @@
 
 #include <new>
 
+#include "core/byte_pattern.h"
 #include "core/sampling.h"
 #include "core/sys_linux.h"
 
 namespace memtrack::core {
 namespace {
-
-constexpr uint64_t kPatternWord = 0x0101010101010101ull * kGuardPattern;
-
-void fill_pattern(uintptr_t from, uintptr_t to) {
-  auto* p = reinterpret_cast<volatile uint8_t*>(from);
-  auto* end = reinterpret_cast<volatile uint8_t*>(to);
-  while (p < end && (reinterpret_cast<uintptr_t>(p) & 7) != 0) *p++ = kGuardPattern;
-  while (p + 8 <= end) {
-    *reinterpret_cast<volatile uint64_t*>(p) = kPatternWord;
-    p += 8;
-  }
-  while (p < end) *p++ = kGuardPattern;
-}
-
-// The first byte of [from, to) that is not the pattern, or 0.
-uintptr_t first_not_pattern(uintptr_t from, uintptr_t to) {
-  const auto* p = reinterpret_cast<const volatile uint8_t*>(from);
-  const auto* end = reinterpret_cast<const volatile uint8_t*>(to);
-  while (p < end && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
-    if (*p != kGuardPattern) return reinterpret_cast<uintptr_t>(p);
-    ++p;
-  }
-  while (p + 8 <= end && *reinterpret_cast<const volatile uint64_t*>(p) == kPatternWord) p += 8;
-  for (; p < end; ++p) {
-    if (*p != kGuardPattern) return reinterpret_cast<uintptr_t>(p);
-  }
-  return 0;
-}
 
 // A block's alignment when the call asked for none: the largest power of two dividing its
 // size, from 8 to 16. An object of that size cannot need more (its size is a multiple of its
@@ -127,7 +100,7 @@ uintptr_t GuardPool::allocate(size_t size, size_t alignment, uint32_t alloc_stac
     ++queue_count_;
     return 0;
   }
-  fill_pattern(page, page + page_);
+  fill_pattern(page, page + page_, kGuardPattern);
   // A zero-byte block still gets a byte of its page: its pointer must be unique, and its own.
   size_t placed_size = size == 0 ? 1 : size;
   uintptr_t start = at_end ? (page + page_ - placed_size) & ~(uintptr_t{alignment} - 1) : page;
@@ -161,9 +134,9 @@ const GuardPool::Slot* GuardPool::live_block(uintptr_t address) const {
 
 uintptr_t GuardPool::first_changed_byte(const Slot& s) const {
   uintptr_t page = s.start & ~(uintptr_t{page_} - 1);
-  uintptr_t changed = first_not_pattern(page, s.start);
+  uintptr_t changed = first_not_pattern(page, s.start, kGuardPattern);
   if (changed != 0) return changed;
-  return first_not_pattern(s.start + s.size, page + page_);
+  return first_not_pattern(s.start + s.size, page + page_, kGuardPattern);
 }
 
 GuardPool::FreeResult GuardPool::free(uintptr_t address, uint32_t free_stack, uint32_t tid,

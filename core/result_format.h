@@ -118,10 +118,12 @@ enum class ErrorKind : uint8_t {
   kReallocAfterFree = 4,
   // Heap memory errors (--check-heap; docs/heap-errors.md): a read or a write outside a
   // block or of a freed block, caught at the instruction; bytes beside a block overwritten,
-  // found when it was freed or at exit.
+  // found when it was freed or at exit; bytes of a freed block overwritten, found when it
+  // left the quarantine or at exit.
   kInvalidRead = 5,
   kInvalidWrite = 6,
-  kWriteOutsideBlock = 7
+  kWriteOutsideBlock = 7,
+  kWriteAfterFree = 8
 };
 // For invalid frees: what the pointer points into.
 enum class ErrorWhere : uint8_t { kUnknown = 0, kHeap = 1, kStack = 2, kGlobal = 3 };

@@ -51,6 +51,8 @@ const char* error_kind_name(result::ErrorKind kind) {
       return "invalid_write";
     case result::ErrorKind::kWriteOutsideBlock:
       return "write_outside_block";
+    case result::ErrorKind::kWriteAfterFree:
+      return "write_after_free";
   }
   return nullptr;
 }

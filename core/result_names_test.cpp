@@ -41,7 +41,14 @@ TEST(ResultNamesTest, ErrorFieldsKnowExactlyTheStoredValues) {
   EXPECT_STREQ(error_kind_name(ErrorKind::kInvalidRead), "invalid_read");
   EXPECT_STREQ(error_kind_name(ErrorKind::kInvalidWrite), "invalid_write");
   EXPECT_STREQ(error_kind_name(ErrorKind::kWriteOutsideBlock), "write_outside_block");
-  EXPECT_EQ(error_kind_name(static_cast<ErrorKind>(8)), nullptr);
+  EXPECT_STREQ(error_kind_name(ErrorKind::kWriteAfterFree), "write_after_free");
+  EXPECT_EQ(error_kind_name(static_cast<ErrorKind>(9)), nullptr);
+  EXPECT_FALSE(is_heap_error(ErrorKind::kDoubleFree));
+  EXPECT_TRUE(is_heap_error(ErrorKind::kWriteAfterFree));
+  EXPECT_TRUE(error_has_own_stack(ErrorKind::kInvalidWrite, 1));
+  EXPECT_FALSE(error_has_own_stack(ErrorKind::kWriteOutsideBlock, 1));
+  EXPECT_TRUE(error_has_own_stack(ErrorKind::kWriteOutsideBlock, 0));
+  EXPECT_FALSE(error_has_own_stack(ErrorKind::kWriteAfterFree, 0));
   EXPECT_STREQ(error_where_name(ErrorWhere::kGlobal), "global");
   EXPECT_EQ(error_where_name(static_cast<ErrorWhere>(4)), nullptr);
   EXPECT_STREQ(alloc_call_name(AllocCall::kNewArray), "new[]");

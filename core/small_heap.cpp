@@ -585,6 +585,21 @@ bool SmallHeap::try_find_containing(uintptr_t ptr, AllocRecord* out) const {
   return true;
 }
 
+uintptr_t SmallHeap::allocated_chunk_containing(uintptr_t ptr, size_t* size) const {
+  unsigned tag = class_tag(ptr);
+  if (tag == 0) return 0;
+  size_t c = tag - 1;
+  uintptr_t base = segment_base(ptr);
+  uintptr_t offset = ptr - base - kClasses.chunk_offset[c];
+  if (offset >= kClasses.chunk_bytes[c]) return 0;
+  auto i = static_cast<uint32_t>(offset / kClasses.size[c]);
+  const Segment* segment = reinterpret_cast<const Segment*>(base);
+  if (i >= segment->carved.load(std::memory_order_acquire)) return 0;
+  if ((segment->meta(i).info.load(std::memory_order_acquire) & kAllocatedBit) == 0) return 0;
+  *size = kClasses.size[c];
+  return base + kClasses.chunk_offset[c] + uintptr_t{i} * kClasses.size[c];
+}
+
 AllocTotals SmallHeap::totals() {
   AllocTotals totals;
   SpinLockGuard guard(registry_lock_);

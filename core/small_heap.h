@@ -312,6 +312,10 @@ class SmallHeap {
   bool try_mark_ignored(uintptr_t ptr);
   // The recorded block whose bytes contain `ptr` (its start included).
   bool try_find_containing(uintptr_t ptr, AllocRecord* /*out*/ out) const;
+  // The allocated chunk whose bytes contain `ptr` (its start included), recorded or not, with
+  // its size in *size; 0 if there is none (--check-heap=full's blocks lie inside chunks:
+  // core/redzone.h).
+  uintptr_t allocated_chunk_containing(uintptr_t ptr, size_t* /*out*/ size) const;
 
   // Calls fn(const AllocRecord&) for every recorded chunk, segment by segment. Not a
   // snapshot while threads run (a chunk being recorded or erased may be missed).

@@ -106,6 +106,8 @@ void write_errors(JsonText& j, const std::vector<ErrorReport>& errors) {
       j.member("block_freed", error.detail);
     } else if (error.kind == ErrorKind::kWriteOutsideBlock) {
       j.member("found_at", error.detail ? "exit" : "free");
+    } else if (error.kind == ErrorKind::kWriteAfterFree) {
+      j.member("found_at", error.detail ? "exit" : "quarantine");
     }
     write_stack(j.key("stack"), error.stack);
     write_stack(j.key("alloc_stack"), error.alloc_stack);

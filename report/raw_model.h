@@ -57,7 +57,8 @@ struct ErrorFacts {
   bool alloc_aligned = false;  // the block came from an aligned operator new
   bool free_aligned = false;   // the bad call was an aligned operator delete
   // invalid_read/invalid_write: the block had been freed; write_outside_block: found at
-  // exit (else at the block's free).
+  // exit (else at the block's free); write_after_free: found at exit (else when the block
+  // left the quarantine).
   bool detail = false;
   uint64_t occurrences = 0;  // how many times it happened at this stack
   uint64_t address = 0;      // the pointer passed, or the address accessed (first occurrence)

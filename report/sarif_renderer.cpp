@@ -28,7 +28,7 @@ struct Rule {
 };
 
 // One per leak kind (LeakKind order), then misuse errors (ErrorKind order), then descriptors.
-constexpr std::array<Rule, 13> kRules = {{
+constexpr std::array<Rule, 14> kRules = {{
     {"definite-leak", "DefinitelyLostMemory", "error", "Memory definitely lost.",
      "Heap blocks still allocated at exit that no pointer anywhere in the program's memory "
      "reaches: the program can never free them.",
@@ -84,6 +84,11 @@ constexpr std::array<Rule, 13> kRules = {{
      "caught, found when the block was freed or at exit (--check-heap).",
      "Keep writes within the block's size. The location is where it was found (the free); the "
      "allocation stack shows which block it was."},
+    {"write-after-free", "WriteAfterFree", "error", "A freed heap block written to.",
+     "Bytes of a heap block changed after it was freed: a use after free that wrote, found "
+     "when the block left the quarantine of freed blocks or at exit (--check-heap=full).",
+     "Stop using a block once it is freed (clear the pointers to it). The location is where "
+     "the block was freed; the allocation stack shows which block it was."},
     {"descriptor-left-open", "DescriptorLeftOpen", "warning", "File descriptor left open.",
      "A descriptor (file, socket, pipe, ...) the program opened and never closed before it "
      "exited.",
@@ -92,8 +97,8 @@ constexpr std::array<Rule, 13> kRules = {{
 }};
 
 constexpr size_t kFirstErrorRule = 5;  // ErrorKind::kDoubleFree
-constexpr size_t kDescriptorRule = 12;
-static_assert(kFirstErrorRule + static_cast<size_t>(ErrorKind::kWriteOutsideBlock) -
+constexpr size_t kDescriptorRule = 13;
+static_assert(kFirstErrorRule + static_cast<size_t>(ErrorKind::kWriteAfterFree) -
                       static_cast<size_t>(ErrorKind::kDoubleFree) + 1 ==
                   kDescriptorRule,
               "one rule per error kind, in ErrorKind order, before the descriptors'");
@@ -367,17 +372,17 @@ void write_errors(const SarifWriter& writer, const ProcessReport& p, JsonText& j
     std::string message = error_description(error) + site_phrase(writer, error.stack);
     if (error.occurrences > 1) message += ", " + with_commas(error.occurrences) + " times";
     std::vector<std::pair<const char*, const std::vector<Frame>*>> more;
-    bool heap_error = error.kind == ErrorKind::kInvalidRead ||
-                      error.kind == ErrorKind::kInvalidWrite ||
-                      error.kind == ErrorKind::kWriteOutsideBlock;
-    if (!error.free_stack.empty()) {
+    bool heap_error = core::is_heap_error(error.kind);
+    // A write after free's own location is its free.
+    if (!error.free_stack.empty() && error.kind != ErrorKind::kWriteAfterFree) {
       more.emplace_back(heap_error ? "Freed at" : "First freed at", &error.free_stack);
     }
     if (!error.alloc_stack.empty()) more.emplace_back("Allocated at", &error.alloc_stack);
-    const char* stack_name = heap_error ? (error.kind == ErrorKind::kWriteOutsideBlock
-                                               ? (error.detail ? "Allocated at" : "Found at")
-                                               : "Access")
-                                        : "Bad call";
+    const char* stack_name = !heap_error                                ? "Bad call"
+                             : error.kind == ErrorKind::kWriteAfterFree ? "Freed at"
+                             : error.kind == ErrorKind::kWriteOutsideBlock
+                                 ? (error.detail ? "Allocated at" : "Found at")
+                                 : "Access";
     writer.write_result(j, error_rule(error.kind), message, error.stack, stack_name, 0, more, [&] {
       j.member("pid", p.pid);
       j.member("kind", core::error_kind_name(error.kind));

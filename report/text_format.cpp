@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/fd_names.h"
+#include "core/result_names.h"
 #include "core/signal_names.h"
 
 namespace memtrack::report {
@@ -134,16 +135,10 @@ std::string block_size_suffix(const ErrorReport& error) {
 }  // namespace
 
 std::string block_relation(const ErrorFacts& error) {
-  uint64_t end = error.block_start + error.block_size;
-  std::string where;
-  if (error.address >= end) {
-    where = fmt::format("{} after", count_of(error.address - end, "byte", "bytes"));
-  } else if (error.address < error.block_start) {
-    where = fmt::format("{} before", count_of(error.block_start - error.address, "byte", "bytes"));
-  } else {
-    where = fmt::format("{} inside", count_of(error.address - error.block_start, "byte", "bytes"));
-  }
-  return fmt::format("{} a block of {}", where, count_of(error.block_size, "byte", "bytes"));
+  core::BlockRelation relation =
+      core::block_relation(error.address, error.block_start, error.block_size);
+  return fmt::format("{} {} a block of {}", count_of(relation.distance, "byte", "bytes"),
+                     relation.where, count_of(error.block_size, "byte", "bytes"));
 }
 
 std::string error_description(const ErrorReport& error) {
@@ -161,6 +156,10 @@ std::string error_description(const ErrorReport& error) {
       return fmt::format("Bytes beside a block overwritten: {} is {}, found {}", hex(error.address),
                          block_relation(error),
                          error.detail ? "at exit" : "when the block was freed");
+    case ErrorKind::kWriteAfterFree:
+      return fmt::format("Write to a freed block: {} is {}, found {}", hex(error.address),
+                         block_relation(error),
+                         error.detail ? "at exit" : "when the block left the quarantine");
     case ErrorKind::kDoubleFree:
       return fmt::format("Double free of {}{}", hex(error.address), block_size_suffix(error));
     case ErrorKind::kInvalidFree:

@@ -240,6 +240,7 @@ std::string valgrind_error_what(ErrorKind kind) {
       return "Invalid read";
     case ErrorKind::kInvalidWrite:
     case ErrorKind::kWriteOutsideBlock:
+    case ErrorKind::kWriteAfterFree:
       return "Invalid write";
     case ErrorKind::kDoubleFree:
     case ErrorKind::kInvalidFree:
@@ -256,15 +257,16 @@ void write_error(const ErrorReport& error, bool valgrind_wording, LineWriter& li
   if (error.occurrences > 1) {
     title += fmt::format(", {} times", with_commas(error.occurrences));
   }
-  bool found_at_exit = error.kind == ErrorKind::kWriteOutsideBlock && error.detail;
+  // Found later: no stack of its own (the one stored is the allocation's or the free's,
+  // shown below).
+  bool own_stack = core::error_has_own_stack(error.kind, error.detail);
   if (valgrind_wording) {
     lines.line(valgrind_error_what(error.kind), kBoldRed);
-    lines.line(" (" + title + ")" + (found_at_exit ? "" : ", at:"));
+    lines.line(" (" + title + ")" + (own_stack ? ", at:" : ""));
   } else {
-    lines.line(title + (found_at_exit ? "" : ":"), kBoldRed);
+    lines.line(title + (own_stack ? ":" : ""), kBoldRed);
   }
-  // Found at exit: no stack of its own (the one stored is the allocation's, shown below).
-  if (!found_at_exit) write_stack(error.stack, lines);
+  if (own_stack) write_stack(error.stack, lines);
   if (!error.free_stack.empty()) {
     lines.line(" the block was freed at:");
     write_stack(error.free_stack, lines);

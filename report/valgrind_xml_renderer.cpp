@@ -161,29 +161,36 @@ void write_heap_error(XmlWriter& xml, const ErrorReport& error, std::vector<Coun
   bool read = error.kind == ErrorKind::kInvalidRead;
   counts.push_back({xml.open_error(read ? "InvalidRead" : "InvalidWrite"),
                     std::max<uint64_t>(error.occurrences, 1)});
-  bool found_later = error.kind == ErrorKind::kWriteOutsideBlock;
+  bool found_later =
+      error.kind == ErrorKind::kWriteOutsideBlock || error.kind == ErrorKind::kWriteAfterFree;
+  const char* when = error.detail ? "at exit"
+                     : error.kind == ErrorKind::kWriteOutsideBlock
+                         ? "when the block was freed"
+                         : "when the freed block left the quarantine";
   xml.element("  ", "what",
-              found_later
-                  ? "Invalid write (found " +
-                        std::string(error.detail ? "at exit" : "when the block was freed") + ")"
-                  : std::string(read ? "Invalid read" : "Invalid write"));
-  xml.stack(error.stack);
+              found_later ? "Invalid write (found " + std::string(when) + ")"
+                          : std::string(read ? "Invalid read" : "Invalid write"));
+  // A write after free has no stack of its own: the free's stands first, as memcheck's
+  // error's first stack is where it happened.
+  xml.stack(error.kind == ErrorKind::kWriteAfterFree ? error.free_stack : error.stack);
   std::string address = "Address " + hex(error.address);
   if (error.block_start == 0) {
     xml.element("  ", "auxwhat", address + " is not stack'd, malloc'd or (recently) free'd");
   } else {
-    bool freed = !found_later && error.detail;
+    bool freed = (!found_later && error.detail) || error.kind == ErrorKind::kWriteAfterFree;
     // memcheck's words: "is 0 bytes after a block of size 10 alloc'd".
-    uint64_t end = error.block_start + error.block_size;
-    std::string relation =
-        error.address >= end ? std::to_string(error.address - end) + " bytes after"
-        : error.address < error.block_start
-            ? std::to_string(error.block_start - error.address) + " bytes before"
-            : std::to_string(error.address - error.block_start) + " bytes inside";
+    core::BlockRelation relation =
+        core::block_relation(error.address, error.block_start, error.block_size);
     xml.element("  ", "auxwhat",
-                address + " is " + relation + " a block of size " + with_commas(error.block_size) +
+                address + " is " + std::to_string(relation.distance) + " bytes " + relation.where +
+                    " a block of size " + with_commas(error.block_size) +
                     (freed ? " free'd" : " alloc'd"));
-    if (freed) {
+    if (error.kind == ErrorKind::kWriteAfterFree) {
+      if (!error.alloc_stack.empty()) {
+        xml.element("  ", "auxwhat", "Block was alloc'd at");
+        xml.stack(error.alloc_stack);
+      }
+    } else if (freed) {
       if (!error.free_stack.empty()) xml.stack(error.free_stack);
       if (!error.alloc_stack.empty()) {
         xml.element("  ", "auxwhat", "Block was alloc'd at");
@@ -197,8 +204,7 @@ void write_heap_error(XmlWriter& xml, const ErrorReport& error, std::vector<Coun
 }
 
 void write_misuse(XmlWriter& xml, const ErrorReport& error, std::vector<Counted>& counts) {
-  if (error.kind == ErrorKind::kInvalidRead || error.kind == ErrorKind::kInvalidWrite ||
-      error.kind == ErrorKind::kWriteOutsideBlock) {
+  if (core::is_heap_error(error.kind)) {
     write_heap_error(xml, error, counts);
     return;
   }

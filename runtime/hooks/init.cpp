@@ -175,11 +175,13 @@ void fork_prepare() {
   custom_blocks_lock_all();
   misuse_lock_all();
   g_guard_pool.lock();
+  g_quarantine.lock();
   loader_walk_fork_prepare();  // last: a walk holds no runtime lock, a report may walk
 }
 
 void fork_parent() {
   loader_walk_fork_parent();
+  g_quarantine.unlock();
   g_guard_pool.unlock();
   misuse_unlock_all();
   custom_blocks_unlock_all();
@@ -199,6 +201,7 @@ void fork_child() {
   }
   loader_walk_fork_child();
   g_guard_pool.reset_after_fork();
+  g_quarantine.reset_after_fork();
   misuse_reset_after_fork();
   root_regions_reset_after_fork();
   custom_blocks_reset_after_fork();

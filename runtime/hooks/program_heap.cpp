@@ -63,6 +63,8 @@ void* try_heap_allocate(size_t size, size_t alignment) {
   if (__builtin_expect(g_heap_check.interval != 0, 0)) {
     if (void* guarded = try_guarded_allocate(size, alignment)) return guarded;
   }
+  // Every chunk of the heap then holds a block with redzones: none is handed out without.
+  if (__builtin_expect(g_heap_check.full, 0)) return try_redzoned_allocate(size, alignment);
   if (!heap().enabled()) return nullptr;
   RuntimeScope scope;
   // errno stays as it was (try_allocate): if the heap cannot serve, glibc serves the call
@@ -81,6 +83,10 @@ void free_block(void* ptr) {
   }
   if (!heap().owns(ptr)) {
     g_real.free(ptr);
+    return;
+  }
+  if (g_heap_check.full) {
+    free_redzoned(ptr);
     return;
   }
   if (in_runtime()) {
@@ -103,10 +109,11 @@ void free_reallocated(void* ptr, uintptr_t caller) {
   }
 }
 
-// realloc of a block of the guard pool: always a new block (the pool's pages fit one block
-// each), so a stale pointer to the old one faults.
-void* reallocate_guarded(void* ptr, size_t size, uintptr_t caller) {
-  if (g_guard_pool.live_block(reinterpret_cast<uintptr_t>(ptr)) == nullptr) {
+// realloc of a checked block (`live`: it is one, of `usable` bytes): always a new block, as
+// memcheck's, so a stale pointer to the old one faults (a guard page's: the pool's pages fit
+// one block each) or writes into a quarantined block (redzones).
+void* reallocate_checked(void* ptr, size_t size, uintptr_t caller, bool live, size_t usable) {
+  if (!live) {
     errno = ENOMEM;  // not a live block (the misuse check let it through): nothing to copy
     return nullptr;
   }
@@ -114,7 +121,6 @@ void* reallocate_guarded(void* ptr, size_t size, uintptr_t caller) {
     free_reallocated(ptr, caller);
     return nullptr;
   }
-  size_t usable = guarded_usable_size(ptr);
   void* fresh = try_heap_allocate(size, 0);
   if (fresh == nullptr) fresh = g_real.malloc(size);
   if (fresh == nullptr) return nullptr;
@@ -126,8 +132,16 @@ void* reallocate_guarded(void* ptr, size_t size, uintptr_t caller) {
 }  // namespace
 
 void* reallocate_block(void* ptr, size_t size, uintptr_t caller) {
-  if (guarded_owns(ptr)) return reallocate_guarded(ptr, size, caller);
+  if (guarded_owns(ptr)) {
+    bool live = g_guard_pool.live_block(reinterpret_cast<uintptr_t>(ptr)) != nullptr;
+    return reallocate_checked(ptr, size, caller, live, guarded_usable_size(ptr));
+  }
   if (!heap().owns(ptr)) return g_real.realloc(ptr, size);
+  if (g_heap_check.full) {
+    size_t usable = 0;
+    bool live = redzoned_block_size(ptr, &usable);
+    return reallocate_checked(ptr, size, caller, live, usable);
+  }
   size_t usable = heap().usable_size(ptr);
   if (usable == 0) {  // not an allocated chunk: nothing to copy from
     errno = ENOMEM;
@@ -152,6 +166,7 @@ void* reallocate_block(void* ptr, size_t size, uintptr_t caller) {
 
 size_t block_usable_size(void* ptr) {
   if (guarded_owns(ptr)) return guarded_usable_size(ptr);
+  if (g_heap_check.full && heap().owns(ptr)) return redzoned_usable_size(ptr);
   return heap().owns(ptr) ? heap().usable_size(ptr) : g_real.malloc_usable_size(ptr);
 }
 

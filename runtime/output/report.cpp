@@ -118,7 +118,7 @@ bool build_leak_report(LeakReport& report, uintptr_t stack_top) {
 long produce_report(const char* how, int status, bool have_status, bool final,
                     uintptr_t stack_top) {
   if (silenced()) return 0;
-  if (final) check_guarded_blocks();  // their errors belong in the exit's report
+  if (final) check_heap_at_exit();  // their errors belong in the exit's report
   LeakReport report;
   uintptr_t exit_frame = final ? exit_stack(core::sys::current_tid()) : 0;
   if (exit_frame > stack_top) stack_top = exit_frame;

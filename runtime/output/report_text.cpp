@@ -206,6 +206,9 @@ const char* error_title(const ErrorEntry& e) {
     case core::result::ErrorKind::kWriteOutsideBlock:
       return e.detail != 0 ? "bytes beside a block overwritten (found at exit)"
                            : "bytes beside a block overwritten (found at its free)";
+    case core::result::ErrorKind::kWriteAfterFree:
+      return e.detail != 0 ? "a freed block written to (found at exit)"
+                           : "a freed block written to (found when it left the quarantine)";
     case core::result::ErrorKind::kInvalidFree:
       break;
   }
@@ -252,14 +255,9 @@ void write_crash(core::FdWriter& out) {
 void write_block_relation(core::FdWriter& out, const ErrorEntry& e) {
   core::FixedText<256> line;
   line_start(line);
+  core::BlockRelation relation = core::block_relation(e.address, e.block_start, e.block_size);
   line.str("  address ").hex(e.address).str(" is ");
-  if (e.address >= e.block_start + e.block_size) {
-    line.grouped(e.address - e.block_start - e.block_size).str(" bytes after");
-  } else if (e.address < e.block_start) {
-    line.grouped(e.block_start - e.address).str(" bytes before");
-  } else {
-    line.grouped(e.address - e.block_start).str(" bytes inside");
-  }
+  line.grouped(relation.distance).str(" bytes ").str(relation.where);
   line.str(" a block of ").grouped(e.block_size).str(" bytes");
   emit(out, line);
 }
@@ -277,15 +275,11 @@ size_t write_errors(core::FdWriter& out) {
     if (e.block_size > 0) line.str(" (block of ").grouped(e.block_size).str(" bytes)");
     line.str(", ").grouped(e.occurrences).chr(' ').plural(e.occurrences, "time").str(", at:");
     emit(out, line);
-    bool heap_error = e.kind == core::result::ErrorKind::kInvalidRead ||
-                      e.kind == core::result::ErrorKind::kInvalidWrite ||
-                      e.kind == core::result::ErrorKind::kWriteOutsideBlock;
+    bool heap_error = core::is_heap_error(e.kind);
     if (heap_error && e.block_size > 0) {
       write_block_relation(out, e);
     }
-    if (!(e.kind == core::result::ErrorKind::kWriteOutsideBlock && e.detail != 0)) {
-      write_frames(out, g_stacks.get(e.bad_stack));
-    }
+    if (core::error_has_own_stack(e.kind, e.detail)) write_frames(out, g_stacks.get(e.bad_stack));
     write_stack_part(out, heap_error ? "freed at:" : "first freed at:", e.free_stack);
     write_stack_part(out, "allocated at:", e.alloc_stack);
   }

@@ -1,5 +1,6 @@
 // The heap check's state that the recording path reads (heap_check.h): its options, the pool,
-// and whether the calling thread's next allocation goes on a guard page. Apart from
+// whether the calling thread's next allocation goes on a guard page, and which blocks have
+// redzones (check_heap=full). Apart from
 // heap_check.h so that record.h and record.cpp can use it without depending on the misuse
 // store heap_check.cpp reports to. Defined in heap_check.cpp. Runtime-safe: no malloc, no call.
 #pragma once
@@ -7,15 +8,19 @@
 #include <cstdint>
 
 #include "core/guard_pool.h"
+#include "core/redzone.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 
 namespace memtrack::rt {
 
 struct HeapCheck {
-  uint64_t interval = 0;  // check_heap_sample; 0 = off
+  uint64_t interval = 0;  // check_heap=sample:N; 0 = off
   uint64_t seed = 0;      // of the threads' countdowns (the sampled mode's seed when it has one)
   bool continue_after = false;
+  // check_heap=full: every chunk of memtrack's heap holds a block with redzones (redzone.h);
+  // larger blocks, from the real allocator, have none.
+  bool full = false;
 };
 extern HeapCheck g_heap_check;
 extern core::GuardPool g_guard_pool;
@@ -28,6 +33,19 @@ inline bool guarded_owns(const void* ptr) {
 // block of the pool, whose stack is known only once it is recorded).
 inline void note_guarded_stack(uintptr_t ptr, uint32_t stack_id) {
   g_guard_pool.set_alloc_stack(ptr, stack_id);
+}
+
+inline bool redzoned_owns(const void* ptr) {
+  return g_heap_check.full && g_allocs.heap().owns(ptr);
+}
+// The block's allocation stack, kept in its chunk's header for the reports of its edges and
+// of a write after its free (record_allocation calls this as note_guarded_stack).
+inline void note_redzoned_stack(uintptr_t ptr, uint32_t stack_id) {
+  size_t chunk_size = 0;
+  uintptr_t chunk = g_allocs.heap().allocated_chunk_containing(ptr, &chunk_size);
+  if (chunk != 0 && core::redzone::fits(chunk, chunk_size, ptr)) {
+    core::redzone::header(chunk)->alloc_stack = stack_id;
+  }
 }
 
 // Whether the calling thread's next allocation goes on a guard page: its countdown, in

@@ -1,14 +1,17 @@
-// The heap check's guard pages in the runtime (heap_check.h). Calls libc (mprotect through
-// sys_linux, the unwinder) but never malloc.
+// The heap check's guard pages and redzones in the runtime (heap_check.h). Calls libc
+// (mprotect through sys_linux, the unwinder) but never malloc.
 #include "runtime/record/heap_check.h"
 
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
 
+#include "core/heap_check_mode.h"
+#include "core/redzone.h"
 #include "core/result_records.h"
 #include "core/sampling.h"
 #include "core/sys_linux.h"
+#include "core/text_buffer.h"
 #include "runtime/diag.h"
 #include "runtime/leakcheck/guarded_read.h"
 #include "runtime/machine_context.h"
@@ -20,6 +23,7 @@ namespace memtrack::rt {
 
 HeapCheck g_heap_check;
 core::GuardPool g_guard_pool;
+core::Quarantine g_quarantine;
 
 namespace {
 
@@ -75,29 +79,87 @@ __attribute__((noinline)) bool read_changed_byte(const Slot& s, uintptr_t* chang
 
 }  // namespace
 
-void init_heap_check() {
-  if (g_flags.check_heap_sample <= 0) return;
-  if (kAttachRuntime) {
-    // Blocks of the pool must not outlive the detach: the program's own free would get them.
-    diag("warning: check_heap_sample is not available in an attached process; ignored");
-    return;
-  }
+namespace {
+
+// The blocks check_heap=full gave no redzones (too large for memtrack's heap, or it could not
+// serve), for the line at exit.
+std::atomic<uint64_t> g_unchecked_blocks{0};
+std::atomic<uint64_t> g_unchecked_bytes{0};
+
+// At most this many blocks wait in the quarantine, whatever their bytes (24 bytes of address
+// space each, touched as the ring fills).
+constexpr size_t kQuarantineCapacity = size_t{1} << 20;
+
+uint64_t heap_check_seed() {
   uint64_t seed = static_cast<uint64_t>(g_flags.sample_seed);
-  if (seed == 0) {
-    uint64_t state = core::sys::monotonic_ns() ^
-                     (uint64_t{static_cast<uint32_t>(core::sys::current_pid())} << 32);
-    seed = core::split_mix64(state) | 1;
-  }
+  if (seed != 0) return seed;
+  uint64_t state =
+      core::sys::monotonic_ns() ^ (uint64_t{static_cast<uint32_t>(core::sys::current_pid())} << 32);
+  return core::split_mix64(state) | 1;
+}
+
+void init_guard_pages(uint32_t interval) {
+  uint64_t seed = heap_check_seed();
   if (!g_guard_pool.init(static_cast<size_t>(g_flags.check_heap_slots), core::sys::page_size(),
                          side_from(g_flags.check_heap_side), seed)) {
     diag(
-        "warning: check_heap_sample: the guard pool could not be mapped (address space or "
+        "warning: check_heap=sample: the guard pool could not be mapped (address space or "
         "memory); heap memory errors are not checked");
     return;
   }
   g_heap_check.seed = seed;
   g_heap_check.continue_after = g_flags.check_heap_continue;
-  g_heap_check.interval = static_cast<uint64_t>(g_flags.check_heap_sample);
+  g_heap_check.interval = interval;
+}
+
+void init_redzones() {
+  if (g_flags.sample_bytes != 0) {
+    diag(
+        "warning: check_heap=full needs the full mode (sample_bytes=0): the sampled mode's "
+        "blocks have no room for redzones; heap memory errors are not checked "
+        "(check_heap=sample works with it)");
+    return;
+  }
+  if (!g_allocs.heap().enabled()) {
+    diag(
+        "warning: check_heap=full: memtrack's heap is off (glibc_malloc, or an address-space "
+        "limit such as ulimit -v); heap memory errors are not checked");
+    return;
+  }
+  if (!g_quarantine.init(kQuarantineCapacity, static_cast<size_t>(g_flags.check_heap_quarantine_mb)
+                                                  << 20)) {
+    diag(
+        "warning: check_heap=full: the quarantine could not be mapped (address space); heap "
+        "memory errors are not checked");
+    return;
+  }
+  g_allocs.keep_records_in_table();
+  g_heap_check.full = true;
+}
+
+}  // namespace
+
+void init_heap_check() {
+  core::HeapCheckMode mode;
+  const char* error = nullptr;
+  if (!core::parse_heap_check_mode(g_flags.check_heap, &mode, &error)) {
+    core::FixedText<192> line;
+    line.str("warning: check_heap ").str(error).str("; heap memory errors are not checked");
+    diag(line.data());
+    return;
+  }
+  if (mode.kind == core::HeapCheckMode::Kind::kOff) return;
+  if (kAttachRuntime) {
+    // Blocks of the pool or with redzones must not outlive the detach: the program's own free
+    // would get them.
+    diag("warning: check_heap is not available in an attached process; ignored");
+    return;
+  }
+  if (mode.kind == core::HeapCheckMode::Kind::kSample) {
+    init_guard_pages(mode.interval);
+  } else {
+    init_redzones();
+  }
 }
 
 void* try_guarded_allocate(size_t size, size_t alignment) {
@@ -173,6 +235,189 @@ GuardFault report_guard_fault(const void* info_ptr, const void* context) {
   return GuardFault::kReported;
 }
 
+// check_heap=full.
+
+namespace {
+
+core::SmallHeap& heap() {
+  return g_allocs.heap();
+}
+
+void count_unchecked(size_t size) {
+  g_unchecked_blocks.fetch_add(1, std::memory_order_relaxed);
+  g_unchecked_bytes.fetch_add(size, std::memory_order_relaxed);
+}
+
+// A block with redzones: its chunk, or false if `ptr` is none (not inside an allocated chunk).
+struct Redzoned {
+  uintptr_t ptr = 0;
+  uintptr_t chunk = 0;
+  size_t chunk_size = 0;
+  bool header_whole = false;  // its header's size fits (an underflow may have overwritten it)
+};
+bool find_redzoned(const void* p, Redzoned* out) {
+  out->ptr = reinterpret_cast<uintptr_t>(p);
+  out->chunk = heap().allocated_chunk_containing(out->ptr, &out->chunk_size);
+  if (out->chunk == 0) return false;
+  out->header_whole = core::redzone::fits(out->chunk, out->chunk_size, out->ptr);
+  return true;
+}
+
+ErrorEntry redzone_error(const Redzoned& b, ErrorKind kind, uintptr_t address, uint32_t bad_stack,
+                         uint8_t detail) {
+  const core::redzone::Header& h = *core::redzone::header(b.chunk);
+  ErrorEntry e{};
+  e.kind = kind;
+  e.where = core::result::ErrorWhere::kHeap;
+  e.alloc_call = core::result::AllocCall::kNone;
+  e.occurrences = 1;
+  e.bad_stack = bad_stack;
+  e.alloc_stack = h.alloc_stack;
+  e.free_stack = kind == ErrorKind::kWriteAfterFree ? h.free_stack : 0;
+  e.address = address;
+  e.block_start = b.ptr;
+  e.block_size = b.header_whole ? h.size : 0;
+  e.detail = detail;
+  return e;
+}
+
+// The edges of a block, at its free (detail 0) or at exit (1). A header an underflow overwrote
+// is itself the changed byte nearest the block that can still be named.
+void check_edges(const Redzoned& b, uint32_t bad_stack, uint8_t detail) {
+  uintptr_t changed =
+      b.header_whole ? core::redzone::first_changed_edge(b.chunk, b.chunk_size, b.ptr) : b.chunk;
+  if (changed == 0 || bad_stack == 0) return;
+  record_heap_error(redzone_error(b, ErrorKind::kWriteOutsideBlock, changed, bad_stack, detail));
+}
+
+// A block leaving the quarantine (or checked there at exit, detail 1): bytes that lost the
+// freed pattern were written after the free.
+void check_freed(const core::Quarantine::Entry& q, uint8_t detail) {
+  Redzoned b{q.ptr, q.chunk, q.bytes, core::redzone::fits(q.chunk, q.bytes, q.ptr)};
+  if (!b.header_whole) return;  // overwritten since: its size and stacks are lost
+  const core::redzone::Header& h = *core::redzone::header(q.chunk);
+  uintptr_t changed = core::redzone::first_changed_freed(q.ptr, h.size);
+  if (changed == 0 || h.free_stack == 0) return;
+  record_heap_error(redzone_error(b, ErrorKind::kWriteAfterFree, changed, h.free_stack, detail));
+}
+
+void give_back(uintptr_t chunk, bool nested) {
+  // Nested: a signal handler that interrupted this thread's heap calls (free_block).
+  if (nested) {
+    heap().try_deallocate_remote(reinterpret_cast<void*>(chunk));
+  } else {
+    heap().try_deallocate(reinterpret_cast<void*>(chunk), thread_heap());
+  }
+}
+
+}  // namespace
+
+void* try_redzoned_allocate(size_t size, size_t alignment) {
+  size_t bytes = core::redzone::chunk_bytes(size, alignment);
+  void* chunk = nullptr;
+  if (bytes != 0 && bytes <= core::SmallHeap::kMaxSize &&
+      alignment <= core::SmallHeap::kMaxAlignment && heap().enabled()) {
+    RuntimeScope scope;
+    chunk = heap().try_allocate(bytes, alignment, thread_heap());
+  }
+  if (chunk == nullptr) {
+    count_unchecked(size);
+    return nullptr;
+  }
+  auto c = reinterpret_cast<uintptr_t>(chunk);
+  return reinterpret_cast<void*>(
+      core::redzone::place(c, heap().usable_size(chunk), size, alignment));
+}
+
+void free_redzoned(void* ptr) {
+  int saved_errno = core::sys::get_errno();
+  bool nested = in_runtime();
+  // The free's stack: where a write after it, found later, is reported.
+  uint32_t stack = nested ? 0 : current_stack();
+  RuntimeScope scope;
+  Redzoned b;
+  if (!find_redzoned(ptr, &b)) {
+    core::sys::set_errno(saved_errno);
+    return;  // no block of the heap (release_block let it through): nothing to free
+  }
+  core::redzone::Header& h = *core::redzone::header(b.chunk);
+  check_edges(b, stack != 0 ? stack : h.alloc_stack, 0);
+  if (!b.header_whole || stack == 0) {
+    give_back(b.chunk, nested);  // no size to fill, or no stack to report a write after free with
+    core::sys::set_errno(saved_errno);
+    return;
+  }
+  h.free_stack = stack;
+  core::redzone::fill_freed(b.ptr, h.size);
+  core::Quarantine::Entry entry{b.ptr, b.chunk, b.chunk_size};
+  core::Quarantine::Entry oldest;
+  while (g_quarantine.pop_if_over(&oldest)) {
+    check_freed(oldest, 0);
+    give_back(oldest.chunk, nested);
+  }
+  if (!g_quarantine.push(entry)) {
+    check_freed(entry, 0);
+    give_back(entry.chunk, nested);
+  }
+  core::sys::set_errno(saved_errno);
+}
+
+bool redzoned_block_size(const void* ptr, size_t* size) {
+  Redzoned b;
+  if (!find_redzoned(ptr, &b) || !b.header_whole) return false;
+  *size = core::redzone::header(b.chunk)->size;
+  return true;
+}
+
+size_t redzoned_usable_size(const void* ptr) {
+  size_t size = 0;
+  return redzoned_block_size(ptr, &size) ? size : 0;
+}
+
+namespace {
+
+void check_redzoned_blocks() {
+  // Live blocks: their records are in the table (keep_records_in_table). Checked after the
+  // walk, which holds a shard lock that record_heap_error must not wait under.
+  constexpr size_t kBatch = 64;
+  ErrorEntry found[kBatch];
+  size_t count = 0;
+  g_allocs.table().for_each([&](const core::AllocRecord& rec) {
+    Redzoned b;
+    if (count == kBatch || !heap().owns(reinterpret_cast<const void*>(rec.ptr)) ||
+        !find_redzoned(reinterpret_cast<const void*>(rec.ptr), &b)) {
+      return;
+    }
+    const core::redzone::Header& h = *core::redzone::header(b.chunk);
+    uintptr_t changed =
+        b.header_whole ? core::redzone::first_changed_edge(b.chunk, b.chunk_size, b.ptr) : b.chunk;
+    if (changed != 0 && h.alloc_stack != 0) {
+      found[count++] = redzone_error(b, ErrorKind::kWriteOutsideBlock, changed, h.alloc_stack, 1);
+    }
+  });
+  for (size_t i = 0; i < count; ++i) record_heap_error(found[i]);
+  // Quarantined blocks: each once, then given back (the program is ending).
+  core::Quarantine::Entry entry;
+  while (g_quarantine.pop(&entry)) {
+    check_freed(entry, 1);
+    heap().try_deallocate_remote(reinterpret_cast<void*>(entry.chunk));
+  }
+  uint64_t unchecked = g_unchecked_blocks.load(std::memory_order_relaxed);
+  if (unchecked != 0) {
+    core::FixedText<256> line;
+    line.str("check_heap=full: ")
+        .grouped(unchecked)
+        .chr(' ')
+        .plural(unchecked, "block")
+        .str(" (")
+        .grouped(g_unchecked_bytes.load(std::memory_order_relaxed))
+        .str(
+            " bytes) had no redzones, being larger than 64 KiB with them or made when "
+            "memtrack's heap could not serve: writes outside or after them are not checked");
+    diag(line.data());
+  }
+}
+
 void check_guarded_blocks() {
   if (g_heap_check.interval == 0) return;
   RuntimeScope scope;
@@ -189,6 +434,16 @@ void check_guarded_blocks() {
     ErrorEntry e = error_about(s, ErrorKind::kWriteOutsideBlock, changed, s.alloc_stack);
     e.detail = 1;  // found at exit: no stack of its own
     record_heap_error(e);
+  }
+}
+
+}  // namespace
+
+void check_heap_at_exit() {
+  if (g_heap_check.interval != 0) check_guarded_blocks();
+  if (g_heap_check.full) {
+    RuntimeScope scope;
+    check_redzoned_blocks();
   }
 }
 

@@ -302,6 +302,8 @@ const char* describe(result::ErrorKind kind) {
       return "invalid write";
     case result::ErrorKind::kWriteOutsideBlock:
       return "write outside a block";
+    case result::ErrorKind::kWriteAfterFree:
+      return "write after free";
   }
   return "misuse";
 }
@@ -381,7 +383,7 @@ result::ErrorWhere locate(uintptr_t ptr) {
 
 bool find_containing(uintptr_t ptr, core::AllocRecord* out) {
   // The heap's chunk follows from the address; the table's blocks are searched.
-  if (g_allocs.heap().owns(reinterpret_cast<const void*>(ptr))) {
+  if (g_allocs.heap_records(ptr)) {
     return g_allocs.heap().try_find_containing(ptr, out);
   }
   bool found = false;
@@ -413,7 +415,7 @@ __attribute__((noinline, cold)) Release judge_unknown(uintptr_t ptr, result::Fre
   bool was_freed = find_freed(ptr, &freed);
   // A free chunk of the heap that had a record: freed before, though the quarantine has no
   // entry (its ring moved on, or the sampled mode's lean free made none: record.h).
-  bool heap_freed = !was_freed && g_allocs.heap().is_freed_chunk(ptr);
+  bool heap_freed = !was_freed && g_allocs.heap_records(ptr) && g_allocs.heap().is_freed_chunk(ptr);
   bool inside = !was_freed && !heap_freed && find_containing(ptr, &block);
   result::ErrorWhere where = result::ErrorWhere::kHeap;
   if (!was_freed && !heap_freed && !inside) {

@@ -85,7 +85,11 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   if (g_flags.alloc_totals && stack_id != core::StackDepot::kInvalidId) {
     count_by_stack(stack_id, size);
   }
-  if (guarded_owns(ptr)) note_guarded_stack(rec.ptr, stack_id);
+  if (guarded_owns(ptr)) {
+    note_guarded_stack(rec.ptr, stack_id);
+  } else if (redzoned_owns(ptr)) {
+    note_redzoned_stack(rec.ptr, stack_id);
+  }
   if (g_allocs.try_insert(rec, thread_heap())) {
     note_live_bytes(static_cast<int64_t>(size));
     if (profiling()) profile_alloc(rec.ptr, size, stack_id);

@@ -39,6 +39,7 @@ import test_diff  # noqa: E402,F401  (each module registers its tests)
 import test_dlopen  # noqa: E402,F401
 import test_edges  # noqa: E402,F401
 import test_heap_errors  # noqa: E402,F401
+import test_heap_errors_full  # noqa: E402,F401
 import test_environment  # noqa: E402,F401
 import test_exec_env  # noqa: E402,F401
 import test_exit_codes  # noqa: E402,F401

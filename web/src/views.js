@@ -186,14 +186,16 @@
   V.errorsView = function (process, sources) {
     if (!process.errors.length) return el('p', {class: 'muted'}, 'No allocator misuse or heap memory errors.');
     // Heap memory errors (--check-heap): the stack is the access's, or the free's that found
-    // the bytes overwritten; found at exit, it is the allocation's, shown once below.
-    const heap = (e) => e.kind === 'invalid_read' || e.kind === 'invalid_write' || e.kind === 'write_outside_block';
+    // the bytes overwritten; found at exit, it is the allocation's, and for a write after free
+    // the block's free: each shown once below.
+    const heap = (e) => ['invalid_read', 'invalid_write', 'write_outside_block', 'write_after_free'].includes(e.kind);
+    const ownStack = (e) => e.kind !== 'write_after_free' && e.found_at !== 'exit';
     const badTitle = (e) => e.kind === 'write_outside_block' ? 'found at the free' :
       heap(e) ? 'accessed at' : e.free_call + ' called at';
     return el('div', {class: 'errors'}, process.errors.map((e) => el('details', {class: 'error', open: true},
       el('summary', null, el('span', {class: 'badge bad'}, e.kind.replace(/_/g, ' ')), ' ', e.description,
          e.occurrences > 1 ? el('span', {class: 'muted'}, ' (' + e.occurrences + ' times)') : null),
-      e.found_at === 'exit' ? null : [el('h4', null, badTitle(e)), V.stackView(e.stack, sources)],
+      ownStack(e) ? [el('h4', null, badTitle(e)), V.stackView(e.stack, sources)] : null,
       e.alloc_stack.length ? [el('h4', null, heap(e) ? 'allocated at' : 'allocated (' + e.alloc_call + ') at'),
                               V.stackView(e.alloc_stack, sources)] : null,
       e.free_stack.length ? [el('h4', null, heap(e) ? 'freed at' : 'first freed at'),

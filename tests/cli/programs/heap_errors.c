@@ -3,10 +3,15 @@
 // underflow_read (one byte before it), overflow_odd (a write one byte past a 10-byte block),
 // uaf_write, uaf_read (byte 20 of a freed 40-byte block), overflow_freed (a write 2 bytes
 // past an 8-byte block, then its free), overflow_kept (the same on a block never freed),
+// uaf_write_recycled (uaf_write, then another block's free), realloc_stale (a write through
+// the pointer realloc was given, after it moved the block), aligned_overflow (a write one
+// byte past a 24-byte block aligned to 64), large_overflow (one byte past 100,000 bytes: no
+// redzone under --check-heap=full), many (20 writes past 20 blocks, 10 of them freed),
 // double_free, free_stack, none (no bug). The block comes from make_block(), the bad access
 // is on the line marked BAD- and the case, the free in free_block(). Prints "<case>: done"
 // at the end (when nothing stopped it). argv[2] (default 1): how many times to do it, each
 // on a new block (for the runs until caught at a sampling rate).
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +59,23 @@ NOT_OPTIMIZED_AWAY void read_freed(char* p) {
 
 NOT_OPTIMIZED_AWAY void write_two_past(char* p, size_t n) {
   p[n + 1] = 1;  // BAD-overflow_freed
+}
+
+NOT_OPTIMIZED_AWAY char* grow_block(char* p, size_t n) {
+  char* q = realloc(p, n);  // REALLOC-block
+  ESCAPE(q);
+  return q;
+}
+
+NOT_OPTIMIZED_AWAY void write_stale(char* p) {
+  p[3] = 1;  // BAD-realloc_stale
+}
+
+NOT_OPTIMIZED_AWAY char* make_aligned_block(size_t alignment, size_t n) {
+  void* p = NULL;
+  if (posix_memalign(&p, alignment, n) != 0) abort();  // ALLOC-aligned
+  ESCAPE(p);
+  return p;
 }
 
 NOT_OPTIMIZED_AWAY void free_again(char* p) {
@@ -107,6 +129,33 @@ int main(int argc, char** argv) {
     } else if (strcmp(what, "overflow_kept") == 0) {
       kept = make_block(8);
       write_two_past(kept, 8);
+    } else if (strcmp(what, "uaf_write_recycled") == 0) {
+      char* p = make_block(40);
+      free_block(p);
+      write_freed(p);
+      free_block(make_block(16));
+    } else if (strcmp(what, "realloc_stale") == 0) {
+      char* p = make_block(16);
+      char* q = grow_block(p, 32);
+      if (q != p) write_stale(p);
+      free_block(q);
+    } else if (strcmp(what, "aligned_overflow") == 0) {
+      char* p = make_aligned_block(64, 24);
+      if ((uintptr_t)p % 64 != 0) abort();
+      write_past(p, 24);
+      free_block(p);
+    } else if (strcmp(what, "large_overflow") == 0) {
+      char* p = make_block(100000);
+      write_past(p, 100000);
+      free_block(p);
+    } else if (strcmp(what, "many") == 0) {
+      char* blocks[20];
+      for (int b = 0; b < 20; ++b) {
+        blocks[b] = make_block(16 + (size_t)b);
+        write_past(blocks[b], 16 + (size_t)b);
+      }
+      for (int b = 0; b < 10; ++b) free_block(blocks[b]);
+      kept = blocks[10];  // the other ten stay live (reachable): found at exit
     } else if (strcmp(what, "double_free") == 0) {
       char* p = make_block(16);
       free_block(p);
