@@ -71,7 +71,8 @@ TEST(Quarantine, ThreadsLoseNoEntry) {
       Quarantine::Entry out;
       for (uintptr_t i = 0; i < 10000; ++i) {
         while (r.q.pop_if_over(&out)) popped.fetch_add(1);
-        if (!r.q.push({(static_cast<uintptr_t>(t) << 32) + i * 16 + 16, 0, 64})) popped.fetch_add(1);
+        if (!r.q.push({(static_cast<uintptr_t>(t) << 32) + i * 16 + 16, 0, 64}))
+          popped.fetch_add(1);
       }
     });
   }

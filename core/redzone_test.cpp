@@ -44,7 +44,7 @@ TEST(Redzone, AnOverflowAndAnUnderflowAreFoundNearestTheBlock) {
   reinterpret_cast<uint8_t*>(p)[-3] = 1;
   reinterpret_cast<uint8_t*>(p)[-9] = 1;
   EXPECT_EQ(first_changed_edge(c.base, c.size, p), p - 3);  // the nearer of the two
-  reinterpret_cast<uint8_t*>(c.base + c.size)[-1] = 1;       // the chunk's last byte
+  reinterpret_cast<uint8_t*>(c.base + c.size)[-1] = 1;      // the chunk's last byte
   EXPECT_EQ(first_changed_edge(c.base, c.size, p), c.base + c.size - 1);
 }
 

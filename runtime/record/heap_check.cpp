@@ -48,18 +48,24 @@ uint32_t current_stack() {
   return g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
 }
 
-ErrorEntry error_about(const Slot& s, ErrorKind kind, uintptr_t address, uint32_t bad_stack) {
+// A heap memory error about the block at [start, start + size), either mode's.
+ErrorEntry heap_error(ErrorKind kind, uintptr_t address, uint32_t bad_stack, uint32_t alloc_stack,
+                      uintptr_t start, size_t size) {
   ErrorEntry e{};
   e.kind = kind;
   e.where = core::result::ErrorWhere::kHeap;
   e.alloc_call = core::result::AllocCall::kNone;
   e.occurrences = 1;
   e.bad_stack = bad_stack;
-  e.alloc_stack = s.alloc_stack;
+  e.alloc_stack = alloc_stack;
   e.address = address;
-  e.block_start = s.start;
-  e.block_size = s.size;
+  e.block_start = start;
+  e.block_size = size;
   return e;
+}
+
+ErrorEntry error_about(const Slot& s, ErrorKind kind, uintptr_t address, uint32_t bad_stack) {
+  return heap_error(kind, address, bad_stack, s.alloc_stack, s.start, s.size);
 }
 
 // first_changed_byte of a live block, under the caller's ScanGuard: false if its page became
@@ -266,17 +272,9 @@ bool find_redzoned(const void* p, Redzoned* out) {
 ErrorEntry redzone_error(const Redzoned& b, ErrorKind kind, uintptr_t address, uint32_t bad_stack,
                          uint8_t detail) {
   const core::redzone::Header& h = *core::redzone::header(b.chunk);
-  ErrorEntry e{};
-  e.kind = kind;
-  e.where = core::result::ErrorWhere::kHeap;
-  e.alloc_call = core::result::AllocCall::kNone;
-  e.occurrences = 1;
-  e.bad_stack = bad_stack;
-  e.alloc_stack = h.alloc_stack;
+  ErrorEntry e =
+      heap_error(kind, address, bad_stack, h.alloc_stack, b.ptr, b.header_whole ? h.size : 0);
   e.free_stack = kind == ErrorKind::kWriteAfterFree ? h.free_stack : 0;
-  e.address = address;
-  e.block_start = b.ptr;
-  e.block_size = b.header_whole ? h.size : 0;
   e.detail = detail;
   return e;
 }

@@ -10,8 +10,7 @@ import re
 import shutil
 
 from cli_harness import cli_test
-
-SOURCE = "heap_errors.c"
+from test_heap_errors import expect_frame0
 
 # case -> (kind, marker of frame 0 of the reported stack, found_at, relation, block size);
 # None: nothing is found (a read).
@@ -39,14 +38,6 @@ def run_full(ctx, case, *options, quarantine_mb=None):
     processes = ctx.read_json(json_path, run)["processes"]
     ctx.require_eq(len(processes), 1, "number of processes", run)
     return run, processes[0]
-
-
-def expect_frame0(ctx, run, stack, marker, what):
-    if not ctx.expect(stack, f"{what}: empty stack", run):
-        return
-    ctx.expect_eq((stack[0]["file"], stack[0]["line"]),
-                  (ctx.source(SOURCE), ctx.marker_line(SOURCE, marker)),
-                  f"{what}: frame 0 file:line (marked {marker})", run)
 
 
 def relation(error):
