@@ -136,8 +136,8 @@ TEST(ResultReaderTest, RejectsBadErrorRecords) {
   const std::string prefix = "f.mtr: corrupt result file (errors section: ";
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{0}; }),
             prefix + "unknown error kind 0)");
-  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{8}; }),
-            prefix + "unknown error kind 8)");
+  EXPECT_EQ(error_with([](ErrorRecord& r) { r.kind = ErrorKind{9}; }),
+            prefix + "unknown error kind 9)");
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.detail = 2; }),
             prefix + "detail of error 0 is not 0 or 1)");
   EXPECT_EQ(error_with([](ErrorRecord& r) { r.where = ErrorWhere{4}; }),
