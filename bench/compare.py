@@ -306,6 +306,12 @@ TOOLS = [
                                         MEMTRACK_OPTIONS="report_at_exit=0")),
     Tool("memtrack-sampled", "memtrack, sampled 512 KiB", needs_file(memtrack_cli, "cli/memtrack"),
          lambda ctx, _w, a, e: ([memtrack_cli(ctx), "run", "--sample=512KiB", "--", *a], e)),
+    Tool("memtrack-sampled-check", "memtrack, sampled, check-heap sample:1000",
+         needs_file(memtrack_cli, "cli/memtrack"),
+         lambda ctx, _w, a, e: ([memtrack_cli(ctx), "run", "--sample=512KiB",
+                                 "--check-heap=sample:1000", "--", *a], e)),
+    Tool("memtrack-check-full", "memtrack, check-heap full", needs_file(memtrack_cli, "cli/memtrack"),
+         lambda ctx, _w, a, e: ([memtrack_cli(ctx), "run", "--check-heap=full", "--", *a], e)),
     Tool("memcheck", "memcheck", needs_program("valgrind"),
          lambda _c, _w, a, e: (["valgrind", "--tool=memcheck", "--leak-check=full",
                                 f"--num-callers={NUM_CALLERS}", "--trace-children=yes", *a], e)),
@@ -753,6 +759,9 @@ RATIO_TARGETS = {"churn_d10": 3.0, "containers": 2.0, "python": 2.0, "git_log": 
 # The sampled mode's targets over every row (docs/sampling.md).
 SAMPLED_GEOMEAN = 1.05
 SAMPLED_CEILING = 1.3
+# The heap check's (docs/heap-errors.md): each mode over the leak mode it runs on.
+CHECK_HEAP_TARGETS = (("memtrack-sampled-check", "memtrack-sampled", "check-heap=sample:1000", 1.05),
+                      ("memtrack-check-full", "memtrack", "check-heap=full", 2.0))
 
 
 def geomean(values):
@@ -789,6 +798,27 @@ def lsan_targets(results):
     return out
 
 
+def check_heap_targets(results):
+    """Each heap check mode's geomean over the rows, against the leak mode it adds to."""
+    out = []
+    for tool, base, title, ceiling in CHECK_HEAP_TARGETS:
+        rows = []
+        for workload in (w for w in WORKLOADS if w.name in results):
+            checked, plain_base = ratio(results, workload.name, tool), ratio(results, workload.name, base)
+            if checked is None or plain_base is None or checked[1] or plain_base[1]:
+                continue
+            rows.append((workload.title, checked[0] / plain_base[0]))
+        if not rows:
+            continue
+        g = geomean(r for _, r in rows)
+        base_title = next(t.title for t in TOOLS if t.name == base)
+        worst_title, worst = max(rows, key=lambda row: row[1])
+        out.append(f"- {title} geomean at most {ceiling:.2f}x {base_title} ({len(rows)} rows): "
+                   f"{fmt_ratio(g)}, {verdict(g <= ceiling)}; the costliest row: {worst_title}, "
+                   f"{fmt_ratio(worst)}")
+    return out
+
+
 def targets(ctx, results, cores):
     """The issue's targets for memtrack, each with its verdict on this run."""
     out = lsan_targets(results)
@@ -815,6 +845,7 @@ def targets(ctx, results, cores):
         above = [f"{title} ({fmt_ratio(r)})" for title, r in sampled if r > SAMPLED_CEILING]
         out.append(f"- sampled mode no row above {SAMPLED_CEILING:.1f}x plain: "
                    + ("met" if not above else "**missed** on " + "; ".join(above)))
+    out.extend(check_heap_targets(results))
     recording = bytes_per_live_block(results, "memtrack-record")
     if recording is not None:
         out.append(f"- recording at most 32 bytes per live block: {recording:.0f}, "

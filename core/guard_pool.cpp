@@ -60,10 +60,7 @@ bool GuardPool::next_at_end() {
     case GuardSide::kRandom:
       break;
   }
-  rng_ ^= rng_ >> 12;
-  rng_ ^= rng_ << 25;
-  rng_ ^= rng_ >> 27;
-  return ((rng_ * 0x2545F4914F6CDD1Dull) >> 63) != 0;
+  return (xorshift64_star(rng_) >> 63) != 0;
 }
 
 uint32_t GuardPool::pop_slot() {

@@ -75,17 +75,9 @@ double log_positive(double x) {
   return 2.0 * sum + e * kLn2Lo + e * kLn2Hi;
 }
 
-uint64_t ByteSampler::next_random() {
-  // xorshift64* (Vigna): fast, full period over the non-zero states.
-  rng_ ^= rng_ >> 12;
-  rng_ ^= rng_ << 25;
-  rng_ ^= rng_ >> 27;
-  return rng_ * 0x2545F4914F6CDD1Dull;
-}
-
 uint64_t ByteSampler::next_interval(uint64_t interval) {
   // u in (0, 1]: 53 random bits, plus one so that log(u) is finite.
-  double u = static_cast<double>((next_random() >> 11) + 1) * (1.0 / 9007199254740992.0);
+  double u = static_cast<double>((xorshift64_star(rng_) >> 11) + 1) * (1.0 / 9007199254740992.0);
   double draw = -log_positive(u) * static_cast<double>(interval);
   if (draw < 1.0) return 1;
   if (draw > 9.2e18) return uint64_t{1} << 63;

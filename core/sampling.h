@@ -34,6 +34,14 @@ inline uint64_t split_mix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+// xorshift64* (Vigna): fast, full period over the non-zero states. The state must not be 0.
+inline uint64_t xorshift64_star(uint64_t& state) {
+  state ^= state >> 12;
+  state ^= state << 25;
+  state ^= state >> 27;
+  return state * 0x2545F4914F6CDD1Dull;
+}
+
 // One thread's sampler. Zero-initialised memory is a valid sampler that has not drawn its
 // first point yet (take() then calls start()).
 class ByteSampler {
@@ -59,7 +67,6 @@ class ByteSampler {
 
  private:
   bool take_slow(uint64_t size, uint64_t interval, uint64_t seed);
-  uint64_t next_random();
 
   uint64_t bytes_left_ = 0;
   uint64_t rng_ = 0;  // xorshift64* state; 0 = not seeded yet

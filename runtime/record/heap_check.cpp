@@ -9,7 +9,6 @@
 #include "core/heap_check_mode.h"
 #include "core/redzone.h"
 #include "core/result_records.h"
-#include "core/sampling.h"
 #include "core/sys_linux.h"
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
@@ -17,6 +16,7 @@
 #include "runtime/machine_context.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
+#include "runtime/record/record.h"
 #include "runtime/unwind/unwind.h"
 
 namespace memtrack::rt {
@@ -96,16 +96,8 @@ std::atomic<uint64_t> g_unchecked_bytes{0};
 // space each, touched as the ring fills).
 constexpr size_t kQuarantineCapacity = size_t{1} << 20;
 
-uint64_t heap_check_seed() {
-  uint64_t seed = static_cast<uint64_t>(g_flags.sample_seed);
-  if (seed != 0) return seed;
-  uint64_t state =
-      core::sys::monotonic_ns() ^ (uint64_t{static_cast<uint32_t>(core::sys::current_pid())} << 32);
-  return core::split_mix64(state) | 1;
-}
-
 void init_guard_pages(uint32_t interval) {
-  uint64_t seed = heap_check_seed();
+  uint64_t seed = run_seed();
   if (!g_guard_pool.init(static_cast<size_t>(g_flags.check_heap_slots), core::sys::page_size(),
                          side_from(g_flags.check_heap_side), seed)) {
     diag(

@@ -43,17 +43,19 @@ void count_by_stack(uint32_t stack_id, uint64_t size) {
 
 Sampling g_sampling;
 
+uint64_t run_seed() {
+  if (g_flags.sample_seed != 0) return static_cast<uint64_t>(g_flags.sample_seed);
+  // A different seed each run: the clock and the pid, mixed.
+  uint64_t state =
+      core::sys::monotonic_ns() ^ (uint64_t{static_cast<uint32_t>(core::sys::current_pid())} << 32);
+  return core::split_mix64(state) | 1;
+}
+
 void init_sampling() {
   g_sampling.interval = static_cast<uint64_t>(g_flags.sample_bytes);
   if (g_sampling.interval == 0) return;
   g_sampling.runtime_code = find_system_runtime_code();
-  g_sampling.seed = static_cast<uint64_t>(g_flags.sample_seed);
-  if (g_sampling.seed == 0) {
-    // A different seed each run: the clock and the pid, mixed.
-    uint64_t state = core::sys::monotonic_ns() ^
-                     (uint64_t{static_cast<uint32_t>(core::sys::current_pid())} << 32);
-    g_sampling.seed = core::split_mix64(state) | 1;
-  }
+  g_sampling.seed = run_seed();
   g_sampling.fast_path = !kAttachRuntime && g_allocs.heap().enabled();
 }
 

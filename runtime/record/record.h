@@ -62,6 +62,9 @@ inline bool unsampled_call(size_t size, uintptr_t caller) {
 }
 // Sets g_sampling from the options (start-up, after they are read).
 void init_sampling();
+// The seed of the run's random choices (the sampled mode's, the heap check's): the
+// sample_seed option, or a different one each run.
+uint64_t run_seed();
 
 // The sampled mode's lean path, for the allocations sampled_out leaves without a stack: the
 // hooks call these instead of the capture, the heap call, record_allocation and release_block,
