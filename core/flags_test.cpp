@@ -268,7 +268,7 @@ TEST(FlagTableTest, IntFlagsCarryTheirRange) {
 TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
   size_t count = 0;
   const FlagInfo* table = flag_table(&count);
-  ASSERT_EQ(count, 40u);
+  ASSERT_EQ(count, 41u);
   const struct {
     const char* name;
     FlagType type;
@@ -300,6 +300,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"halt_on_error", FlagType::kBool, "false"},
       {"check_heap", FlagType::kString, "\"off\""},
       {"check_heap_slots", FlagType::kInt, "1024"},
+      {"check_heap_max_per_sec", FlagType::kInt, "1000"},
       {"check_heap_side", FlagType::kString, "\"random\""},
       {"check_heap_continue", FlagType::kBool, "false"},
       {"check_heap_quarantine_mb", FlagType::kInt, "64"},
@@ -349,7 +350,7 @@ TEST(FlagHelpTest, WritesOneEntryPerFlag) {
   for (size_t pos = 0; (pos = help.find("\n  ", pos)) != std::string::npos; ++pos) {
     if (pos + 3 < help.size() && help[pos + 3] != ' ') ++entries;
   }
-  EXPECT_EQ(entries, 39u);
+  EXPECT_EQ(entries, 40u);
 }
 
 }  // namespace

@@ -26,12 +26,11 @@ class Quarantine {
   bool init(size_t capacity, size_t budget_bytes);
   bool enabled() const { return ring_ != nullptr; }
 
-  // Takes the oldest entry out into *out if the ring is over its budget of bytes or full
-  // (a push would then find no room); false if there is nothing to take.
-  bool pop_if_over(Entry* /*out*/ out);
-  // Adds `e` at the back. False if the ring is full (another thread's push came between the
-  // caller's pop_if_over and this) or off: the caller lets the block leave at once.
-  bool push(const Entry& e);
+  // A free's whole turn under one lock: takes out, oldest first, up to `max` entries into
+  // `out` while the ring is over its budget of bytes or full, then adds `e` at the back.
+  // Returns how many were taken; *pushed is false if `e` found no room (more than `max` had
+  // to leave, or the quarantine is off): the caller then lets it leave at once.
+  size_t push_taking_over(const Entry& e, Entry* /*out*/ out, size_t max, bool* /*out*/ pushed);
   // Takes the oldest entry out, whatever the budget (the exit's check); false when empty.
   bool pop(Entry* /*out*/ out);
 
@@ -48,6 +47,11 @@ class Quarantine {
 
  private:
   bool pop_locked(Entry* out);
+  void prefetch_ahead() const;
+
+  static constexpr size_t kPrefetchAhead = 4;
+  static constexpr size_t kPrefetchBytes = 256;  // of a block's chunk: its header and start
+  static constexpr size_t kCacheLine = 64;
 
   mutable SpinLock lock_;
   Entry* ring_ = nullptr;

@@ -78,6 +78,9 @@ struct ThreadState {
   // page, and whether it ran out with the block not placed yet.
   core::ByteSampler guard_sampler{};
   bool guard_due = false;
+  // check_heap_max_per_sec: the time (monotonic ns) from which this thread's next block may
+  // go on a guard page without exceeding the rate (heap_check.cpp, guard_rate_allows).
+  uint64_t guard_rate_next_ns = 0;
 };
 
 extern __thread ThreadState t_thread;

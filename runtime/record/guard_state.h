@@ -18,6 +18,10 @@ struct HeapCheck {
   uint64_t interval = 0;  // check_heap=sample:N; 0 = off
   uint64_t seed = 0;      // of the threads' countdowns (the sampled mode's seed when it has one)
   bool continue_after = false;
+  // check_heap_max_per_sec: the time between two checked blocks of a thread at that rate,
+  // and how far ahead of the clock a burst may run (0: no limit).
+  uint64_t rate_gap_ns = 0;
+  uint64_t rate_burst_ns = 0;
   // check_heap=full: every chunk of memtrack's heap holds a block with redzones (redzone.h);
   // larger blocks, from the real allocator, have none.
   bool full = false;
@@ -48,6 +52,10 @@ inline void note_redzoned_stack(uintptr_t ptr, uint32_t stack_id) {
   }
 }
 
+// Whether the rate limit lets the calling thread put one more block on a guard page now
+// (and counts it); false counts a block passed by. Defined in heap_check.cpp.
+bool guard_rate_allows(ThreadState& t);
+
 // Whether the calling thread's next allocation goes on a guard page: its countdown, in
 // allocations, ran out now or at an earlier call that has not placed the block yet (the
 // sampled mode asks before it chooses the path that captures a stack, the allocator call
@@ -58,7 +66,8 @@ inline bool guard_due() {
   if (t.guard_due) return true;
   // sample:1 is every block (an exponential countdown of mean 1 would skip some).
   if (g_heap_check.interval != 1 &&
-      !t.guard_sampler.take(1, g_heap_check.interval, g_heap_check.seed)) {
+      (!t.guard_sampler.take(1, g_heap_check.interval, g_heap_check.seed) ||
+       (g_heap_check.rate_gap_ns != 0 && !guard_rate_allows(t)))) {
     return false;
   }
   t.guard_due = true;

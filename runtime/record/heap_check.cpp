@@ -40,14 +40,6 @@ core::GuardSide side_from(const char* name) {
   return core::GuardSide::kRandom;
 }
 
-uint32_t current_stack() {
-  uintptr_t frames[core::kMaxFramesLimit];
-  uint64_t hash = 0;
-  int max = g_flags.max_frames < core::kMaxFramesLimit ? g_flags.max_frames : core::kMaxFramesLimit;
-  int depth = capture_stack(frames, max, &hash);
-  return g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
-}
-
 // A heap memory error about the block at [start, start + size), either mode's.
 ErrorEntry heap_error(ErrorKind kind, uintptr_t address, uint32_t bad_stack, uint32_t alloc_stack,
                       uintptr_t start, size_t size) {
@@ -92,6 +84,11 @@ namespace {
 std::atomic<uint64_t> g_unchecked_blocks{0};
 std::atomic<uint64_t> g_unchecked_bytes{0};
 
+// check_heap=sample: the blocks the rate limit passed by (guard_rate_allows), for the line at
+// exit, and how many checked blocks a thread may have in a burst above the rate.
+std::atomic<uint64_t> g_rate_passed_by{0};
+constexpr uint64_t kRateBurst = 16;
+
 // At most this many blocks wait in the quarantine, whatever their bytes (24 bytes of address
 // space each, touched as the ring fills).
 constexpr size_t kQuarantineCapacity = size_t{1} << 20;
@@ -107,6 +104,12 @@ void init_guard_pages(uint32_t interval) {
   }
   g_heap_check.seed = seed;
   g_heap_check.continue_after = g_flags.check_heap_continue;
+  // sample:1 checks every block, as asked: no limit then.
+  if (interval > 1 && g_flags.check_heap_max_per_sec > 0) {
+    uint64_t gap = uint64_t{1000000000} / static_cast<uint64_t>(g_flags.check_heap_max_per_sec);
+    g_heap_check.rate_gap_ns = gap != 0 ? gap : 1;
+    g_heap_check.rate_burst_ns = g_heap_check.rate_gap_ns * (kRateBurst - 1);
+  }
   g_heap_check.interval = interval;
 }
 
@@ -175,7 +178,7 @@ void* try_guarded_allocate(size_t size, size_t alignment) {
 void free_guarded(void* ptr) {
   int saved_errno = core::sys::get_errno();
   // The stack of a use after free's free: worth an unwind at one free in N.
-  uint32_t stack = in_runtime() ? 0 : current_stack();
+  uint32_t stack = in_runtime() ? 0 : capture_current_stack();
   RuntimeScope scope;
   uintptr_t changed = 0;
   const Slot* s = nullptr;
@@ -323,7 +326,7 @@ void free_redzoned(void* ptr) {
   int saved_errno = core::sys::get_errno();
   bool nested = in_runtime();
   // The free's stack: where a write after it, found later, is reported.
-  uint32_t stack = nested ? 0 : current_stack();
+  uint32_t stack = nested ? 0 : capture_current_stack();
   RuntimeScope scope;
   Redzoned b;
   if (!find_redzoned(ptr, &b)) {
@@ -340,12 +343,16 @@ void free_redzoned(void* ptr) {
   h.free_stack = stack;
   core::redzone::fill_freed(b.ptr, h.size);
   core::Quarantine::Entry entry{b.ptr, b.chunk, b.chunk_size};
-  core::Quarantine::Entry oldest;
-  while (g_quarantine.pop_if_over(&oldest)) {
-    check_freed(oldest, 0);
-    give_back(oldest.chunk, nested);
+  // One block in usually leaves one out; a larger one may push out a few smaller ones.
+  constexpr size_t kMaxLeaving = 8;
+  core::Quarantine::Entry leaving[kMaxLeaving];
+  bool pushed = false;
+  size_t left = g_quarantine.push_taking_over(entry, leaving, kMaxLeaving, &pushed);
+  for (size_t i = 0; i < left; ++i) {
+    check_freed(leaving[i], 0);
+    give_back(leaving[i].chunk, nested);
   }
-  if (!g_quarantine.push(entry)) {
+  if (!pushed) {
     check_freed(entry, 0);
     give_back(entry.chunk, nested);
   }
@@ -427,10 +434,40 @@ void check_guarded_blocks() {
   }
 }
 
+void report_rate_passed_by() {
+  uint64_t passed = g_rate_passed_by.load(std::memory_order_relaxed);
+  if (passed == 0) return;
+  core::FixedText<256> line;
+  line.str("check_heap=sample: ")
+      .grouped(passed)
+      .chr(' ')
+      .plural(passed, "block")
+      .str(" picked for a guard page went without: a thread picked more than ")
+      .grouped(static_cast<uint64_t>(g_flags.check_heap_max_per_sec))
+      .str(" a second (check_heap_max_per_sec; 0 lifts the limit)");
+  diag(line.data());
+}
+
 }  // namespace
 
+bool guard_rate_allows(ThreadState& t) {
+  // A generic cell rate: each checked block moves the thread's next time one gap on; a
+  // block is passed by while that time runs more than a burst ahead of the clock.
+  uint64_t now = core::sys::monotonic_ns();
+  if (t.guard_rate_next_ns > now + g_heap_check.rate_burst_ns) {
+    g_rate_passed_by.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  t.guard_rate_next_ns =
+      (t.guard_rate_next_ns > now ? t.guard_rate_next_ns : now) + g_heap_check.rate_gap_ns;
+  return true;
+}
+
 void check_heap_at_exit() {
-  if (g_heap_check.interval != 0) check_guarded_blocks();
+  if (g_heap_check.interval != 0) {
+    check_guarded_blocks();
+    report_rate_passed_by();
+  }
   if (g_heap_check.full) {
     RuntimeScope scope;
     check_redzoned_blocks();

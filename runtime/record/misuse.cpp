@@ -211,13 +211,6 @@ unsigned my_ring() {
   return taken;
 }
 
-uint32_t capture_here(int max_frames) {
-  uintptr_t frames[core::kMaxFramesLimit];
-  uint64_t hash = 0;
-  int depth = capture_stack(frames, max_frames, &hash);
-  return g_stacks.intern_hashed(frames, static_cast<uint32_t>(depth), hash);
-}
-
 void quarantine(const core::AllocRecord& rec, uint64_t erase_sequence, result::FreeCall call,
                 uintptr_t caller) {
   // The caller of free alone needs no unwinding (the hook's return address) and no stack
@@ -226,7 +219,7 @@ void quarantine(const core::AllocRecord& rec, uint64_t erase_sequence, result::F
   uintptr_t free_caller = 0;
   uint32_t free_stack = 0;
   if (g_flags.free_stacks) {
-    free_stack = capture_here(g_flags.max_frames);
+    free_stack = capture_current_stack();
   } else {
     free_caller = caller;
   }
@@ -424,7 +417,7 @@ __attribute__((noinline, cold)) Release judge_unknown(uintptr_t ptr, result::Fre
     // at exit while holding the unwinder's lock, which a stack taken here would wait for.
     if (where == result::ErrorWhere::kUnknown) return Release::kUnknown;
   }
-  e.bad_stack = capture_here(g_flags.max_frames);
+  e.bad_stack = capture_current_stack();
   // ld.so frees memory from its start-up allocator, which memtrack never saw.
   if (called_from_dynamic_linker(e.bad_stack)) return Release::kUnknown;
   if (was_freed) {
@@ -490,7 +483,7 @@ __attribute__((noinline, cold)) void report_mismatched_free(const core::AllocRec
   e.alloc_aligned = rec.aligned;
   e.free_aligned = aligned ? 1 : 0;
   e.occurrences = 1;
-  e.bad_stack = capture_here(g_flags.max_frames);
+  e.bad_stack = capture_current_stack();
   e.alloc_stack = rec.stack_id;
   e.address = rec.ptr;
   e.block_start = rec.ptr;

@@ -92,6 +92,11 @@ uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth, uintpt
   return g_stacks.intern_hashed(frames, static_cast<uint32_t>(*depth), hash);
 }
 
+uint32_t capture_current_stack() {
+  int depth = 0;
+  return capture_stack_id(nullptr, g_flags.max_frames, &depth);
+}
+
 void report_unwinder_check() {
   if (!g_flags.check_unwinder) return;
   // Reused stacks of the threads that have exited and of this one (not of other threads

@@ -13,6 +13,9 @@ int capture_stack(uintptr_t* frames, int max, uint64_t* /*out*/ hash);
 // Reuses this thread's memo of unchanged stacks (stack_memo.h) when it can. `frames` may be
 // nullptr when only the id is wanted; `hook_frame` as fast_unwind_interned's.
 uint32_t capture_stack_id(uintptr_t* frames, int max, int* /*out*/ depth, uintptr_t hook_frame = 0);
+// The id in g_stacks of the calling thread's stack now, max_frames deep: a free's or an
+// error's. Through the memo too: a program's frees repeat their stacks as its allocations do.
+uint32_t capture_current_stack();
 void init_unwinder();
 // check_unwinder: prints how many fast stacks differed from libgcc's. Called once at exit.
 void report_unwinder_check();

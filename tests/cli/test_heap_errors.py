@@ -113,6 +113,35 @@ def test_heap_errors_not_heap_ones(ctx):
         ctx.expect_eq(run.exit, 0, f"{case}: exit status", run)
 
 
+RATE_LINE = re.compile(r"check_heap=sample: ([\d,]+) blocks? picked for a guard page went "
+                       r"without: a thread picked more than ([\d,]+) a second")
+
+
+@cli_test
+def test_heap_errors_rate_limit(ctx):
+    """check_heap_max_per_sec: a thread that picks blocks faster than the limit gets no more
+    than the limit (and a burst) on guard pages, and the run ends with one line counting the
+    others; 0 lifts the limit, and sample:1 (every block) has none."""
+    rounds = "20000"  # a few hundredths of a second: far above 10 picks a second
+    def run_churn(check, options):
+        env = ctx.env(MEMTRACK_OPTIONS=options)
+        return ctx.memtrack("run", f"--check-heap={check}", ctx.program("heap_errors"), "churn",
+                            rounds, env=env)
+    run = run_churn("sample:2", "check_heap_max_per_sec=10")
+    ctx.expect_eq((run.exit, run.stdout), (0, "churn: done\n"), "limited: exit, stdout", run)
+    found = RATE_LINE.search(run.stderr)
+    if ctx.expect(found is not None, "limited: the line counting the blocks passed by", run):
+        passed = int(found.group(1).replace(",", ""))
+        # About 10,000 picks (one block in 2, drawn at random), of which at most the burst
+        # (16) and 10 a second of the run went on guard pages.
+        ctx.expect(5000 <= passed <= 20000, f"limited: {passed} blocks passed by", run)
+        ctx.expect_eq(found.group(2), "10", "limited: the limit named", run)
+    for check, options in (("sample:2", "check_heap_max_per_sec=0"), ("sample:1", "")):
+        run = run_churn(check, options)
+        ctx.expect_eq((run.exit, RATE_LINE.search(run.stderr)), (0, None),
+                      f"{check} {options or 'default'}: exit, no line", run)
+
+
 @cli_test
 def test_heap_errors_formats(ctx):
     """The same error in valgrind's XML (<kind>InvalidWrite</kind>, memcheck's auxwhat) and

@@ -7,10 +7,10 @@
 // the pointer realloc was given, after it moved the block), aligned_overflow (a write one
 // byte past a 24-byte block aligned to 64), large_overflow (one byte past 100,000 bytes: no
 // redzone under --check-heap=full), many (20 writes past 20 blocks, 10 of them freed),
-// double_free, free_stack, none (no bug). The block comes from make_block(), the bad access
-// is on the line marked BAD- and the case, the free in free_block(). Prints "<case>: done"
-// at the end (when nothing stopped it). argv[2] (default 1): how many times to do it, each
-// on a new block (for the runs until caught at a sampling rate).
+// double_free, free_stack, churn (a 32-byte block made and freed: no bug), none (no bug). The block
+// comes from make_block(), the bad access is on the line marked BAD- and the case, the free in
+// free_block(). Prints "<case>: done" at the end (when nothing stopped it). argv[2] (default 1):
+// how many times to do it, each on a new block (for the runs until caught at a sampling rate).
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +165,8 @@ int main(int argc, char** argv) {
       char* p = local;
       HIDE(p);
       free_stack_pointer(p);
+    } else if (strcmp(what, "churn") == 0) {
+      free_block(make_block(32));
     } else if (strcmp(what, "none") != 0) {
       fprintf(stderr, "unknown case %s\n", what);
       return 2;
