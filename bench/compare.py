@@ -350,12 +350,19 @@ def instruction_configs(ctx, tool_names):
         "memtrack": {"LD_PRELOAD": runtime, "MEMTRACK_OPTIONS": "report_at_exit=0"},
         "memtrack-sampled": {"LD_PRELOAD": runtime,
                              "MEMTRACK_OPTIONS": "report_at_exit=0:sample_bytes=524288"},
+        "memtrack-sampled-check": {"LD_PRELOAD": runtime,
+                                   "MEMTRACK_OPTIONS": "report_at_exit=0:sample_bytes=524288:"
+                                                       "check_heap=\"sample:1000\""},
+        "memtrack-check-full": {"LD_PRELOAD": runtime,
+                                "MEMTRACK_OPTIONS": "report_at_exit=0:check_heap=full"},
         "lsan": {"LD_PRELOAD": f"{lsan_shim(ctx)} liblsan.so.0",
                  "LSAN_OPTIONS": LSAN_COMMON.replace("leak_check_at_exit=1",
                                                      "leak_check_at_exit=0")},
     }
     usable = {"plain": None, "memtrack": needs_file(memtrack_runtime, "runtime")(ctx),
               "memtrack-sampled": needs_file(memtrack_runtime, "runtime")(ctx),
+              "memtrack-sampled-check": needs_file(memtrack_runtime, "runtime")(ctx),
+              "memtrack-check-full": needs_file(memtrack_runtime, "runtime")(ctx),
               "lsan": lsan_missing(ctx)}
     return [(name, configs[name]) for name in configs
             if (name == "plain" or name in tool_names) and usable[name] is None]
