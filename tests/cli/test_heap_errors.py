@@ -167,18 +167,25 @@ def test_heap_errors_formats(ctx):
                          run.stderr) is not None, "text report title", run)
 
 
+def memcheck_kinds(ctx, case):
+    """memcheck's run of the case and the kinds of invalid access it reports (InvalidRead,
+    InvalidWrite, ...), from its XML."""
+    valgrind = shutil.which("valgrind")
+    ctx.require(valgrind is not None, "valgrind is installed (scripts/install-deps.sh)")
+    xml_path = ctx.path(f"{case}.vg.xml")
+    oracle = ctx.run([valgrind, "--xml=yes", f"--xml-file={xml_path}",
+                      ctx.program("heap_errors"), case])
+    with open(xml_path, encoding="utf-8") as f:
+        return oracle, set(re.findall(r"<kind>(Invalid\w+)</kind>", f.read()))
+
+
 @cli_test
 def test_heap_errors_memcheck_agrees(ctx):
     """memcheck on each case: every case where it reports an invalid write, one of the two
     sides reports a write error (invalid_write or write_outside_block); every invalid read it
     reports is found by one side too."""
-    valgrind = shutil.which("valgrind")
-    ctx.require(valgrind is not None, "valgrind is installed (scripts/install-deps.sh)")
     for case, sides in FINDS.items():
-        xml_path = ctx.path(f"{case}.vg.xml")
-        oracle = ctx.run([valgrind, "--xml=yes", f"--xml-file={xml_path}",
-                          ctx.program("heap_errors"), case])
-        kinds = set(re.findall(r"<kind>(Invalid\w+)</kind>", open(xml_path).read()))
+        oracle, kinds = memcheck_kinds(ctx, case)
         ours = {kind for kind, *_ in sides.values()}
         if "InvalidWrite" in kinds:
             ctx.expect(ours & {"invalid_write", "write_outside_block"},

@@ -7,10 +7,9 @@ address's place from the block. memcheck runs the same cases: every write error 
 found. Reads are not (no redzone sees a read)."""
 
 import re
-import shutil
 
 from cli_harness import cli_test
-from test_heap_errors import expect_frame0
+from test_heap_errors import expect_frame0, memcheck_kinds
 
 # case -> (kind, marker of frame 0 of the reported stack, found_at, relation, block size);
 # None: nothing is found (a read).
@@ -158,13 +157,8 @@ def test_heap_errors_full_memcheck_agrees(ctx):
     """memcheck on each case: where it reports an invalid write, the full check reports a write
     error; where it reports only invalid reads, the full check reports nothing (it cannot see
     reads)."""
-    valgrind = shutil.which("valgrind")
-    ctx.require(valgrind is not None, "valgrind is installed (scripts/install-deps.sh)")
     for case, expected in FINDS.items():
-        xml_path = ctx.path(f"{case}.vg.xml")
-        oracle = ctx.run([valgrind, "--xml=yes", f"--xml-file={xml_path}",
-                          ctx.program("heap_errors"), case])
-        kinds = set(re.findall(r"<kind>(Invalid\w+)</kind>", open(xml_path).read()))
+        oracle, kinds = memcheck_kinds(ctx, case)
         ctx.expect(kinds, f"{case}: memcheck reports an invalid access", oracle)
         ctx.expect_eq("InvalidWrite" in kinds, expected is not None,
                       f"{case}: memcheck's InvalidWrite found exactly when memtrack finds one",
