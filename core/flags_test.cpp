@@ -300,7 +300,7 @@ TEST(FlagTableTest, ListsEveryFlagInDeclarationOrder) {
       {"halt_on_error", FlagType::kBool, "false"},
       {"check_heap", FlagType::kString, "\"off\""},
       {"check_heap_slots", FlagType::kInt, "1024"},
-      {"check_heap_max_per_sec", FlagType::kInt, "1000"},
+      {"check_heap_max_per_sec", FlagType::kInt, "250"},
       {"check_heap_side", FlagType::kString, "\"random\""},
       {"check_heap_continue", FlagType::kBool, "false"},
       {"check_heap_quarantine_mb", FlagType::kInt, "64"},
