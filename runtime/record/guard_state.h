@@ -18,10 +18,9 @@ struct HeapCheck {
   uint64_t interval = 0;  // check_heap=sample:N; 0 = off
   uint64_t seed = 0;      // of the threads' countdowns (the sampled mode's seed when it has one)
   bool continue_after = false;
-  // check_heap_max_per_sec: the time between two checked blocks of a thread at that rate,
-  // and how far ahead of the clock a burst may run (0: no limit).
+  // check_heap_max_per_sec: the time between two checked blocks of a thread at that rate
+  // (0: no limit).
   uint64_t rate_gap_ns = 0;
-  uint64_t rate_burst_ns = 0;
   // check_heap=full: every chunk of memtrack's heap holds a block with redzones (redzone.h);
   // larger blocks, from the real allocator, have none.
   bool full = false;

@@ -108,7 +108,6 @@ void init_guard_pages(uint32_t interval) {
   if (interval > 1 && g_flags.check_heap_max_per_sec > 0) {
     uint64_t gap = uint64_t{1000000000} / static_cast<uint64_t>(g_flags.check_heap_max_per_sec);
     g_heap_check.rate_gap_ns = gap != 0 ? gap : 1;
-    g_heap_check.rate_burst_ns = g_heap_check.rate_gap_ns * (kRateBurst - 1);
   }
   g_heap_check.interval = interval;
 }
@@ -454,7 +453,8 @@ bool guard_rate_allows(ThreadState& t) {
   // A generic cell rate: each checked block moves the thread's next time one gap on; a
   // block is passed by while that time runs more than a burst ahead of the clock.
   uint64_t now = core::sys::monotonic_ns();
-  if (t.guard_rate_next_ns > now + g_heap_check.rate_burst_ns) {
+  uint64_t burst_ns = g_heap_check.rate_gap_ns * (kRateBurst - 1);  // how far ahead it may run
+  if (t.guard_rate_next_ns > now + burst_ns) {
     g_rate_passed_by.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
