@@ -360,7 +360,7 @@ const std::vector<OptionSpec>& option_table() {
            .value = [](const Config& c) {
              return c.check_heap.empty() ? std::string() : quoted(c.check_heap);
            },
-           .help = "Find heap memory errors. `full` (for tests): every block of up to 64 KiB "
+           .help = "Find heap memory errors. `full` (for tests): every block "
                    "gets redzones, checked when it is freed and at exit, and freed blocks wait "
                    "in a quarantine, checked when they leave it, so a write just outside a "
                    "block or to a freed one is reported with the allocation and free stacks "

@@ -36,6 +36,7 @@ class Quarantine {
 
   size_t count() const;
   size_t bytes() const;
+  size_t budget() const { return budget_; }  // set at init, never changed
 
   // fork(): the forking thread holds the lock across it, so the child's ring is whole.
   void lock() { lock_.lock(); }

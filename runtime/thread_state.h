@@ -81,6 +81,9 @@ struct ThreadState {
   // check_heap_max_per_sec: the time (monotonic ns) from which this thread's next block may
   // go on a guard page without exceeding the rate (heap_check.cpp, guard_rate_allows).
   uint64_t guard_rate_next_ns = 0;
+  // check_heap=full: this thread holds the lock of the registry of large blocks or of the
+  // quarantine (heap_check.cpp), so a signal handler's free on it must take neither.
+  bool holds_check_heap_lock = false;
 };
 
 extern __thread ThreadState t_thread;

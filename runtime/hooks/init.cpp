@@ -176,11 +176,13 @@ void fork_prepare() {
   misuse_lock_all();
   g_guard_pool.lock();
   g_quarantine.lock();
+  large_blocks_lock_all();
   loader_walk_fork_prepare();  // last: a walk holds no runtime lock, a report may walk
 }
 
 void fork_parent() {
   loader_walk_fork_parent();
+  large_blocks_unlock_all();
   g_quarantine.unlock();
   g_guard_pool.unlock();
   misuse_unlock_all();
@@ -202,6 +204,7 @@ void fork_child() {
   loader_walk_fork_child();
   g_guard_pool.reset_after_fork();
   g_quarantine.reset_after_fork();
+  large_blocks_reset_after_fork();
   misuse_reset_after_fork();
   root_regions_reset_after_fork();
   custom_blocks_reset_after_fork();

@@ -147,12 +147,8 @@ __attribute__((noinline)) void* calloc_slow(size_t count, size_t size) {
   uint32_t stack =
       rt::unsampled_call(total, MEMTRACK_CALLER) ? 0 : stack_before(MEMTRACK_HOOK_FRAME);
   void* p = nullptr;
-  if (!overflow) p = rt::try_heap_allocate(total, 0);
-  if (p != nullptr) {
-    memset(p, 0, total);
-  } else {
-    p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
-  }
+  if (!overflow) p = rt::try_heap_allocate_zeroed(total);
+  if (p == nullptr) p = rt::g_real.calloc(count, size);  // the real calloc checks for overflow
   track(p, count * size, stack);
   if (logged()) rt::trace_alloc2("calloc", count, size, p);
   return p;

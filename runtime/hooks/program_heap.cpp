@@ -72,6 +72,15 @@ void* try_heap_allocate(size_t size, size_t alignment) {
   return heap().try_allocate(size, alignment, thread_heap());
 }
 
+void* try_heap_allocate_zeroed(size_t size) {
+  if (in_runtime()) return nullptr;
+  // A large block with redzones comes from the real calloc: its fresh pages stay untouched.
+  if (__builtin_expect(g_heap_check.full, 0)) return try_redzoned_allocate_zeroed(size);
+  void* p = try_heap_allocate(size, 0);
+  if (p != nullptr) memset(p, 0, size);
+  return p;
+}
+
 bool heap_owns(const void* ptr) {
   return heap().owns(ptr);
 }
@@ -81,12 +90,12 @@ void free_block(void* ptr) {
     free_guarded(ptr);  // never the real allocator's, even when it is no live block
     return;
   }
-  if (!heap().owns(ptr)) {
-    g_real.free(ptr);
+  if (g_heap_check.full) {
+    if (!free_redzoned(ptr)) g_real.free(ptr);
     return;
   }
-  if (g_heap_check.full) {
-    free_redzoned(ptr);
+  if (!heap().owns(ptr)) {
+    g_real.free(ptr);
     return;
   }
   if (in_runtime()) {
@@ -136,12 +145,18 @@ void* reallocate_block(void* ptr, size_t size, uintptr_t caller) {
     bool live = g_guard_pool.live_block(reinterpret_cast<uintptr_t>(ptr)) != nullptr;
     return reallocate_checked(ptr, size, caller, live, guarded_usable_size(ptr));
   }
-  if (!heap().owns(ptr)) return g_real.realloc(ptr, size);
   if (g_heap_check.full) {
     size_t usable = 0;
-    bool live = redzoned_block_size(ptr, &usable);
-    return reallocate_checked(ptr, size, caller, live, usable);
+    Redzones found = redzoned_block(ptr, &usable);
+    if (found == Redzones::kUnknown) {  // a signal handler's, which cannot look it up now
+      errno = ENOMEM;
+      return nullptr;
+    }
+    if (found == Redzones::kLive || heap().owns(ptr)) {
+      return reallocate_checked(ptr, size, caller, found == Redzones::kLive, usable);
+    }
   }
+  if (!heap().owns(ptr)) return g_real.realloc(ptr, size);
   size_t usable = heap().usable_size(ptr);
   if (usable == 0) {  // not an allocated chunk: nothing to copy from
     errno = ENOMEM;
@@ -166,7 +181,11 @@ void* reallocate_block(void* ptr, size_t size, uintptr_t caller) {
 
 size_t block_usable_size(void* ptr) {
   if (guarded_owns(ptr)) return guarded_usable_size(ptr);
-  if (g_heap_check.full && heap().owns(ptr)) return redzoned_usable_size(ptr);
+  if (g_heap_check.full) {
+    size_t size = 0;
+    Redzones found = redzoned_block(ptr, &size);
+    if (found != Redzones::kNone || heap().owns(ptr)) return found == Redzones::kLive ? size : 0;
+  }
   return heap().owns(ptr) ? heap().usable_size(ptr) : g_real.malloc_usable_size(ptr);
 }
 
@@ -235,7 +254,9 @@ bool try_defer_free(void* ptr, FreeCall call, bool aligned, uintptr_t caller) {
 #else
   // The runtime's own frees (inside an AllowAllocation scope) are of the real allocator's
   // blocks: every allocation inside the runtime goes there.
-  if (t_thread.allowed_allocations > 0 || !heap_owns(ptr)) return false;
+  // With check_heap=full a block of the real allocator may be a large one with redzones,
+  // whose registry the handler must not wait for: kept too.
+  if (t_thread.allowed_allocations > 0 || !(heap_owns(ptr) || g_heap_check.full)) return false;
   DeferredFrees& kept = t_thread.deferred;
   int slot = kept.count.fetch_add(1, std::memory_order_relaxed);
   if (slot >= DeferredFrees::kCapacity) {

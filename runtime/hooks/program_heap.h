@@ -25,6 +25,8 @@ void init_program_heap();
 // calls the real allocator's function, which keeps glibc's exact semantics for what the
 // heap does not serve (errno, EINVAL, rounding).
 void* try_heap_allocate(size_t size, size_t alignment);
+// calloc's: `size` zeroed bytes at malloc's alignment, or nullptr as try_heap_allocate.
+void* try_heap_allocate_zeroed(size_t size);
 // True if `ptr` lies in the heap (an allocated chunk or not).
 bool heap_owns(const void* ptr);
 // Frees a block of either allocator. A heap pointer that is not an allocated chunk (a double

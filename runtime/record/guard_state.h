@@ -8,7 +8,6 @@
 #include <cstdint>
 
 #include "core/guard_pool.h"
-#include "core/redzone.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_state.h"
 
@@ -21,8 +20,8 @@ struct HeapCheck {
   // check_heap_max_per_sec: the time between two checked blocks of a thread at that rate
   // (0: no limit).
   uint64_t rate_gap_ns = 0;
-  // check_heap=full: every chunk of memtrack's heap holds a block with redzones (redzone.h);
-  // larger blocks, from the real allocator, have none.
+  // check_heap=full: every chunk of memtrack's heap holds a block with redzones (redzone.h),
+  // and so do the larger blocks from the real allocator (heap_check.cpp).
   bool full = false;
 };
 extern HeapCheck g_heap_check;
@@ -38,18 +37,10 @@ inline void note_guarded_stack(uintptr_t ptr, uint32_t stack_id) {
   g_guard_pool.set_alloc_stack(ptr, stack_id);
 }
 
-inline bool redzoned_owns(const void* ptr) {
-  return g_heap_check.full && g_allocs.heap().owns(ptr);
-}
-// The block's allocation stack, kept in its chunk's header for the reports of its edges and
-// of a write after its free (record_allocation calls this as note_guarded_stack).
-inline void note_redzoned_stack(uintptr_t ptr, uint32_t stack_id) {
-  size_t chunk_size = 0;
-  uintptr_t chunk = g_allocs.heap().allocated_chunk_containing(ptr, &chunk_size);
-  if (chunk != 0 && core::redzone::fits(chunk, chunk_size, ptr)) {
-    core::redzone::header(chunk)->alloc_stack = stack_id;
-  }
-}
+// check_heap=full: the block's allocation stack, kept in its header for the reports of its
+// edges and of a write after its free (record_allocation calls this as note_guarded_stack).
+// Defined in heap_check.cpp.
+void note_redzoned_stack(uintptr_t ptr, uint32_t stack_id);
 
 // Whether the rate limit lets the calling thread put one more block on a guard page now
 // (and counts it); false counts a block passed by. Defined in heap_check.cpp.

@@ -3,9 +3,11 @@
 #include "runtime/record/heap_check.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <ucontext.h>
 
+#include "core/alloc_table.h"
 #include "core/heap_check_mode.h"
 #include "core/redzone.h"
 #include "core/result_records.h"
@@ -13,6 +15,7 @@
 #include "core/text_buffer.h"
 #include "runtime/diag.h"
 #include "runtime/leakcheck/guarded_read.h"
+#include "runtime/link/real_functions.h"
 #include "runtime/machine_context.h"
 #include "runtime/record/crash.h"
 #include "runtime/record/misuse.h"
@@ -243,24 +246,113 @@ core::SmallHeap& heap() {
   return g_allocs.heap();
 }
 
+// The blocks with redzones from the real allocator (over 64 KiB with them, or made when
+// memtrack's heap could not serve): laid out as the heap's (redzone.h), the header at the
+// real block's start. The registry maps each live one to its offset in the real block (the
+// record's size field), which the real free needs. Its slots hold addresses / 8 in memtrack's
+// own mappings, which no leak scan takes for the program's pointers. All its calls are made in
+// the runtime, marked by t_thread.holds_check_heap_lock (holding_check_lock).
+core::AllocTable g_large_blocks;
+
+// `fn()` with the thread marked as holding the registry's or the quarantine's lock: a signal
+// handler that interrupts it and frees must then take neither (can_take_check_locks).
+template <typename Fn>
+auto holding_check_lock(Fn&& fn) {
+  ThreadState& t = t_thread;
+  bool outer = t.holds_check_heap_lock;
+  t.holds_check_heap_lock = true;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  auto result = fn();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t.holds_check_heap_lock = outer;
+  return result;
+}
+bool can_take_check_locks() {
+  return !t_thread.holds_check_heap_lock;
+}
+
 void count_unchecked(size_t size) {
   g_unchecked_blocks.fetch_add(1, std::memory_order_relaxed);
   g_unchecked_bytes.fetch_add(size, std::memory_order_relaxed);
 }
 
-// A block with redzones: its chunk, or false if `ptr` is none (not inside an allocated chunk).
+// A block with redzones: its chunk (of memtrack's heap, or the real allocator's block).
 struct Redzoned {
   uintptr_t ptr = 0;
   uintptr_t chunk = 0;
   size_t chunk_size = 0;
   bool header_whole = false;  // its header's size fits (an underflow may have overwritten it)
 };
-bool find_redzoned(const void* p, Redzoned* out) {
-  out->ptr = reinterpret_cast<uintptr_t>(p);
-  out->chunk = heap().allocated_chunk_containing(out->ptr, &out->chunk_size);
-  if (out->chunk == 0) return false;
-  out->header_whole = core::redzone::fits(out->chunk, out->chunk_size, out->ptr);
+
+void describe(uintptr_t ptr, uintptr_t chunk, size_t chunk_size, Redzoned* out) {
+  *out = {ptr, chunk, chunk_size, core::redzone::fits(chunk, chunk_size, ptr)};
+}
+
+// A block of memtrack's heap: false if `p` is not inside an allocated chunk.
+bool find_in_heap(const void* p, Redzoned* out) {
+  auto ptr = reinterpret_cast<uintptr_t>(p);
+  size_t chunk_size = 0;
+  uintptr_t chunk = heap().allocated_chunk_containing(ptr, &chunk_size);
+  if (chunk == 0) return false;
+  describe(ptr, chunk, chunk_size, out);
   return true;
+}
+
+// A large block from its registry record.
+void describe_large(const core::AllocRecord& rec, Redzoned* out) {
+  uintptr_t chunk = rec.ptr - rec.size;
+  describe(rec.ptr, chunk, g_real.malloc_usable_size(reinterpret_cast<void*>(chunk)), out);
+}
+
+// A block of the real allocator with redzones, looked up (or, with `take`, taken out of the
+// registry: its free). kUnknown: a signal handler on a thread inside a registry call.
+Redzones find_large(const void* p, bool take, Redzoned* out) {
+  if (!can_take_check_locks()) return Redzones::kUnknown;
+  auto ptr = reinterpret_cast<uintptr_t>(p);
+  core::AllocRecord rec;
+  RuntimeScope scope;
+  bool found = holding_check_lock([&] {
+    return take ? g_large_blocks.try_erase(ptr, &rec) : g_large_blocks.try_lookup(ptr, &rec);
+  });
+  if (!found) return Redzones::kNone;
+  describe_large(rec, out);
+  return Redzones::kLive;
+}
+
+// A block of `size` bytes at `alignment` (0: malloc's; `zeroed`: calloc's, whose fresh pages
+// stay untouched) with redzones in a block of the real allocator, or nullptr: the caller then
+// takes the real allocator without them. Counted as unchecked only when the registry had no
+// room (the real allocator did serve): a size it cannot serve with the redzones it will not
+// serve without them either but for the last 48 bytes of the address space.
+void* try_large_allocate(size_t size, size_t alignment, bool zeroed) {
+  size_t bytes = core::redzone::chunk_bytes(size, alignment);
+  if (bytes == 0 || !can_take_check_locks()) return nullptr;
+  RuntimeScope scope;
+  int saved_errno = core::sys::get_errno();
+  void* real = nullptr;
+  if (alignment > alignof(max_align_t)) {
+    // aligned_alloc wants a multiple of the alignment; the block starts `alignment` into it.
+    size_t rounded = (bytes + alignment - 1) & ~(alignment - 1);
+    if (rounded >= bytes) real = g_real.aligned_alloc(alignment, rounded);
+    if (real != nullptr && zeroed) memset(real, 0, rounded);
+  } else {
+    real = zeroed ? g_real.calloc(1, bytes) : g_real.malloc(bytes);
+  }
+  uintptr_t ptr = 0;
+  if (real != nullptr) {
+    auto chunk = reinterpret_cast<uintptr_t>(real);
+    ptr = core::redzone::place(chunk, g_real.malloc_usable_size(real), size, alignment);
+    core::AllocRecord rec;
+    rec.ptr = ptr;
+    rec.size = ptr - chunk;
+    if (!holding_check_lock([&] { return g_large_blocks.try_insert(rec); })) {
+      g_real.free(real);
+      ptr = 0;
+      count_unchecked(size);
+    }
+  }
+  core::sys::set_errno(saved_errno);
+  return reinterpret_cast<void*>(ptr);
 }
 
 ErrorEntry redzone_error(const Redzoned& b, ErrorKind kind, uintptr_t address, uint32_t bad_stack,
@@ -273,11 +365,15 @@ ErrorEntry redzone_error(const Redzoned& b, ErrorKind kind, uintptr_t address, u
   return e;
 }
 
-// The edges of a block, at its free (detail 0) or at exit (1). A header an underflow overwrote
-// is itself the changed byte nearest the block that can still be named.
+// The changed edge byte nearest the block, or 0. A header an underflow overwrote is itself
+// the changed byte nearest the block that can still be named.
+uintptr_t changed_edge(const Redzoned& b) {
+  return b.header_whole ? core::redzone::first_changed_edge(b.chunk, b.chunk_size, b.ptr) : b.chunk;
+}
+
+// The edges of a block, at its free (detail 0).
 void check_edges(const Redzoned& b, uint32_t bad_stack, uint8_t detail) {
-  uintptr_t changed =
-      b.header_whole ? core::redzone::first_changed_edge(b.chunk, b.chunk_size, b.ptr) : b.chunk;
+  uintptr_t changed = changed_edge(b);
   if (changed == 0 || bad_stack == 0) return;
   record_heap_error(redzone_error(b, ErrorKind::kWriteOutsideBlock, changed, bad_stack, detail));
 }
@@ -285,7 +381,8 @@ void check_edges(const Redzoned& b, uint32_t bad_stack, uint8_t detail) {
 // A block leaving the quarantine (or checked there at exit, detail 1): bytes that lost the
 // freed pattern were written after the free.
 void check_freed(const core::Quarantine::Entry& q, uint8_t detail) {
-  Redzoned b{q.ptr, q.chunk, q.bytes, core::redzone::fits(q.chunk, q.bytes, q.ptr)};
+  Redzoned b;
+  describe(q.ptr, q.chunk, q.bytes, &b);
   if (!b.header_whole) return;  // overwritten since: its size and stacks are lost
   const core::redzone::Header& h = *core::redzone::header(q.chunk);
   uintptr_t changed = core::redzone::first_changed_freed(q.ptr, h.size);
@@ -294,11 +391,45 @@ void check_freed(const core::Quarantine::Entry& q, uint8_t detail) {
 }
 
 void give_back(uintptr_t chunk, bool nested) {
-  // Nested: a signal handler that interrupted this thread's heap calls (free_block).
-  if (nested) {
+  if (!heap().owns(reinterpret_cast<const void*>(chunk))) {
+    g_real.free(reinterpret_cast<void*>(chunk));  // a large block's
+  } else if (nested) {
+    // A signal handler that interrupted this thread's heap calls (free_block).
     heap().try_deallocate_remote(reinterpret_cast<void*>(chunk));
   } else {
     heap().try_deallocate(reinterpret_cast<void*>(chunk), thread_heap());
+  }
+}
+
+// A freed block with redzones: its edges checked, then filled with the freed pattern and put
+// in the quarantine, where it waits until later frees push it out. Given back at once when it
+// cannot be checked later (no size to fill, no stack to report with, a handler on a thread
+// holding the quarantine's lock) or it is a large block larger than the quarantine's budget
+// (filling it would touch all its pages, and it would push out everything else).
+void retire(const Redzoned& b, uint32_t stack, bool nested) {
+  core::redzone::Header& h = *core::redzone::header(b.chunk);
+  check_edges(b, stack != 0 ? stack : h.alloc_stack, 0);
+  if (!b.header_whole || stack == 0 || (nested && !can_take_check_locks()) ||
+      (b.chunk_size > core::SmallHeap::kMaxSize && b.chunk_size > g_quarantine.budget())) {
+    give_back(b.chunk, nested);
+    return;
+  }
+  h.free_stack = stack;
+  core::redzone::fill_freed(b.ptr, h.size);
+  core::Quarantine::Entry entry{b.ptr, b.chunk, b.chunk_size};
+  // One block in usually leaves one out; a larger one may push out a few smaller ones.
+  constexpr size_t kMaxLeaving = 8;
+  core::Quarantine::Entry leaving[kMaxLeaving];
+  bool pushed = false;
+  size_t left = holding_check_lock(
+      [&] { return g_quarantine.push_taking_over(entry, leaving, kMaxLeaving, &pushed); });
+  for (size_t i = 0; i < left; ++i) {
+    check_freed(leaving[i], 0);
+    give_back(leaving[i].chunk, nested);
+  }
+  if (!pushed) {
+    check_freed(entry, 0);
+    give_back(entry.chunk, nested);
   }
 }
 
@@ -312,91 +443,122 @@ void* try_redzoned_allocate(size_t size, size_t alignment) {
     RuntimeScope scope;
     chunk = heap().try_allocate(bytes, alignment, thread_heap());
   }
-  if (chunk == nullptr) {
-    count_unchecked(size);
-    return nullptr;
+  if (chunk != nullptr) {
+    auto c = reinterpret_cast<uintptr_t>(chunk);
+    return reinterpret_cast<void*>(
+        core::redzone::place(c, heap().usable_size(chunk), size, alignment));
   }
-  auto c = reinterpret_cast<uintptr_t>(chunk);
-  return reinterpret_cast<void*>(
-      core::redzone::place(c, heap().usable_size(chunk), size, alignment));
+  return try_large_allocate(size, alignment, false);
 }
 
-void free_redzoned(void* ptr) {
+void* try_redzoned_allocate_zeroed(size_t size) {
+  if (core::redzone::chunk_bytes(size, 0) <= core::SmallHeap::kMaxSize) {
+    void* p = try_redzoned_allocate(size, 0);
+    if (p != nullptr) memset(p, 0, size);
+    return p;
+  }
+  return try_large_allocate(size, 0, true);
+}
+
+bool free_redzoned(void* ptr) {
   int saved_errno = core::sys::get_errno();
   bool nested = in_runtime();
+  Redzoned b;
+  bool in_heap = heap().owns(ptr);
+  if (in_heap) {
+    if (!find_in_heap(ptr, &b)) {
+      core::sys::set_errno(saved_errno);
+      return true;  // no block of the heap (release_block let it through): nothing to free
+    }
+  } else {
+    Redzones found = find_large(ptr, true, &b);
+    if (found != Redzones::kLive) {
+      core::sys::set_errno(saved_errno);
+      // Unknown: kept, never given to the real free as its own (lost, not corrupted).
+      return found == Redzones::kUnknown;
+    }
+  }
   // The free's stack: where a write after it, found later, is reported.
   uint32_t stack = nested ? 0 : capture_current_stack();
-  RuntimeScope scope;
-  Redzoned b;
-  if (!find_redzoned(ptr, &b)) {
-    core::sys::set_errno(saved_errno);
-    return;  // no block of the heap (release_block let it through): nothing to free
-  }
-  core::redzone::Header& h = *core::redzone::header(b.chunk);
-  check_edges(b, stack != 0 ? stack : h.alloc_stack, 0);
-  if (!b.header_whole || stack == 0) {
-    give_back(b.chunk, nested);  // no size to fill, or no stack to report a write after free with
-    core::sys::set_errno(saved_errno);
-    return;
-  }
-  h.free_stack = stack;
-  core::redzone::fill_freed(b.ptr, h.size);
-  core::Quarantine::Entry entry{b.ptr, b.chunk, b.chunk_size};
-  // One block in usually leaves one out; a larger one may push out a few smaller ones.
-  constexpr size_t kMaxLeaving = 8;
-  core::Quarantine::Entry leaving[kMaxLeaving];
-  bool pushed = false;
-  size_t left = g_quarantine.push_taking_over(entry, leaving, kMaxLeaving, &pushed);
-  for (size_t i = 0; i < left; ++i) {
-    check_freed(leaving[i], 0);
-    give_back(leaving[i].chunk, nested);
-  }
-  if (!pushed) {
-    check_freed(entry, 0);
-    give_back(entry.chunk, nested);
+  {
+    RuntimeScope scope;
+    retire(b, stack, nested);
   }
   core::sys::set_errno(saved_errno);
-}
-
-bool redzoned_block_size(const void* ptr, size_t* size) {
-  Redzoned b;
-  if (!find_redzoned(ptr, &b) || !b.header_whole) return false;
-  *size = core::redzone::header(b.chunk)->size;
   return true;
 }
 
-size_t redzoned_usable_size(const void* ptr) {
-  size_t size = 0;
-  return redzoned_block_size(ptr, &size) ? size : 0;
+Redzones redzoned_block(const void* ptr, size_t* size) {
+  Redzoned b;
+  if (heap().owns(ptr)) {
+    if (!find_in_heap(ptr, &b) || !b.header_whole) return Redzones::kNone;
+  } else {
+    Redzones found = find_large(ptr, false, &b);
+    if (found != Redzones::kLive) return found;
+    if (!b.header_whole) return Redzones::kNone;
+  }
+  *size = core::redzone::header(b.chunk)->size;
+  return Redzones::kLive;
+}
+
+void note_redzoned_stack(uintptr_t ptr, uint32_t stack_id) {
+  Redzoned b;
+  const void* p = reinterpret_cast<const void*>(ptr);
+  bool found = heap().owns(p) ? find_in_heap(p, &b) : find_large(p, false, &b) == Redzones::kLive;
+  if (found && b.header_whole) core::redzone::header(b.chunk)->alloc_stack = stack_id;
+}
+
+void large_blocks_lock_all() {
+  g_large_blocks.lock_all();
+}
+void large_blocks_unlock_all() {
+  g_large_blocks.unlock_all();
+}
+void large_blocks_reset_after_fork() {
+  g_large_blocks.reset_after_fork();
 }
 
 namespace {
 
+// The exit's check of a live block's edges (detail 1: found at exit, the allocation's stack
+// shown), into `found` if there is room.
+template <size_t N>
+void check_live(const Redzoned& b, ErrorEntry (&found)[N], size_t* count) {
+  const core::redzone::Header& h = *core::redzone::header(b.chunk);
+  uintptr_t changed = changed_edge(b);
+  if (*count < N && changed != 0 && h.alloc_stack != 0) {
+    found[(*count)++] = redzone_error(b, ErrorKind::kWriteOutsideBlock, changed, h.alloc_stack, 1);
+  }
+}
+
 void check_redzoned_blocks() {
-  // Live blocks: their records are in the table (keep_records_in_table). Checked after the
-  // walk, which holds a shard lock that record_heap_error must not wait under.
+  // Live blocks: the heap's records are in the table (keep_records_in_table), the large ones
+  // in their registry. Checked after each walk, which holds a shard lock that
+  // record_heap_error must not wait under.
   constexpr size_t kBatch = 64;
   ErrorEntry found[kBatch];
   size_t count = 0;
   g_allocs.table().for_each([&](const core::AllocRecord& rec) {
     Redzoned b;
-    if (count == kBatch || !heap().owns(reinterpret_cast<const void*>(rec.ptr)) ||
-        !find_redzoned(reinterpret_cast<const void*>(rec.ptr), &b)) {
-      return;
-    }
-    const core::redzone::Header& h = *core::redzone::header(b.chunk);
-    uintptr_t changed =
-        b.header_whole ? core::redzone::first_changed_edge(b.chunk, b.chunk_size, b.ptr) : b.chunk;
-    if (changed != 0 && h.alloc_stack != 0) {
-      found[count++] = redzone_error(b, ErrorKind::kWriteOutsideBlock, changed, h.alloc_stack, 1);
-    }
+    const auto* p = reinterpret_cast<const void*>(rec.ptr);
+    if (heap().owns(p) && find_in_heap(p, &b)) check_live(b, found, &count);
+  });
+  for (size_t i = 0; i < count; ++i) record_heap_error(found[i]);
+  count = 0;
+  holding_check_lock([&] {
+    g_large_blocks.for_each([&](const core::AllocRecord& rec) {
+      Redzoned b;
+      describe_large(rec, &b);
+      check_live(b, found, &count);
+    });
+    return true;
   });
   for (size_t i = 0; i < count; ++i) record_heap_error(found[i]);
   // Quarantined blocks: each once, then given back (the program is ending).
   core::Quarantine::Entry entry;
-  while (g_quarantine.pop(&entry)) {
+  while (holding_check_lock([&] { return g_quarantine.pop(&entry); })) {
     check_freed(entry, 1);
-    heap().try_deallocate_remote(reinterpret_cast<void*>(entry.chunk));
+    give_back(entry.chunk, true);
   }
   uint64_t unchecked = g_unchecked_blocks.load(std::memory_order_relaxed);
   if (unchecked != 0) {
@@ -408,8 +570,8 @@ void check_redzoned_blocks() {
         .str(" (")
         .grouped(g_unchecked_bytes.load(std::memory_order_relaxed))
         .str(
-            " bytes) had no redzones, being larger than 64 KiB with them or made when "
-            "memtrack's heap could not serve: writes outside or after them are not checked");
+            " bytes) had no redzones, memtrack having no memory left for their records: "
+            "writes outside or after them are not checked");
     diag(line.data());
   }
 }

@@ -89,7 +89,7 @@ void record_allocation(void* ptr, size_t size, core::AllocFamily family, bool al
   }
   if (guarded_owns(ptr)) {
     note_guarded_stack(rec.ptr, stack_id);
-  } else if (redzoned_owns(ptr)) {
+  } else if (g_heap_check.full) {
     note_redzoned_stack(rec.ptr, stack_id);
   }
   if (g_allocs.try_insert(rec, thread_heap())) {

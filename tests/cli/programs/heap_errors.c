@@ -5,8 +5,10 @@
 // past an 8-byte block, then its free), overflow_kept (the same on a block never freed),
 // uaf_write_recycled (uaf_write, then another block's free), realloc_stale (a write through
 // the pointer realloc was given, after it moved the block), aligned_overflow (a write one
-// byte past a 24-byte block aligned to 64), large_overflow (one byte past 100,000 bytes: no
-// redzone under --check-heap=full), many (20 writes past 20 blocks, 10 of them freed),
+// byte past a 24-byte block aligned to 64), large_overflow (one byte past 100,000 bytes),
+// large_calloc_overflow (one byte past 300,000 calloc'd bytes, beyond glibc's mmap threshold),
+// large_aligned_overflow (one byte past 100,000 bytes aligned to 4096), large_uaf_write (byte
+// 20 of a freed 100,000-byte block), many (20 writes past 20 blocks, 10 of them freed),
 // double_free, free_stack, churn (a 32-byte block made and freed: no bug), none (no bug). The block
 // comes from make_block(), the bad access is on the line marked BAD- and the case, the free in
 // free_block(). Prints "<case>: done" at the end (when nothing stopped it). argv[2] (default 1):
@@ -74,6 +76,12 @@ NOT_OPTIMIZED_AWAY void write_stale(char* p) {
 NOT_OPTIMIZED_AWAY char* make_aligned_block(size_t alignment, size_t n) {
   void* p = NULL;
   if (posix_memalign(&p, alignment, n) != 0) abort();  // ALLOC-aligned
+  ESCAPE(p);
+  return p;
+}
+
+NOT_OPTIMIZED_AWAY char* make_zeroed_block(size_t n) {
+  char* p = calloc(1, n);  // ALLOC-zeroed
   ESCAPE(p);
   return p;
 }
@@ -148,6 +156,20 @@ int main(int argc, char** argv) {
       char* p = make_block(100000);
       write_past(p, 100000);
       free_block(p);
+    } else if (strcmp(what, "large_calloc_overflow") == 0) {
+      char* p = make_zeroed_block(300000);
+      if (p[0] != 0 || p[299999] != 0) abort();
+      write_past(p, 300000);
+      free_block(p);
+    } else if (strcmp(what, "large_aligned_overflow") == 0) {
+      char* p = make_aligned_block(4096, 100000);
+      if ((uintptr_t)p % 4096 != 0) abort();
+      write_past(p, 100000);
+      free_block(p);
+    } else if (strcmp(what, "large_uaf_write") == 0) {
+      char* p = make_block(100000);
+      free_block(p);
+      write_freed(p);
     } else if (strcmp(what, "many") == 0) {
       char* blocks[20];
       for (int b = 0; b < 20; ++b) {
